@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The register-stage switch program (ATP Figure 7 and Figure 17, A2TP's Col
+ * bit, GOAT's aggregation-node filter), defined once. It is a pure function
+ * over a frame and an AggregatorTable: no DPDK, no allocation, no locks, no
+ * system calls. switchd, the tests, the benchmarks and the conformance runner
+ * all call ina::process(); the P4 build in pipeline/p4/ uses the same stage
+ * and action names (see docs/pipeline.md).
+ *
+ * Stages, in order. Like a Tofino RegisterAction, each register array is
+ * touched at most once per packet, by exactly one of its actions:
+ *
+ *   parse             classify INA / other, validate
+ *   filter            control, bypass, GOAT node, past the job's levels
+ *   aggregator_id     id_claim | id_match | id_release | id_release_stale
+ *   aggregator_bitmap bitmap_init | bitmap_or | bitmap_read_clear | bitmap_clear
+ *   aggregator_count  count_init | count_add | count_clear
+ *   aggregator_value  value_write | value_add | value_add_read | value_read_clear
+ *                     | value_add_read_clear
+ *   aggregator_flags  flags_init | flags_merge | flags_set_col
+ *                     | flags_read | flags_read_clear | flags_clear
+ *   deparse           rewrite header (bitmaps, level, flags) and verdict
+ */
+#ifndef INA_PIPELINE_H
+#define INA_PIPELINE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ina/wire.h"
+
+namespace ina {
+
+/* What the caller does with the (possibly rewritten) frame. */
+enum class Verdict : uint8_t {
+	kDrop,       /* consumed: aggregated, duplicate, malformed, misrouted */
+	kDownstream, /* toward the PS: next level or the PS itself, route by IP dst */
+	kMulticast,  /* parameter packet: replicate to the job's workers */
+	kPass,       /* not INA: forward by the normal tables, untouched */
+	kControl,    /* INA control message: for the switch's control plane */
+};
+
+/* Every reason a packet takes a path, one counter each. The first column is
+ * the counter's name in telemetry and vectors. */
+#define INA_PIPELINE_COUNTERS(X)                                                   \
+	X(pass_through, "not INA traffic, forwarded untouched")                    \
+	X(control, "INA control message handed to the control plane")             \
+	X(malformed_short, "frame shorter than its headers or payload")            \
+	X(malformed_version, "INA version not supported")                          \
+	X(malformed_type, "INA type unknown")                                      \
+	X(malformed_length, "elem_count does not match the UDP length")            \
+	X(malformed_elements, "elem_count above the aggregator width")             \
+	X(malformed_level, "level or levels out of range")                         \
+	X(malformed_fan_in, "fan-in 0 or above the bitmap width")                  \
+	X(malformed_bitmap, "bitmap empty or with bits outside the fan-in")        \
+	X(malformed_index, "aggregator index beyond the table")                    \
+	X(malformed_job, "job id 0 (reserved for an empty aggregator)")            \
+	X(misrouted, "aggregator index owned by another table (lcore)")            \
+	X(bypass, "A2TP bypass flag: forwarded to the PS without aggregation")     \
+	X(float_forwarded, "float32 payload (overflow retry), forwarded to the PS") \
+	X(goat_forwarded, "GOAT: another switch aggregates it, forwarded")         \
+	X(past_levels, "already past its in-network levels, forwarded")            \
+	X(claimed, "empty aggregator allocated by a gradient packet")              \
+	X(aggregated, "gradient values added into an aggregator (claims too)")     \
+	X(completed, "aggregation complete, result sent downstream")               \
+	X(collision, "aggregator held by another <job, seq>, sent to the PS")      \
+	X(duplicate, "contribution already in the aggregator, dropped")            \
+	X(resend_merged, "first level: resent packet merged, partial flushed")     \
+	X(resend_flushed, "higher level: resent packet freed the aggregator")      \
+	X(resend_forwarded, "resent packet with no aggregator, forwarded")         \
+	X(overflow, "saturating add clipped at least one element")                 \
+	X(ack_freed, "parameter packet freed its aggregator")                      \
+	X(gc_freed, "parameter packet freed a stale aggregator (timeout)")         \
+	X(ack_unmatched, "parameter packet with nothing to free")                  \
+	X(multicast, "parameter packet multicast to the job")
+
+enum class Counter : uint16_t {
+#define INA_X(name, help) name,
+	INA_PIPELINE_COUNTERS(INA_X)
+#undef INA_X
+	kCount
+};
+
+constexpr size_t kCounterCount = static_cast<size_t>(Counter::kCount);
+
+/* Name and help text of a counter; nullptr for an out-of-range id. */
+const char *counter_name(Counter c);
+const char *counter_help(Counter c);
+/* Counter id by name; false if unknown. */
+bool counter_from_name(const char *name, Counter *out);
+
+/* Counters of one AggregatorTable (one lcore): plain integers, single writer. */
+struct PipelineCounters {
+	uint64_t v[kCounterCount] = {};
+	uint64_t &operator[](Counter c) { return v[static_cast<size_t>(c)]; }
+	uint64_t operator[](Counter c) const { return v[static_cast<size_t>(c)]; }
+};
+
+struct PipelineConfig {
+	/* Size of the global aggregator index space (the N workers hash into). */
+	uint32_t aggregators = 4096;
+	/* This table owns the indices i with i % stride == offset: one table per
+	 * lcore, interleaved so that a window of consecutive indices spreads. */
+	uint32_t stride = 1;
+	uint32_t offset = 0;
+	/* int32 elements per aggregator: the largest elem_count accepted. */
+	uint16_t elements = INA_DEFAULT_ELEMENTS;
+	/* This switch's id, compared with the packet's agg_node (GOAT). */
+	uint16_t switch_id = 1;
+	/* A parameter packet frees a foreign aggregator idle for longer than this,
+	 * in the caller's time unit (the `now` of process()). 0: never. */
+	uint64_t gc_timeout = 0;
+};
+
+/* Which SIMD path the value stage uses. */
+enum class SimdLevel : uint8_t { kScalar, kAvx2, kAvx512 };
+/* The best level this CPU supports. */
+SimdLevel simd_best();
+const char *simd_name(SimdLevel level);
+
+/* Snapshot of one aggregator, for tests, vectors and telemetry. */
+struct AggregatorState {
+	bool occupied = false;
+	uint16_t job = 0;
+	uint32_t seq = 0;
+	uint64_t timestamp = 0;
+	uint32_t bitmap = 0;
+	uint32_t count = 0;
+	bool ecn = false;
+	bool col = false;
+	bool overflow = false;
+	const int32_t *value = nullptr; /* `elements` values */
+};
+
+/* The register arrays of one lcore's share of the aggregators. */
+class AggregatorTable {
+public:
+	/* Allocates the registers (not on the hot path). Throws
+	 * std::invalid_argument for a config out of range. */
+	explicit AggregatorTable(const PipelineConfig &cfg, SimdLevel simd = simd_best());
+	~AggregatorTable();
+	AggregatorTable(const AggregatorTable &) = delete;
+	AggregatorTable &operator=(const AggregatorTable &) = delete;
+
+	const PipelineConfig &config() const { return cfg_; }
+	SimdLevel simd() const { return simd_; }
+	/* Aggregators this table holds, and how many are allocated now. */
+	uint32_t slots() const { return slots_; }
+	uint32_t occupied() const { return occupied_; }
+	bool owns(uint32_t index) const
+	{
+		return index < cfg_.aggregators && index % cfg_.stride == cfg_.offset;
+	}
+
+	/* Read or overwrite one aggregator by global index (must be owned). */
+	AggregatorState read(uint32_t index) const;
+	void write(uint32_t index, const AggregatorState &s, const int32_t *value, uint16_t n);
+	/* Empty every aggregator. */
+	void clear();
+
+private:
+	friend struct PipelineStages;
+	PipelineConfig cfg_;
+	SimdLevel simd_;
+	uint32_t slots_ = 0;
+	uint32_t occupied_ = 0;
+	struct Registers;
+	std::unique_ptr<Registers> reg_;
+};
+
+/* What process() did with a frame. */
+struct Result {
+	Verdict verdict;
+	Counter reason; /* the counter that names the path taken */
+};
+
+/*
+ * Runs one frame through the switch program. `frame` is rewritten in place
+ * (payload and INA header only; lengths never change); nothing outside
+ * [frame, frame + len) is read or written. `now` is a monotonic time in the
+ * unit of PipelineConfig::gc_timeout. Congestion seen by the caller (egress
+ * queue above the ECN threshold) is signalled by setting INA_F_ECN in the
+ * frame before the call: the aggregator keeps it until the result leaves.
+ */
+Result process(AggregatorTable &table, PipelineCounters &counters, uint8_t *frame,
+	       uint32_t len, uint64_t now);
+
+/* Parsed view of an INA frame's fixed fields, for steering and tools. */
+struct InaView {
+	uint32_t ina_offset; /* offset of struct ina_hdr in the frame */
+	uint8_t type;
+	uint16_t flags;
+	uint16_t job;
+	uint32_t seq;
+	uint32_t agg_index;
+	uint16_t elem_count;
+};
+
+/* True if `frame` is an INA frame (IPv4/UDP to INA_UDP_PORT) whose INA header
+ * is within `len`; fills *view. Validates nothing else. */
+bool peek(const uint8_t *frame, uint32_t len, InaView *view);
+
+} /* namespace ina */
+
+#endif /* INA_PIPELINE_H */

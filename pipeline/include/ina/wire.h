@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The INA wire format: the only definition of the byte layout. Worker, PS,
+ * switchd, tests, tools and the P4 build follow this file; docs/protocol.md
+ * explains every field.
+ *
+ *   Ethernet (14) | IPv4 (20, no options) | UDP (8, dst port kUdpPort) |
+ *   INA header (44) | payload: elem_count x int32 (or float32), big endian
+ *
+ * All multi-byte fields are in network byte order. The structs are packed and
+ * only ever accessed through the load/store helpers below, so callers never
+ * depend on host alignment or endianness.
+ */
+#ifndef INA_WIRE_H
+#define INA_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the load/store helpers below assume a little-endian host"
+#endif
+
+#ifdef __cplusplus
+#define INA_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define INA_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* UDP destination port that classifies a frame as INA traffic. */
+#define INA_UDP_PORT 18766u
+/* Version carried in every INA header; other versions are malformed. */
+#define INA_VERSION 1u
+/* Levels of in-network aggregation the format has room for. */
+#define INA_MAX_LEVELS 4u
+/* Width of one level's bitmap: at most 32 children per aggregation point. */
+#define INA_BITMAP_BITS 32u
+/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass. */
+#define INA_DEFAULT_ELEMENTS 62u
+#define INA_MAX_ELEMENTS 256u
+/* agg_node value meaning "any switch may aggregate" (GOAT filter off). */
+#define INA_AGG_NODE_ANY 0u
+/* remap_index value meaning "no new index". */
+#define INA_NO_REMAP 0xFFFFFFFFu
+
+/* INA header `type`. */
+enum ina_type {
+	INA_TYPE_DATA = 0,    /* gradient fragment or parameter (ACK) packet */
+	INA_TYPE_CONTROL = 1, /* job registration, see struct ina_ctrl_hdr */
+};
+
+/* INA header `flags` bits. */
+enum ina_flag {
+	INA_F_ACK = 1u << 0,       /* parameter packet (the ACK); else gradient */
+	INA_F_RESEND = 1u << 1,    /* retransmission, or pushed past a collision */
+	INA_F_COLLISION = 1u << 2, /* aggregator held by another <job, seq> */
+	INA_F_ECN = 1u << 3,       /* congestion seen on the path */
+	INA_F_OVERFLOW = 1u << 4,  /* a saturating add clipped a value */
+	INA_F_COL = 1u << 5,       /* A2TP: the aggregator used saw a collision */
+	INA_F_BYPASS = 1u << 6,    /* A2TP: outside the aggregator window, PS only */
+	INA_F_FLOAT = 1u << 7,     /* payload is float32 (overflow retry to PS) */
+};
+
+struct __attribute__((packed)) ina_eth_hdr {
+	uint8_t dst[6];
+	uint8_t src[6];
+	uint16_t ether_type; /* 0x0800 */
+};
+
+struct __attribute__((packed)) ina_ipv4_hdr {
+	uint8_t version_ihl; /* 0x45 */
+	uint8_t tos;         /* low two bits: ECN codepoint (IP CE = 3) */
+	uint16_t total_length;
+	uint16_t id;
+	uint16_t frag_off;
+	uint8_t ttl;
+	uint8_t proto; /* 17 */
+	uint16_t checksum;
+	uint32_t src;
+	uint32_t dst;
+};
+
+struct __attribute__((packed)) ina_udp_hdr {
+	uint16_t src_port;
+	uint16_t dst_port; /* INA_UDP_PORT */
+	uint16_t length;
+	uint16_t checksum; /* 0: not computed (the payload changes at every hop) */
+};
+
+/* The INA header, 44 bytes. */
+struct __attribute__((packed)) ina_hdr {
+	uint8_t version;      /* INA_VERSION */
+	uint8_t type;         /* enum ina_type */
+	uint16_t flags;       /* enum ina_flag */
+	uint16_t job_id;      /* 0 is reserved (empty aggregator) */
+	uint16_t agg_node;    /* GOAT: switch id that aggregates it, 0 = any */
+	uint32_t seq;         /* fragment sequence number within the job */
+	uint32_t agg_index;   /* aggregator index, hash(job, seq) mod N at the worker */
+	uint32_t remap_index; /* ACK from PS: new index after a collision */
+	uint16_t elem_count;  /* payload elements (4 bytes each) */
+	uint8_t level;        /* level that processes it next (ATP edgeSwitchIdentifier) */
+	uint8_t levels;       /* in-network levels of this job, 0..INA_MAX_LEVELS */
+	uint32_t bitmap[INA_MAX_LEVELS]; /* contributors at each level */
+	uint8_t fan_in[INA_MAX_LEVELS];  /* children to wait for at each level */
+};
+
+/* Control payload (type INA_TYPE_CONTROL), carried after the INA header; the
+ * INA header's job_id names the job, elem_count is 0. */
+enum ina_ctrl_op {
+	INA_CTRL_REGISTER = 1,   /* add or replace the job */
+	INA_CTRL_UNREGISTER = 2, /* remove the job */
+};
+
+struct __attribute__((packed)) ina_ctrl_hdr {
+	uint8_t op;        /* enum ina_ctrl_op */
+	uint8_t n_workers; /* entries of struct ina_ctrl_worker that follow */
+	uint8_t levels;    /* in-network levels of the job */
+	uint8_t reserved;
+	uint32_t ps_ip;                  /* the job's PS */
+	uint8_t ps_mac[6];
+	uint8_t fan_in[INA_MAX_LEVELS];  /* fan-in per level */
+	uint16_t reserved2;
+};
+
+struct __attribute__((packed)) ina_ctrl_worker {
+	uint32_t ip;
+	uint8_t mac[6];
+	uint8_t bit[INA_MAX_LEVELS]; /* bitmap bit at each level (the path) */
+	uint16_t reserved;
+};
+
+#define INA_L2L3L4_LEN (sizeof(struct ina_eth_hdr) + sizeof(struct ina_ipv4_hdr) + sizeof(struct ina_udp_hdr))
+#define INA_HDR_LEN (sizeof(struct ina_hdr))
+/* Offset of the INA header and of the payload in a frame. */
+#define INA_HDR_OFFSET INA_L2L3L4_LEN
+#define INA_PAYLOAD_OFFSET (INA_L2L3L4_LEN + INA_HDR_LEN)
+/* Frame length for n payload elements. */
+#define INA_FRAME_LEN(n) (INA_PAYLOAD_OFFSET + 4u * (n))
+
+INA_STATIC_ASSERT(sizeof(struct ina_eth_hdr) == 14, "eth");
+INA_STATIC_ASSERT(sizeof(struct ina_ipv4_hdr) == 20, "ipv4");
+INA_STATIC_ASSERT(sizeof(struct ina_udp_hdr) == 8, "udp");
+INA_STATIC_ASSERT(sizeof(struct ina_hdr) == 44, "ina");
+INA_STATIC_ASSERT(sizeof(struct ina_ctrl_hdr) == 20, "ctrl");
+INA_STATIC_ASSERT(sizeof(struct ina_ctrl_worker) == 16, "ctrl worker");
+INA_STATIC_ASSERT(INA_FRAME_LEN(62) == 334, "default frame");
+
+/* Byte-order helpers that work on unaligned buffers. */
+static inline uint16_t ina_load16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return __builtin_bswap16(v);
+}
+static inline uint32_t ina_load32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return __builtin_bswap32(v);
+}
+static inline void ina_store16(void *p, uint16_t v)
+{
+	v = __builtin_bswap16(v);
+	memcpy(p, &v, 2);
+}
+static inline void ina_store32(void *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+
+#endif /* INA_WIRE_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Allocation and inspection of the register arrays. Nothing here runs per
+ * packet.
+ */
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "registers.h"
+
+namespace ina {
+
+namespace {
+
+template <typename T> std::unique_ptr<T[], FreeDeleter> alloc_registers(size_t n)
+{
+	/* 64-byte alignment keeps each value row on its own cache lines. */
+	size_t bytes = (n * sizeof(T) + 63) & ~size_t(63);
+	void *p = std::aligned_alloc(64, bytes ? bytes : 64);
+	if (p == nullptr)
+		throw std::bad_alloc();
+	std::memset(p, 0, bytes ? bytes : 64);
+	return std::unique_ptr<T[], FreeDeleter>(static_cast<T *>(p));
+}
+
+} /* namespace */
+
+AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd)
+	: cfg_(cfg), simd_(simd), reg_(new Registers)
+{
+	if (cfg.aggregators == 0)
+		throw std::invalid_argument("aggregators must be at least 1");
+	if (cfg.stride == 0 || cfg.offset >= cfg.stride)
+		throw std::invalid_argument("lcore share: need offset < stride");
+	if (cfg.elements == 0 || cfg.elements > INA_MAX_ELEMENTS)
+		throw std::invalid_argument("elements must be 1.." + std::to_string(INA_MAX_ELEMENTS));
+	if (static_cast<int>(simd) > static_cast<int>(simd_best()))
+		throw std::invalid_argument(std::string("this CPU lacks ") + simd_name(simd));
+
+	slots_ = cfg.offset < cfg.aggregators
+			 ? (cfg.aggregators - cfg.offset + cfg.stride - 1) / cfg.stride
+			 : 0;
+	reg_->id = alloc_registers<AggregatorId>(slots_);
+	reg_->bitmap = alloc_registers<uint32_t>(slots_);
+	reg_->count = alloc_registers<uint32_t>(slots_);
+	reg_->flags = alloc_registers<uint8_t>(slots_);
+	reg_->value_stride = (cfg.elements + 15u) & ~15u;
+	reg_->value = alloc_registers<int32_t>(size_t(slots_) * reg_->value_stride);
+	reg_->kernels = &value_kernels(simd);
+}
+
+AggregatorTable::~AggregatorTable() = default;
+
+AggregatorState AggregatorTable::read(uint32_t index) const
+{
+	AggregatorState s;
+	if (!owns(index))
+		return s;
+	uint32_t i = index / cfg_.stride;
+	const AggregatorId &id = reg_->id[i];
+	s.occupied = id.key != 0;
+	s.job = static_cast<uint16_t>(id.key >> 32);
+	s.seq = static_cast<uint32_t>(id.key);
+	s.timestamp = id.timestamp;
+	s.bitmap = reg_->bitmap[i];
+	s.count = reg_->count[i];
+	s.ecn = reg_->flags[i] & kAggEcn;
+	s.col = reg_->flags[i] & kAggCol;
+	s.overflow = reg_->flags[i] & kAggOverflow;
+	s.value = &reg_->value[size_t(i) * reg_->value_stride];
+	return s;
+}
+
+void AggregatorTable::write(uint32_t index, const AggregatorState &s, const int32_t *value, uint16_t n)
+{
+	if (!owns(index))
+		throw std::invalid_argument("aggregator " + std::to_string(index) + " is not in this table");
+	uint32_t i = index / cfg_.stride;
+	bool was = reg_->id[i].key != 0;
+	reg_->id[i].key = s.occupied ? aggregator_key(s.job, s.seq) : 0;
+	reg_->id[i].timestamp = s.timestamp;
+	reg_->bitmap[i] = s.bitmap;
+	reg_->count[i] = s.count;
+	reg_->flags[i] = (s.ecn ? kAggEcn : 0) | (s.col ? kAggCol : 0) | (s.overflow ? kAggOverflow : 0);
+	int32_t *row = &reg_->value[size_t(i) * reg_->value_stride];
+	std::memset(row, 0, sizeof(int32_t) * reg_->value_stride);
+	if (value != nullptr)
+		std::memcpy(row, value, sizeof(int32_t) * std::min<uint32_t>(n, cfg_.elements));
+	bool now = reg_->id[i].key != 0;
+	occupied_ += uint32_t(now) - uint32_t(was);
+}
+
+void AggregatorTable::clear()
+{
+	std::memset(reg_->id.get(), 0, sizeof(AggregatorId) * slots_);
+	std::memset(reg_->bitmap.get(), 0, sizeof(uint32_t) * slots_);
+	std::memset(reg_->count.get(), 0, sizeof(uint32_t) * slots_);
+	std::memset(reg_->flags.get(), 0, slots_);
+	std::memset(reg_->value.get(), 0, sizeof(int32_t) * size_t(slots_) * reg_->value_stride);
+	occupied_ = 0;
+}
+
+} /* namespace ina */

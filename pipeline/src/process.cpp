@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The switch program: ATP Figure 7 (ideal case) and Figure 17 (loss), A2TP's
+ * Col bit, GOAT's aggregation-node filter, run as a fixed sequence of stages.
+ * Each register array is touched by at most one action per packet, and each
+ * action is a single read-modify-write, so that the P4 build can map every
+ * action onto one Tofino RegisterAction (docs/pipeline.md).
+ */
+#include <cstring>
+
+#include "registers.h"
+
+namespace ina {
+
+namespace {
+
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint8_t kProtoUdp = 17;
+constexpr uint32_t kAllChildren = 0xFFFFFFFFu;
+constexpr uint16_t kCarriedFlags = INA_F_ECN | INA_F_COL | INA_F_OVERFLOW;
+
+/* Offsets inside struct ina_hdr. */
+constexpr uint32_t kOffFlags = offsetof(struct ina_hdr, flags);
+constexpr uint32_t kOffLevel = offsetof(struct ina_hdr, level);
+constexpr uint32_t kOffBitmap = offsetof(struct ina_hdr, bitmap);
+
+/* Header fields the stages read, parsed once. */
+struct Packet {
+	uint8_t *ina;     /* INA header */
+	uint8_t *payload; /* elem_count x int32 */
+	uint16_t flags;
+	uint16_t job;
+	uint16_t agg_node;
+	uint32_t seq;
+	uint32_t index;
+	uint16_t elems;
+	uint8_t type;
+	uint8_t level;
+	uint8_t levels;
+	uint32_t bitmap; /* bitmap[level], when level < levels */
+	uint8_t fan_in;  /* fan_in[level], when level < levels */
+};
+
+/* Registers of one aggregator, resolved from its index. */
+struct Slot {
+	AggregatorId *id;
+	uint32_t *bitmap;
+	uint32_t *count;
+	uint8_t *flags;
+	int32_t *value;
+};
+
+inline Result finish(PipelineCounters &ctr, Verdict v, Counter reason)
+{
+	ctr[reason]++;
+	return Result{v, reason};
+}
+
+inline bool is_ina_frame(const uint8_t *frame, uint32_t len, uint32_t *ina_off)
+{
+	if (len < INA_L2L3L4_LEN)
+		return false;
+	if (ina_load16(frame + 12) != kEtherTypeIpv4)
+		return false;
+	const uint8_t *ip = frame + sizeof(struct ina_eth_hdr);
+	uint32_t ihl = (ip[0] & 0x0Fu) * 4u;
+	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != kProtoUdp)
+		return false;
+	/* Later fragments carry no UDP header: never INA. */
+	if ((ina_load16(ip + 6) & 0x1FFFu) != 0)
+		return false;
+	uint32_t udp = sizeof(struct ina_eth_hdr) + ihl;
+	if (len < udp + sizeof(struct ina_udp_hdr))
+		return false;
+	if (ina_load16(frame + udp + 2) != INA_UDP_PORT)
+		return false;
+	*ina_off = udp + sizeof(struct ina_udp_hdr);
+	return true;
+}
+
+/* ---- stage: parse -------------------------------------------------------- */
+
+/* Returns the malformed reason, or Counter::kCount when the packet is sane. */
+Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, Packet *p)
+{
+	if (len < ina_off + INA_HDR_LEN)
+		return Counter::malformed_short;
+	uint8_t *h = frame + ina_off;
+	if (h[0] != INA_VERSION)
+		return Counter::malformed_version;
+	p->ina = h;
+	p->type = h[1];
+	if (p->type == INA_TYPE_CONTROL)
+		return Counter::kCount;
+	if (p->type != INA_TYPE_DATA)
+		return Counter::malformed_type;
+
+	p->flags = ina_load16(h + kOffFlags);
+	p->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
+	p->agg_node = ina_load16(h + offsetof(struct ina_hdr, agg_node));
+	p->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
+	p->index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
+	p->elems = ina_load16(h + offsetof(struct ina_hdr, elem_count));
+	p->level = h[kOffLevel];
+	p->levels = h[offsetof(struct ina_hdr, levels)];
+	p->payload = h + INA_HDR_LEN;
+
+	uint32_t udp_len = ina_load16(frame + ina_off - sizeof(struct ina_udp_hdr) + 4);
+	uint32_t need = sizeof(struct ina_udp_hdr) + INA_HDR_LEN + 4u * p->elems;
+	if (udp_len != need)
+		return Counter::malformed_length;
+	if (len < ina_off + INA_HDR_LEN + 4u * p->elems)
+		return Counter::malformed_short;
+	if (p->elems > t.config().elements)
+		return Counter::malformed_elements;
+	if (p->job == 0)
+		return Counter::malformed_job;
+	/* A parameter packet is still delivered when its index means nothing
+	 * here (a switch with fewer aggregators on the path): it frees nothing. */
+	if (p->index >= t.config().aggregators && !(p->flags & INA_F_ACK))
+		return Counter::malformed_index;
+	if (p->levels > INA_MAX_LEVELS || p->level > p->levels)
+		return Counter::malformed_level;
+
+	if (p->level < p->levels && !(p->flags & INA_F_ACK)) {
+		p->bitmap = ina_load32(h + kOffBitmap + 4u * p->level);
+		p->fan_in = h[offsetof(struct ina_hdr, fan_in) + p->level];
+		if (p->fan_in == 0 || p->fan_in > INA_BITMAP_BITS)
+			return Counter::malformed_fan_in;
+		uint32_t allowed = p->fan_in == 32 ? kAllChildren : (1u << p->fan_in) - 1u;
+		if (p->bitmap == 0 || (p->bitmap & ~allowed) != 0)
+			return Counter::malformed_bitmap;
+	}
+	return Counter::kCount;
+}
+
+/* ---- stage: deparse helpers --------------------------------------------- */
+
+inline void set_flags(Packet &p, uint16_t flags)
+{
+	p.flags = flags;
+	ina_store16(p.ina + kOffFlags, flags);
+}
+
+/* The packet leaves this level: the next one processes it. */
+inline void advance_level(Packet &p)
+{
+	p.ina[kOffLevel] = static_cast<uint8_t>(p.level + 1);
+}
+
+/* The packet carries this level's result: bitmap[level] names the children
+ * it holds, lower levels become "all children" (contributor rule,
+ * docs/protocol.md). */
+inline void write_result_bitmaps(Packet &p, uint32_t bitmap)
+{
+	for (uint32_t i = 0; i < p.level; i++)
+		ina_store32(p.ina + kOffBitmap + 4u * i, kAllChildren);
+	ina_store32(p.ina + kOffBitmap + 4u * p.level, bitmap);
+}
+
+inline uint8_t agg_flags_of(uint16_t pkt_flags)
+{
+	return ((pkt_flags & INA_F_ECN) ? kAggEcn : 0) | ((pkt_flags & INA_F_COL) ? kAggCol : 0) |
+	       ((pkt_flags & INA_F_OVERFLOW) ? kAggOverflow : 0);
+}
+
+inline uint16_t pkt_flags_of(uint8_t agg)
+{
+	return ((agg & kAggEcn) ? INA_F_ECN : 0) | ((agg & kAggCol) ? INA_F_COL : 0) |
+	       ((agg & kAggOverflow) ? INA_F_OVERFLOW : 0);
+}
+
+/* ---- register actions ---------------------------------------------------- */
+/* One function per RegisterAction; each reads and writes one register once. */
+
+enum class IdHit : uint8_t { kClaimed, kMatch, kCollide, kMiss, kReleased, kReleasedStale };
+
+/* aggregator_id: id_claim (empty) / id_match (same id) / collide. */
+inline IdHit id_claim_or_match(AggregatorId &r, uint64_t key, uint64_t now)
+{
+	if (r.key == 0) {
+		r.key = key;
+		r.timestamp = now;
+		return IdHit::kClaimed;
+	}
+	if (r.key == key) {
+		r.timestamp = now;
+		return IdHit::kMatch;
+	}
+	return IdHit::kCollide;
+}
+
+/* aggregator_id: id_release on a matching resent gradient. */
+inline IdHit id_release(AggregatorId &r, uint64_t key)
+{
+	if (r.key == key) {
+		r.key = 0;
+		return IdHit::kReleased;
+	}
+	return IdHit::kMiss;
+}
+
+/* aggregator_id: parameter packet frees its own aggregator, or a foreign
+ * one idle for longer than the GC timeout (ATP §3.7). */
+inline IdHit id_release_ack(AggregatorId &r, uint64_t key, uint64_t now, uint64_t timeout)
+{
+	if (r.key == 0)
+		return IdHit::kMiss;
+	if (r.key == key) {
+		r.key = 0;
+		return IdHit::kReleased;
+	}
+	if (timeout != 0 && now > r.timestamp && now - r.timestamp > timeout) {
+		r.key = 0;
+		return IdHit::kReleasedStale;
+	}
+	return IdHit::kMiss;
+}
+
+inline uint32_t bitmap_or(uint32_t &r, uint32_t b)
+{
+	uint32_t old = r;
+	r = old | b;
+	return old;
+}
+
+inline uint32_t bitmap_read_clear(uint32_t &r)
+{
+	uint32_t old = r;
+	r = 0;
+	return old;
+}
+
+inline uint32_t count_add(uint32_t &r)
+{
+	return ++r;
+}
+
+inline uint8_t flags_merge(uint8_t &r, uint8_t f)
+{
+	r |= f;
+	return r;
+}
+
+inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
+{
+	uint8_t v = r | f;
+	r = 0;
+	return v;
+}
+
+/* ---- the gradient paths -------------------------------------------------- */
+
+/* ATP Figure 17: a resent gradient. The first level merges it into what the
+ * aggregator holds and flushes the (maybe partial) result; higher levels
+ * only free the aggregator, because their bitmap has one bit per lower
+ * switch and cannot describe a partial child. Either way the packet goes
+ * on; a resent packet never claims an aggregator. */
+Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p)
+{
+	if (id_release(*s.id, aggregator_key(p.job, p.seq)) == IdHit::kMiss) {
+		advance_level(p);
+		return finish(ctr, Verdict::kDownstream, Counter::resend_forwarded);
+	}
+	if (p.level != 0) {
+		*s.bitmap = 0;
+		*s.count = 0;
+		*s.flags = 0;
+		advance_level(p);
+		return finish(ctr, Verdict::kDownstream, Counter::resend_flushed);
+	}
+	uint32_t old = bitmap_read_clear(*s.bitmap);
+	*s.count = 0;
+	bool fresh = (old & p.bitmap) == 0;
+	bool clipped = false;
+	if (fresh) {
+		clipped = k.add_read(s.value, p.payload, p.elems);
+		ctr[Counter::aggregated]++;
+	} else {
+		k.read(s.value, p.payload, p.elems);
+	}
+	if (clipped)
+		ctr[Counter::overflow]++;
+	uint8_t f = flags_read_clear(*s.flags, agg_flags_of(p.flags) | (clipped ? kAggOverflow : 0));
+	set_flags(p, p.flags | pkt_flags_of(f));
+	write_result_bitmaps(p, old | p.bitmap);
+	advance_level(p);
+	return finish(ctr, Verdict::kDownstream, Counter::resend_merged);
+}
+
+/* ATP Figure 7: first come, first served, no pre-emption. */
+Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p,
+		uint64_t now, uint32_t *occupied)
+{
+	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.job, p.seq), now);
+
+	if (hit == IdHit::kCollide) {
+		/* Box 2: on to the PS marked as resent so that later levels do not
+		 * aggregate it; the holder learns of the collision via Col (A2TP). */
+		*s.flags |= kAggCol;
+		set_flags(p, p.flags | INA_F_RESEND | INA_F_COLLISION);
+		advance_level(p);
+		return finish(ctr, Verdict::kDownstream, Counter::collision);
+	}
+
+	uint32_t count;
+	uint32_t merged;
+	bool clipped = false;
+	uint8_t carried = agg_flags_of(p.flags);
+	if (hit == IdHit::kClaimed) {
+		(*occupied)++;
+		ctr[Counter::claimed]++;
+		*s.bitmap = p.bitmap;
+		merged = p.bitmap;
+		count = *s.count = 1;
+		k.write(s.value, p.payload, p.elems);
+		/* The claim's flags are written below with the completion check. */
+	} else {
+		uint32_t old = bitmap_or(*s.bitmap, p.bitmap);
+		if (old & p.bitmap) {
+			/* Box 7: already aggregated; keep its congestion mark. */
+			flags_merge(*s.flags, carried & kAggEcn);
+			return finish(ctr, Verdict::kDrop, Counter::duplicate);
+		}
+		merged = old | p.bitmap;
+		count = count_add(*s.count);
+	}
+
+	bool complete = count >= p.fan_in;
+	if (hit == IdHit::kMatch)
+		clipped = complete ? k.add_read(s.value, p.payload, p.elems)
+				   : k.add(s.value, p.payload, p.elems);
+	if (clipped)
+		ctr[Counter::overflow]++;
+	carried |= clipped ? kAggOverflow : 0;
+	uint8_t f = hit == IdHit::kClaimed ? (*s.flags = carried) : flags_merge(*s.flags, carried);
+
+	if (!complete)
+		return finish(ctr, Verdict::kDrop, Counter::aggregated);
+
+	/* Box 6 -> complete: the result leaves; the aggregator stays allocated
+	 * until the parameter packet frees it. */
+	ctr[Counter::aggregated]++;
+	set_flags(p, p.flags | pkt_flags_of(f));
+	write_result_bitmaps(p, merged);
+	advance_level(p);
+	return finish(ctr, Verdict::kDownstream, Counter::completed);
+}
+
+/* Parameter packet: free (box 8) or garbage-collect, then multicast. */
+Result parameter(AggregatorTable &t, const Slot &s, PipelineCounters &ctr, Packet &p, uint64_t now,
+		 uint32_t *occupied)
+{
+	IdHit hit = id_release_ack(*s.id, aggregator_key(p.job, p.seq), now, t.config().gc_timeout);
+	Counter reason = Counter::ack_unmatched;
+	if (hit != IdHit::kMiss) {
+		*s.bitmap = 0;
+		*s.count = 0;
+		*s.flags = 0;
+		(*occupied)--;
+		reason = hit == IdHit::kReleased ? Counter::ack_freed : Counter::gc_freed;
+	}
+	ctr[Counter::multicast]++;
+	return finish(ctr, Verdict::kMulticast, reason);
+}
+
+} /* namespace */
+
+/* Grants the stage functions access to the table's registers. */
+struct PipelineStages {
+	static AggregatorTable::Registers &registers(AggregatorTable &t) { return *t.reg_; }
+	static uint32_t *occupied(AggregatorTable &t) { return &t.occupied_; }
+};
+
+Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now)
+{
+	/* parse */
+	uint32_t ina_off;
+	if (!is_ina_frame(frame, len, &ina_off))
+		return finish(ctr, Verdict::kPass, Counter::pass_through);
+	Packet p{};
+	Counter bad = parse(table, frame, len, ina_off, &p);
+	if (bad != Counter::kCount)
+		return finish(ctr, Verdict::kDrop, bad);
+
+	/* filter */
+	if (p.type == INA_TYPE_CONTROL)
+		return finish(ctr, Verdict::kControl, Counter::control);
+	bool ack = p.flags & INA_F_ACK;
+	if (!ack) {
+		if (p.flags & INA_F_BYPASS)
+			return finish(ctr, Verdict::kDownstream, Counter::bypass);
+		if (p.flags & INA_F_FLOAT)
+			return finish(ctr, Verdict::kDownstream, Counter::float_forwarded);
+		if (p.agg_node != INA_AGG_NODE_ANY && p.agg_node != table.config().switch_id)
+			return finish(ctr, Verdict::kDownstream, Counter::goat_forwarded);
+		if (p.level >= p.levels)
+			return finish(ctr, Verdict::kDownstream, Counter::past_levels);
+	}
+	if (ack && p.index >= table.config().aggregators) {
+		ctr[Counter::multicast]++;
+		return finish(ctr, Verdict::kMulticast, Counter::ack_unmatched);
+	}
+	if (!table.owns(p.index))
+		return finish(ctr, Verdict::kDrop, Counter::misrouted);
+
+	auto &reg = PipelineStages::registers(table);
+	uint32_t i = p.index / table.config().stride;
+	Slot s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
+	       &reg.value[size_t(i) * reg.value_stride]};
+	uint32_t *occupied = PipelineStages::occupied(table);
+
+	if (ack)
+		return parameter(table, s, ctr, p, now, occupied);
+	if (p.flags & INA_F_RESEND) {
+		uint32_t before = reg.id[i].key != 0;
+		Result r = resend(*reg.kernels, s, ctr, p);
+		*occupied -= before - uint32_t(reg.id[i].key != 0);
+		return r;
+	}
+	return gradient(*reg.kernels, s, ctr, p, now, occupied);
+}
+
+bool peek(const uint8_t *frame, uint32_t len, InaView *v)
+{
+	uint32_t off;
+	if (!is_ina_frame(frame, len, &off) || len < off + INA_HDR_LEN)
+		return false;
+	const uint8_t *h = frame + off;
+	v->ina_offset = off;
+	v->type = h[1];
+	v->flags = ina_load16(h + kOffFlags);
+	v->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
+	v->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
+	v->agg_index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
+	v->elem_count = ina_load16(h + offsetof(struct ina_hdr, elem_count));
+	return true;
+}
+
+} /* namespace ina */

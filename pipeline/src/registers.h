@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The register arrays behind an AggregatorTable, and the value stage's
+ * vector kernels. Private to the pipeline library.
+ */
+#ifndef INA_PIPELINE_REGISTERS_H
+#define INA_PIPELINE_REGISTERS_H
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+#include "ina/pipeline.h"
+
+namespace ina {
+
+/* aggregator_flags register bits. */
+enum : uint8_t {
+	kAggEcn = 1u << 0,
+	kAggCol = 1u << 1,
+	kAggOverflow = 1u << 2,
+};
+
+/* aggregator_id register: the identifier <job, seq> packed as one key (job 0
+ * is reserved, so key 0 means empty) and the time of the last aggregation. */
+struct AggregatorId {
+	uint64_t key;
+	uint64_t timestamp;
+};
+
+inline uint64_t aggregator_key(uint16_t job, uint32_t seq)
+{
+	return (static_cast<uint64_t>(job) << 32) | seq;
+}
+
+/* Vector kernels of the value stage, one set per SimdLevel. Registers hold
+ * host-order int32; packets carry big-endian int32. Each returns true if a
+ * saturating add clipped an element. */
+struct ValueKernels {
+	/* reg = pkt */
+	void (*write)(int32_t *reg, const uint8_t *pkt, uint32_t n);
+	/* reg = sat(reg + pkt) */
+	bool (*add)(int32_t *reg, const uint8_t *pkt, uint32_t n);
+	/* reg = sat(reg + pkt); pkt = reg */
+	bool (*add_read)(int32_t *reg, uint8_t *pkt, uint32_t n);
+	/* pkt = reg */
+	void (*read)(const int32_t *reg, uint8_t *pkt, uint32_t n);
+};
+
+const ValueKernels &value_kernels(SimdLevel level);
+
+struct FreeDeleter {
+	void operator()(void *p) const { std::free(p); }
+};
+
+struct AggregatorTable::Registers {
+	std::unique_ptr<AggregatorId[], FreeDeleter> id;
+	std::unique_ptr<uint32_t[], FreeDeleter> bitmap;
+	std::unique_ptr<uint32_t[], FreeDeleter> count;
+	std::unique_ptr<uint8_t[], FreeDeleter> flags;
+	/* slots x stride int32, each row 64-byte aligned */
+	std::unique_ptr<int32_t[], FreeDeleter> value;
+	uint32_t value_stride = 0;
+	const ValueKernels *kernels = nullptr;
+};
+
+} /* namespace ina */
+
+#endif /* INA_PIPELINE_REGISTERS_H */

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project builds and runs with. Idempotent:
+# packages already present are not fetched again.
+set -euo pipefail
+
+PKGS=(
+  build-essential pkg-config meson ninja-build python3
+  dpdk dpdk-dev libdpdk-dev
+  libspdlog-dev libfmt-dev libhwloc-dev libisal-dev
+  libibverbs-dev rdma-core
+  libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev
+  libbpf-dev libxdp-dev
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
+  iproute2 iputils-ping procps psmisc ethtool tcpdump
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+  echo "deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "deps: ok"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: unit, conformance
+# vectors, fuzzing, switchd integration and the lab end-to-end tests.
+#   scripts/test.sh [meson test args...]   e.g.  scripts/test.sh --suite unit
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/deps.sh
+BUILD=${BUILD_DIR:-build}
+if [[ ! -f $BUILD/build.ninja ]]; then
+  meson setup "$BUILD" >/dev/null
+fi
+ninja -C "$BUILD"
+
+status=0
+meson test -C "$BUILD" --print-errorlogs "$@" || status=$?
+
+# One closing line that any reader of the log can count.
+python3 - "$BUILD/meson-logs/testlog.json" <<'PY'
+import json, sys
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+with open(sys.argv[1]) as f:
+    for line in f:
+        r = json.loads(line).get("result", "")
+        if r in ("OK", "EXPECTEDFAIL"):
+            counts["passed"] += 1
+        elif r == "SKIP":
+            counts["skipped"] += 1
+        else:
+            counts["failed"] += 1
+print(f"tests: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+PY
+exit $status
