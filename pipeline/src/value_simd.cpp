@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "registers.h"
@@ -235,11 +236,23 @@ const ValueKernels &value_kernels(SimdLevel level)
 SimdLevel simd_best()
 {
 	__builtin_cpu_init();
+	SimdLevel best = SimdLevel::kScalar;
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-		return SimdLevel::kAvx512;
-	if (__builtin_cpu_supports("avx2"))
-		return SimdLevel::kAvx2;
-	return SimdLevel::kScalar;
+		best = SimdLevel::kAvx512;
+	else if (__builtin_cpu_supports("avx2"))
+		best = SimdLevel::kAvx2;
+	/* INA_SIMD caps the choice, e.g. for valgrind, which lacks AVX-512. */
+	const char *cap = std::getenv("INA_SIMD");
+	if (cap != nullptr) {
+		SimdLevel want = best;
+		if (std::strcmp(cap, "scalar") == 0)
+			want = SimdLevel::kScalar;
+		else if (std::strcmp(cap, "avx2") == 0)
+			want = SimdLevel::kAvx2;
+		if (static_cast<int>(want) < static_cast<int>(best))
+			best = want;
+	}
+	return best;
 }
 
 const char *simd_name(SimdLevel level)
