@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "netdev.h"
+
+#include <arpa/inet.h>
+#include <cstring>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace ina {
+
+bool netdev_lookup(const std::string &name, Netdev *out, std::string *error)
+{
+	if (name.empty() || name.size() >= IFNAMSIZ) {
+		*error = "interface name '" + name + "' is empty or too long";
+		return false;
+	}
+	int ifindex = static_cast<int>(if_nametoindex(name.c_str()));
+	if (ifindex == 0) {
+		*error = "no such interface: " + name;
+		return false;
+	}
+	*out = Netdev{};
+	out->ifindex = ifindex;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*error = std::string("socket: ") + strerror(errno);
+		return false;
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name.c_str(), name.size());
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(out->mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+		out->mtu = static_cast<uint32_t>(ifr.ifr_mtu);
+	ifr.ifr_addr.sa_family = AF_INET;
+	if (ioctl(fd, SIOCGIFADDR, &ifr) == 0) {
+		const auto *sin = reinterpret_cast<const struct sockaddr_in *>(&ifr.ifr_addr);
+		out->ip = ntohl(sin->sin_addr.s_addr);
+	}
+	close(fd);
+	return true;
+}
+
+} /* namespace ina */

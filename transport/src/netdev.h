@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Kernel interface lookup (index, MAC, first IPv4 address). */
+#ifndef INA_TRANSPORT_NETDEV_H
+#define INA_TRANSPORT_NETDEV_H
+
+#include <cstdint>
+#include <string>
+
+namespace ina {
+
+struct Netdev {
+	int ifindex = 0;
+	uint8_t mac[6] = {};
+	uint32_t ip = 0; /* host order; 0 if the interface has none */
+	uint32_t mtu = 0;
+};
+
+/* Fills *out for interface `name`; false with a one-line *error if there is
+ * no such interface. */
+bool netdev_lookup(const std::string &name, Netdev *out, std::string *error);
+
+} /* namespace ina */
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The transport implementations, opened by open_transport(). Each returns
+ * nullptr with a one-line *error when it cannot be used here. */
+#ifndef INA_TRANSPORT_TRANSPORTS_H
+#define INA_TRANSPORT_TRANSPORTS_H
+
+#include <memory>
+#include <string>
+
+#include "ina/transport.h"
+
+namespace ina {
+
+/* Frames per send/recv system call; callers may pass more, they are split. */
+constexpr uint32_t kTransportBatch = 64;
+
+std::unique_ptr<Transport> open_udp(const TransportConfig &cfg, std::string *error);
+std::unique_ptr<Transport> open_af_packet(const TransportConfig &cfg, std::string *error);
+std::unique_ptr<Transport> open_af_xdp(const TransportConfig &cfg, std::string *error);
+std::unique_ptr<Transport> open_dpdk(const TransportConfig &cfg, std::string *error);
+std::unique_ptr<Transport> open_rdma(const TransportConfig &cfg, std::string *error);
+
+/* Opens an UDP socket bound to ip:INA_UDP_PORT that drops everything it
+ * receives, so that the kernel does not answer INA frames taken by a packet
+ * transport with ICMP port-unreachable. Best effort: -1 if it cannot. */
+int open_udp_absorber(uint32_t ip);
+
+} /* namespace ina */
+
+#endif

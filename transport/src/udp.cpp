@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The UDP socket transport: the kernel adds and strips Ethernet/IPv4/UDP.
+ * send() takes the destination address and port from the caller's frame and
+ * sends the INA header and payload; recv() writes the payload at the INA
+ * header offset of the caller's buffer and synthesizes the headers in front
+ * of it, so callers see whole frames whatever the transport. One socket is
+ * bound to ip:port (unicast); one more per multicast group, bound to
+ * group:port with SO_REUSEADDR so several local receivers each get a copy.
+ */
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstring>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+#include "ina/frame.h"
+#include "ina/wire.h"
+#include "netdev.h"
+#include "transports.h"
+
+namespace ina {
+namespace {
+
+constexpr uint32_t kMaxSockets = 9; /* unicast + 8 groups */
+
+class UdpTransport final : public Transport {
+public:
+	~UdpTransport() override
+	{
+		for (uint32_t i = 0; i < nfds_; i++)
+			close(pfd_[i].fd);
+	}
+
+	bool open(const TransportConfig &cfg, std::string *error)
+	{
+		if (!cfg.device.empty()) {
+			Netdev nd;
+			if (!netdev_lookup(cfg.device, &nd, error))
+				return false;
+			memcpy(mac_, nd.mac, 6);
+			ip_ = nd.ip;
+			ifindex_ = nd.ifindex;
+		}
+		if (cfg.ip != 0)
+			ip_ = cfg.ip;
+		if (ip_ == 0) {
+			*error = "udp transport needs a local IPv4 address (ip) or an interface with one (device)";
+			return false;
+		}
+		if (cfg.groups.size() + 1 > kMaxSockets) {
+			*error = "udp transport: at most 8 multicast groups";
+			return false;
+		}
+		port_ = cfg.udp_port ? cfg.udp_port : INA_UDP_PORT;
+
+		int fd = make_socket(ip_, false, error);
+		if (fd < 0)
+			return false;
+		add_fd(fd, ip_);
+		/* Multicast sent by this socket leaves through our interface and
+		 * loops back to local receivers (PS and workers on one host). */
+		struct in_addr ifaddr;
+		ifaddr.s_addr = htonl(ip_);
+		setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &ifaddr, sizeof(ifaddr));
+		int one = 1;
+		setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &one, sizeof(one));
+		int ttl = 16;
+		setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof(ttl));
+
+		for (uint32_t group : cfg.groups) {
+			if ((group >> 28) != 0xE) {
+				*error = "udp transport: not a multicast group: " + ip_text(group);
+				return false;
+			}
+			int gfd = make_socket(group, true, error);
+			if (gfd < 0)
+				return false;
+			add_fd(gfd, group);
+			struct ip_mreqn mreq;
+			memset(&mreq, 0, sizeof(mreq));
+			mreq.imr_multiaddr.s_addr = htonl(group);
+			mreq.imr_address.s_addr = htonl(ip_);
+			mreq.imr_ifindex = ifindex_;
+			if (setsockopt(gfd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) < 0) {
+				*error = "udp transport: cannot join " + ip_text(group) + ": " + strerror(errno);
+				return false;
+			}
+		}
+		return true;
+	}
+
+	uint32_t send(const FrameBuf *frames, uint32_t n) override
+	{
+		uint32_t done = 0;
+		while (done < n) {
+			uint32_t batch = 0, consumed = 0;
+			while (done + consumed < n && batch < kTransportBatch) {
+				const FrameBuf &f = frames[done + consumed];
+				consumed++;
+				Endpoint dst;
+				uint32_t payload;
+				if (!parse_frame_headers(f.data, f.len, nullptr, &dst, &payload)) {
+					malformed_tx_++; /* consumed: never leaves */
+					continue;
+				}
+				struct sockaddr_in &sa = tx_addr_[batch];
+				sa.sin_family = AF_INET;
+				sa.sin_port = htons(dst.port);
+				sa.sin_addr.s_addr = htonl(dst.ip);
+				tx_iov_[batch].iov_base = f.data + INA_L2L3L4_LEN;
+				tx_iov_[batch].iov_len = payload;
+				struct msghdr &mh = tx_msg_[batch].msg_hdr;
+				memset(&mh, 0, sizeof(mh));
+				mh.msg_name = &sa;
+				mh.msg_namelen = sizeof(sa);
+				mh.msg_iov = &tx_iov_[batch];
+				mh.msg_iovlen = 1;
+				batch++;
+			}
+			if (batch > 0) {
+				int r = sendmmsg(pfd_[0].fd, tx_msg_, batch, MSG_DONTWAIT);
+				if (r < 0)
+					r = 0;
+				if (static_cast<uint32_t>(r) < batch) {
+					/* Socket buffer full: report what went out. The
+					 * malformed frames before the stop are consumed. */
+					return done + count_consumed(frames + done, consumed, r);
+				}
+			}
+			done += consumed;
+		}
+		return done;
+	}
+
+	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
+	{
+		uint32_t got = drain(frames, n);
+		if (got > 0 || timeout_us == 0)
+			return got;
+		struct timespec ts;
+		ts.tv_sec = timeout_us / 1000000;
+		ts.tv_nsec = (timeout_us % 1000000) * 1000L;
+		for (uint32_t i = 0; i < nfds_; i++)
+			pfd_[i].events = POLLIN;
+		if (ppoll(pfd_, nfds_, &ts, nullptr) <= 0)
+			return 0;
+		return drain(frames, n);
+	}
+
+	const char *name() const override { return "udp"; }
+	uint32_t ip() const override { return ip_; }
+	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
+
+private:
+	static std::string ip_text(uint32_t ip)
+	{
+		struct in_addr a;
+		a.s_addr = htonl(ip);
+		char buf[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &a, buf, sizeof(buf));
+		return buf;
+	}
+
+	int make_socket(uint32_t bind_ip, bool shared, std::string *error)
+	{
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			*error = std::string("udp transport: socket: ") + strerror(errno);
+			return -1;
+		}
+		int one = 1;
+		if (shared)
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+		int buf = 8 << 20;
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) < 0)
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) < 0)
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+		struct sockaddr_in sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_port = htons(port_);
+		sa.sin_addr.s_addr = htonl(bind_ip);
+		if (bind(fd, reinterpret_cast<struct sockaddr *>(&sa), sizeof(sa)) < 0) {
+			*error = "udp transport: cannot bind " + ip_text(bind_ip) + ":" +
+				 std::to_string(port_) + ": " + strerror(errno);
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+
+	void add_fd(int fd, uint32_t local)
+	{
+		pfd_[nfds_].fd = fd;
+		pfd_[nfds_].events = POLLIN;
+		local_[nfds_] = local;
+		nfds_++;
+	}
+
+	static uint32_t count_consumed(const FrameBuf *frames, uint32_t consumed, int sent)
+	{
+		/* Frames up to and including the sent-th valid one are consumed. */
+		uint32_t valid = 0, i = 0;
+		for (; i < consumed && valid < static_cast<uint32_t>(sent); i++)
+			if (parse_frame_headers(frames[i].data, frames[i].len, nullptr, nullptr, nullptr))
+				valid++;
+		while (i < consumed &&
+		       !parse_frame_headers(frames[i].data, frames[i].len, nullptr, nullptr, nullptr))
+			i++;
+		return i;
+	}
+
+	uint32_t drain(FrameBuf *frames, uint32_t n)
+	{
+		uint32_t got = 0;
+		for (uint32_t s = 0; s < nfds_ && got < n; s++) {
+			/* Start with a different socket each call so that no
+			 * socket starves the others. */
+			uint32_t k = (next_fd_ + s) % nfds_;
+			got += drain_one(k, frames + got, n - got);
+		}
+		next_fd_ = (next_fd_ + 1) % nfds_;
+		return got;
+	}
+
+	uint32_t drain_one(uint32_t k, FrameBuf *frames, uint32_t n)
+	{
+		uint32_t want = n < kTransportBatch ? n : kTransportBatch;
+		for (uint32_t i = 0; i < want; i++) {
+			FrameBuf &f = frames[i];
+			rx_iov_[i].iov_base = f.data + INA_L2L3L4_LEN;
+			rx_iov_[i].iov_len = f.capacity > INA_L2L3L4_LEN ? f.capacity - INA_L2L3L4_LEN : 0;
+			struct msghdr &mh = rx_msg_[i].msg_hdr;
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_name = &rx_addr_[i];
+			mh.msg_namelen = sizeof(rx_addr_[i]);
+			mh.msg_iov = &rx_iov_[i];
+			mh.msg_iovlen = 1;
+			mh.msg_control = rx_ctrl_[i];
+			mh.msg_controllen = sizeof(rx_ctrl_[i]);
+		}
+		int r = recvmmsg(pfd_[k].fd, rx_msg_, want, MSG_DONTWAIT, nullptr);
+		if (r <= 0)
+			return 0;
+		uint32_t out = 0;
+		for (uint32_t i = 0; i < static_cast<uint32_t>(r); i++) {
+			struct msghdr &mh = rx_msg_[i].msg_hdr;
+			if (mh.msg_flags & MSG_TRUNC) {
+				truncated_rx_++;
+				continue;
+			}
+			Endpoint src, dst;
+			memset(src.mac, 0, 6);
+			memcpy(dst.mac, mac_, 6);
+			src.ip = ntohl(rx_addr_[i].sin_addr.s_addr);
+			src.port = ntohs(rx_addr_[i].sin_port);
+			dst.ip = local_[k];
+			dst.port = port_;
+			uint8_t tos = 0;
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+				if (c->cmsg_level != IPPROTO_IP)
+					continue;
+				if (c->cmsg_type == IP_PKTINFO) {
+					struct in_pktinfo pi;
+					memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+					dst.ip = ntohl(pi.ipi_addr.s_addr);
+				} else if (c->cmsg_type == IP_TOS) {
+					tos = *CMSG_DATA(c);
+				}
+			}
+			if ((dst.ip >> 28) == 0xE)
+				group_mac(dst.ip, dst.mac);
+			uint32_t len = rx_msg_[i].msg_len;
+			FrameBuf &f = frames[out];
+			if (out != i) /* compact after a dropped datagram */
+				memmove(f.data + INA_L2L3L4_LEN, frames[i].data + INA_L2L3L4_LEN, len);
+			write_frame_headers(f.data, src, dst, len, tos);
+			f.len = INA_L2L3L4_LEN + len;
+			out++;
+		}
+		return out;
+	}
+
+	struct pollfd pfd_[kMaxSockets] = {};
+	uint32_t local_[kMaxSockets] = {};
+	uint32_t nfds_ = 0;
+	uint32_t next_fd_ = 0;
+	uint32_t ip_ = 0;
+	uint16_t port_ = 0;
+	int ifindex_ = 0;
+	uint8_t mac_[6] = {};
+	uint64_t malformed_tx_ = 0;
+	uint64_t truncated_rx_ = 0;
+
+	struct mmsghdr tx_msg_[kTransportBatch];
+	struct iovec tx_iov_[kTransportBatch];
+	struct sockaddr_in tx_addr_[kTransportBatch];
+	struct mmsghdr rx_msg_[kTransportBatch];
+	struct iovec rx_iov_[kTransportBatch];
+	struct sockaddr_in rx_addr_[kTransportBatch];
+	alignas(struct cmsghdr) uint8_t rx_ctrl_[kTransportBatch][64];
+};
+
+} /* namespace */
+
+std::unique_ptr<Transport> open_udp(const TransportConfig &cfg, std::string *error)
+{
+	auto t = std::make_unique<UdpTransport>();
+	if (!t->open(cfg, error))
+		return nullptr;
+	return t;
+}
+
+} /* namespace ina */
