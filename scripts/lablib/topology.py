@@ -1,0 +1,390 @@
+"""Reads a lab topology file (config/labs/*.toml) and computes the plan.
+
+The topology file is the one thing a user edits. Everything else -- each
+ina-switchd config, each parameter server's job description, each worker's
+command line, addresses, MACs and routes -- is derived here, so the parts can
+never disagree. config/labs/README.md documents every key.
+"""
+
+import ipaddress
+import os
+import re
+import tomllib
+
+INA_MAX_LEVELS = 4
+INA_BITMAP_BITS = 32
+NOT_AT_LEVEL = 0xFF
+
+NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,9}$")
+
+
+class TopologyError(Exception):
+    """A topology file that does not validate; str() is one line."""
+
+
+# Keys each table accepts, with their defaults (None: required).
+LAB_KEYS = {
+    "name": "",
+    "description": "",
+    "subnet": "10.18.0.0/16",
+    "elements": 62,
+    "aggregators": 4096,
+    "gc_timeout_ms": 1000,
+    "mbufs": 8191,
+    "lcores": 1,
+    "switch": [],
+    "host": [],
+    "job": [],
+}
+SWITCH_KEYS = {
+    "name": None,
+    "uplink": "",
+    "aggregators": None,  # default: the lab's
+    "lcores": None,       # data-path lcores; default: the lab's
+    "drop_rate": 0.0,     # random drop on every egress port of this switch
+    "ecn_threshold": 0,
+    "rate_gbps": 0.0,
+    "queue_capacity": 1024,
+}
+OPTIONAL_NONE = ("aggregators", "lcores")
+HOST_KEYS = {
+    "name": None,
+    "switch": None,
+    "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
+}
+JOB_KEYS = {
+    "id": None,
+    "name": "",
+    "ps": None,
+    "workers": None,
+    "mode": "tree",          # tree: every switch on the path aggregates; rack: rack-scale
+    "tensor": 262144,        # float elements per worker and iteration
+    "iterations": 2,
+    "window": 0,             # fragments in flight per worker; 0: the worker's default
+    "cc": "",                # congestion control: "" (worker default), atp, a2tp, none
+    "scale": 0.0,            # quantization scale; 0: default (1e8)
+    "value_range": 1.0,      # worker tensors are uniform in [-value_range, value_range)
+    "start_delay_s": 0.0,
+    "worker_args": [],
+    "ps_args": [],
+}
+
+
+def _check_keys(table, allowed, where):
+    """Rejects unknown keys and values of the wrong type; fills defaults."""
+    if not isinstance(table, dict):
+        raise TopologyError(f"{where}: must be a table")
+    for k in table:
+        if k not in allowed:
+            raise TopologyError(f"{where}: unknown key '{k}' (known: {', '.join(sorted(allowed))})")
+    out = {}
+    for k, default in allowed.items():
+        if k not in table:
+            if default is None and k not in OPTIONAL_NONE:
+                raise TopologyError(f"{where}: '{k}' is required")
+            out[k] = default
+            continue
+        v = table[k]
+        if default is not None:
+            want = type(default)
+            ok = isinstance(v, want) or (want is float and isinstance(v, int))
+            if isinstance(v, bool) and want is not bool:
+                ok = False
+            if not ok:
+                raise TopologyError(f"{where}: '{k}' must be of type {want.__name__}, got {v!r}")
+        elif k in OPTIONAL_NONE and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TopologyError(f"{where}: '{k}' must be an integer, got {v!r}")
+        out[k] = v
+    return out
+
+
+def _name(v, where):
+    if not isinstance(v, str) or not NAME_RE.match(v):
+        raise TopologyError(f"{where}: name {v!r} must be 1-10 lower-case letters/digits, starting with a letter")
+    return v
+
+
+def _mac(*b):
+    return ":".join(f"{x:02x}" for x in b)
+
+
+def load(path, overrides=None):
+    """Parses and checks `path`, applies `overrides`, returns the plan (a dict)."""
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise TopologyError(f"{path}: no such topology file")
+    except tomllib.TOMLDecodeError as e:
+        raise TopologyError(f"{path}: {e}")
+    return build_plan(raw, path, overrides or {})
+
+
+def resolve(name_or_path, labs_dir):
+    """A topology name (single-rack) or a path to a .toml file."""
+    if os.sep in name_or_path or name_or_path.endswith(".toml"):
+        return name_or_path
+    return os.path.join(labs_dir, name_or_path + ".toml")
+
+
+def build_plan(raw, path, overrides):
+    lab = _check_keys(raw, LAB_KEYS, path)
+    name = lab["name"] or os.path.splitext(os.path.basename(path))[0]
+    try:
+        net = ipaddress.ip_network(lab["subnet"])
+    except ValueError as e:
+        raise TopologyError(f"{path}: subnet: {e}")
+    if net.version != 4 or net.prefixlen > 16:
+        raise TopologyError(f"{path}: subnet: must be an IPv4 /16 or larger, got {lab['subnet']}")
+    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores"):
+        if k in overrides:
+            lab[k] = overrides[k]
+    if not 1 <= lab["elements"] <= 256:
+        raise TopologyError(f"{path}: elements: must be 1..256, got {lab['elements']}")
+
+    switches = []
+    for i, t in enumerate(lab["switch"]):
+        where = f"{path}: switch[{i}]"
+        s = _check_keys(t, SWITCH_KEYS, where)
+        _name(s["name"], where)
+        s["aggregators"] = s["aggregators"] if s["aggregators"] is not None else lab["aggregators"]
+        s["lcores"] = s["lcores"] if s["lcores"] is not None else lab["lcores"]
+        if "aggregators" in overrides:
+            s["aggregators"] = overrides["aggregators"]
+        s["index"] = i
+        s["id"] = i + 1
+        s["ip"] = str(net.network_address + (i + 1))
+        s["mac"] = _mac(0x02, 0x18, 0x00, 0x00, 0x00, i + 1)
+        s["ports"] = []
+        switches.append(s)
+    if not switches:
+        raise TopologyError(f"{path}: at least one [[switch]] is required")
+    by_switch = {s["name"]: s for s in switches}
+    if len(by_switch) != len(switches):
+        raise TopologyError(f"{path}: two switches with the same name")
+
+    hosts = []
+    for i, t in enumerate(lab["host"]):
+        where = f"{path}: host[{i}]"
+        h = _check_keys(t, HOST_KEYS, where)
+        _name(h["name"], where)
+        if h["switch"] not in by_switch:
+            raise TopologyError(f"{where}: switch '{h['switch']}' is not a [[switch]]")
+        if h["name"] in by_switch:
+            raise TopologyError(f"{where}: '{h['name']}' is also a switch name")
+        if i >= 250:
+            raise TopologyError(f"{where}: at most 250 hosts")
+        h["index"] = i
+        h["ip"] = str(net.network_address + 256 + (i + 1))
+        h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, 0x00, i + 1)
+        h["prefixlen"] = net.prefixlen
+        hosts.append(h)
+    by_host = {h["name"]: h for h in hosts}
+    if len(by_host) != len(hosts):
+        raise TopologyError(f"{path}: two hosts with the same name")
+
+    # Links: host <-> its switch, switch <-> its uplink. Switch-side interface
+    # names are the peer's name, so `ip -n <sw> link` reads like the topology.
+    adj = {s["name"]: [] for s in switches}
+    for s in switches:
+        if s["uplink"]:
+            if s["uplink"] not in by_switch or s["uplink"] == s["name"]:
+                raise TopologyError(f"{path}: switch {s['name']}: uplink '{s['uplink']}' is not another [[switch]]")
+            adj[s["name"]].append(s["uplink"])
+            adj[s["uplink"]].append(s["name"])
+    # The switch graph must be a tree (one path between any two switches).
+    seen, stack, edges = set(), [switches[0]["name"]], sum(1 for s in switches if s["uplink"])
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(adj[n])
+    if len(seen) != len(switches) or edges != len(switches) - 1:
+        raise TopologyError(f"{path}: switches and uplinks must form one tree")
+
+    def add_port(sw, peer, peer_kind, drop_rate):
+        p = {"name": peer, "peer": peer, "peer_kind": peer_kind, "index": len(sw["ports"]),
+             "mac": _mac(0x02, 0x18, 0x10 + sw["index"], 0x00, 0x00, len(sw["ports"]) + 1),
+             "drop_rate": drop_rate, "neighbours": []}
+        sw["ports"].append(p)
+        return p
+
+    for h in hosts:
+        add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])
+    for s in switches:
+        if s["uplink"]:
+            add_port(s, s["uplink"], "switch", s["drop_rate"])
+            add_port(by_switch[s["uplink"]], s["name"], "switch", by_switch[s["uplink"]]["drop_rate"])
+    for s in switches:
+        for p in s["ports"]:
+            if s["drop_rate"] and not p["drop_rate"]:
+                p["drop_rate"] = s["drop_rate"]
+    for spec, rate in overrides.get("drop", {}).items():
+        sw_name, _, port = spec.partition(":")
+        if sw_name not in by_switch:
+            raise TopologyError(f"--drop {spec}: no switch '{sw_name}'")
+        ports = [p for p in by_switch[sw_name]["ports"] if p["name"] == port or not port]
+        if not ports:
+            raise TopologyError(f"--drop {spec}: switch {sw_name} has no port '{port}'")
+        for p in ports:
+            p["drop_rate"] = rate
+
+    # Next hop from every switch toward every switch (tree: BFS per switch).
+    def first_hops(src):
+        hop = {src: None}
+        queue = [src]
+        while queue:
+            n = queue.pop(0)
+            for m in adj[n]:
+                if m not in hop:
+                    hop[m] = m if n == src else hop[n]
+                    queue.append(m)
+        return hop
+
+    for s in switches:
+        hop = first_hops(s["name"])
+        port_of = {p["name"]: p for p in s["ports"]}
+        for h in hosts:
+            via = h["name"] if h["switch"] == s["name"] else hop[h["switch"]]
+            port_of[via]["neighbours"].append({"ip": h["ip"], "mac": h["mac"], "name": h["name"]})
+        for o in switches:
+            if o is not s:
+                port_of[hop[o["name"]]]["neighbours"].append({"ip": o["ip"], "mac": o["mac"], "name": o["name"]})
+        s["depth_from"] = {}
+
+    jobs = [plan_job(_check_keys(t, JOB_KEYS, f"{path}: job[{i}]"), f"{path}: job[{i}]",
+                     by_switch, by_host, adj, overrides)
+            for i, t in enumerate(lab["job"])]
+    ids = [j["id"] for j in jobs]
+    if len(set(ids)) != len(ids):
+        raise TopologyError(f"{path}: two jobs with the same id")
+    used = {}
+    for j in jobs:
+        for w in j["workers"]:
+            if w["name"] in used:
+                raise TopologyError(f"{path}: host {w['name']} is a worker of jobs {used[w['name']]} and {j['id']}")
+            used[w["name"]] = j["id"]
+            by_host[w["name"]]["role"] = "worker"
+            by_host[w["name"]]["job"] = j["id"]
+    for j in jobs:
+        if j["ps"]["name"] in used:
+            raise TopologyError(f"{path}: host {j['ps']['name']} is both a PS and a worker")
+        ps = by_host[j["ps"]["name"]]
+        ps["role"] = "ps"
+        ps.setdefault("ps_jobs", []).append(j["id"])
+
+    return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
+            "subnet": str(net), "elements": lab["elements"], "gc_timeout_ms": lab["gc_timeout_ms"],
+            "mbufs": lab["mbufs"], "switches": switches, "hosts": hosts, "jobs": jobs}
+
+
+def plan_job(j, where, by_switch, by_host, adj, overrides):
+    """Levels, fan-in and each worker's bits for one job (docs/protocol.md)."""
+    if not isinstance(j["id"], int) or not 1 <= j["id"] <= 65535:
+        raise TopologyError(f"{where}: id must be 1..65535")
+    where = f"{where} (job {j['id']})"
+    if j["ps"] not in by_host:
+        raise TopologyError(f"{where}: ps '{j['ps']}' is not a [[host]]")
+    if not isinstance(j["workers"], list) or not j["workers"]:
+        raise TopologyError(f"{where}: workers must be a non-empty list of host names")
+    for w in j["workers"]:
+        if w not in by_host:
+            raise TopologyError(f"{where}: worker '{w}' is not a [[host]]")
+    if len(set(j["workers"])) != len(j["workers"]):
+        raise TopologyError(f"{where}: a worker is listed twice")
+    mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
+    if mode not in ("tree", "rack", "none"):
+        raise TopologyError(f"{where}: mode must be \"tree\", \"rack\" or \"none\", got {mode!r}")
+    for k in ("tensor", "iterations", "window"):
+        if k in overrides:
+            j[k] = overrides[k]
+
+    root = by_host[j["ps"]]["switch"]
+    parent, depth = {root: None}, {root: 0}
+    queue = [root]
+    while queue:
+        n = queue.pop(0)
+        for m in adj[n]:
+            if m not in parent:
+                parent[m], depth[m] = n, depth[n] + 1
+                queue.append(m)
+
+    workers = [by_host[w] for w in j["workers"]]
+    # Switches that aggregate for this job: every switch on a worker's path.
+    on_path = set()
+    for w in workers:
+        n = w["switch"]
+        while n is not None:
+            on_path.add(n)
+            n = parent[n]
+    order = {name: s["index"] for name, s in by_switch.items()}
+    children = {}
+    for n in sorted(on_path, key=order.get):
+        kids = [c for c in sorted(on_path, key=order.get) if parent[c] == n]
+        kids += [w["name"] for w in workers if w["switch"] == n]
+        children[n] = kids
+
+    result = {"id": j["id"], "name": j["name"] or f"job{j['id']}", "mode": mode,
+              "ps": {"name": j["ps"], "ip": by_host[j["ps"]]["ip"], "mac": by_host[j["ps"]]["mac"]},
+              "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
+              "switches": sorted(on_path, key=order.get)}
+    for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
+              "worker_args", "ps_args"):
+        result[k] = j[k]
+
+    wl = []
+    if mode == "none":
+        # No in-network aggregation: the PS does all of it.
+        levels, fan_in = 0, []
+        for i, w in enumerate(workers):
+            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
+                       "start_level": 0, "bit": [], "agg_node": 0})
+    elif mode == "tree":
+        levels = max(depth[n] for n in on_path) + 1
+        level_of = {n: levels - 1 - depth[n] for n in on_path}
+        fan_in = [0] * levels
+        for n, kids in children.items():
+            l = level_of[n]
+            if fan_in[l] and fan_in[l] != len(kids):
+                raise TopologyError(f"{where}: switches at level {l} have different fan-in "
+                                    f"({fan_in[l]} and {len(kids)}: {n}); one fan-in per level")
+            fan_in[l] = len(kids)
+        for i, w in enumerate(workers):
+            bits = [NOT_AT_LEVEL] * levels
+            node, n = w["name"], w["switch"]
+            start = level_of[n]
+            while n is not None:
+                bits[level_of[n]] = children[n].index(node)
+                node, n = n, parent[n]
+            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
+                       "start_level": start, "bit": bits, "agg_node": 0})
+    else:
+        # Rack-scale (ATP §5.2.2's RSS): each worker's own switch aggregates its
+        # rack at level 0 and nothing else aggregates. Level 1 only names the
+        # rack, so the PS can tell the racks' partial results apart; the GOAT
+        # field pins each fragment to its rack switch, so the switches above
+        # forward the partial results untouched.
+        racks = [n for n in sorted(on_path, key=order.get)
+                 if any(w["switch"] == n for w in workers)]
+        per_rack = {n: [w for w in workers if w["switch"] == n] for n in racks}
+        sizes = {len(v) for v in per_rack.values()}
+        if len(sizes) != 1:
+            raise TopologyError(f"{where}: rack mode needs the same number of workers in every rack")
+        levels = 1 if len(racks) == 1 else 2
+        fan_in = [sizes.pop()] + ([len(racks)] if levels == 2 else [])
+        for i, w in enumerate(workers):
+            bits = [per_rack[w["switch"]].index(w)]
+            if levels == 2:
+                bits.append(racks.index(w["switch"]))
+            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
+                       "start_level": 0, "bit": bits,
+                       "agg_node": by_switch[w["switch"]]["id"] if levels == 2 else 0})
+    if levels > INA_MAX_LEVELS:
+        raise TopologyError(f"{where}: {levels} levels, at most {INA_MAX_LEVELS}")
+    if any(f > INA_BITMAP_BITS for f in fan_in):
+        raise TopologyError(f"{where}: fan-in above {INA_BITMAP_BITS}")
+    result["levels"] = levels
+    result["fan_in"] = fan_in
+    result["workers"] = wl
+    return result
