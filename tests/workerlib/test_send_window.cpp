@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Sliding window and loss detection: three out-of-order ACKs, the SACK rule
+ * for further holes, duplicates, timeouts; the RTT estimator.
+ */
+#include <gtest/gtest.h>
+
+#include "ina/worker/rtt.h"
+#include "ina/worker/send_window.h"
+
+using namespace ina;
+using Kind = SendWindow::AckKind;
+
+namespace {
+
+void send_n(SendWindow &w, uint32_t n, uint64_t now = 0)
+{
+	for (uint32_t i = 0; i < n; i++)
+		w.send_new(now, false);
+}
+
+} /* namespace */
+
+TEST(SendWindow, InOrderAcksSlideTheWindow)
+{
+	SendWindow w(64);
+	send_n(w, 4, 100);
+	EXPECT_EQ(w.in_flight(), 4u);
+	auto o = w.on_ack(0, 350);
+	EXPECT_EQ(o.kind, Kind::in_order);
+	EXPECT_EQ(o.rtt_ns, 250u);
+	EXPECT_FALSE(o.lost);
+	EXPECT_EQ(w.base(), 1u);
+	EXPECT_EQ(w.in_flight(), 3u);
+}
+
+TEST(SendWindow, DuplicatesAndUnknownAreIgnored)
+{
+	SendWindow w(64);
+	send_n(w, 4);
+	w.on_ack(0, 1);
+	EXPECT_EQ(w.on_ack(0, 2).kind, Kind::duplicate); /* below base */
+	w.on_ack(2, 3);
+	EXPECT_EQ(w.on_ack(2, 4).kind, Kind::duplicate); /* already ACKed */
+	EXPECT_EQ(w.on_ack(7, 5).kind, Kind::unknown);   /* never sent */
+	EXPECT_EQ(w.in_flight(), 2u);
+	EXPECT_EQ(w.base(), 1u);
+}
+
+TEST(SendWindow, ThreeOutOfOrderAcksDeclareTheExpectedLost)
+{
+	SendWindow w(64);
+	send_n(w, 10);
+	w.on_ack(0, 1);
+	/* Fragment 1 is lost: ACKs of 2, 3, 4 arrive. */
+	auto a = w.on_ack(2, 2);
+	EXPECT_EQ(a.kind, Kind::out_of_order);
+	EXPECT_FALSE(a.lost);
+	EXPECT_FALSE(w.on_ack(3, 3).lost);
+	auto c = w.on_ack(4, 4);
+	EXPECT_TRUE(c.lost);
+	EXPECT_EQ(c.lost_k, 1u);
+	/* Fast retransmit happens once; more out-of-order ACKs do not repeat it. */
+	w.resend(1, 5);
+	for (uint64_t k = 5; k < 10; k++)
+		EXPECT_FALSE(w.on_ack(k, 6).lost);
+	/* The retransmission's ACK gives no RTT sample (Karn). */
+	auto r = w.on_ack(1, 100);
+	EXPECT_EQ(r.kind, Kind::in_order);
+	EXPECT_EQ(r.rtt_ns, 0u);
+	EXPECT_EQ(w.base(), 10u);
+	EXPECT_EQ(w.in_flight(), 0u);
+}
+
+TEST(SendWindow, TwoOutOfOrderAcksAreNotALoss)
+{
+	SendWindow w(64);
+	send_n(w, 5);
+	EXPECT_FALSE(w.on_ack(1, 1).lost);
+	EXPECT_FALSE(w.on_ack(2, 1).lost);
+	/* The expected one arrives: the count starts over. */
+	EXPECT_EQ(w.on_ack(0, 1).kind, Kind::in_order);
+	EXPECT_EQ(w.base(), 3u);
+	EXPECT_FALSE(w.on_ack(4, 1).lost);
+}
+
+TEST(SendWindow, SecondHoleIsFoundWhenTheWindowMovesUpToIt)
+{
+	SendWindow w(64);
+	send_n(w, 10);
+	/* 0 and 3 lost; 1, 2, 4, 5, 6 arrive. */
+	w.on_ack(1, 1);
+	w.on_ack(2, 1);
+	auto c = w.on_ack(4, 1);
+	ASSERT_TRUE(c.lost);
+	ASSERT_EQ(c.lost_k, 0u);
+	w.resend(0, 2);
+	w.on_ack(5, 3);
+	w.on_ack(6, 3);
+	/* The retransmitted 0 arrives; base moves to 3, below which 4, 5, 6
+	 * are ACKed: 3 is lost at once. */
+	auto r = w.on_ack(0, 4);
+	EXPECT_EQ(w.base(), 3u);
+	EXPECT_TRUE(r.lost);
+	EXPECT_EQ(r.lost_k, 3u);
+}
+
+TEST(SendWindow, TimeoutsListFragmentsOlderThanRto)
+{
+	SendWindow w(64);
+	w.send_new(0, false);
+	w.send_new(100, false);
+	w.send_new(200, true);
+	w.on_ack(1, 300);
+	uint64_t out[8];
+	EXPECT_EQ(w.collect_timeouts(150, 100, out, 8), 1u);
+	EXPECT_EQ(out[0], 0u);
+	EXPECT_EQ(w.collect_timeouts(1000, 100, out, 8), 2u);
+	EXPECT_EQ(out[1], 2u);
+	/* A retransmission restarts the fragment's clock. */
+	w.resend(0, 1000);
+	EXPECT_EQ(w.transmissions(0), 2u);
+	EXPECT_EQ(w.collect_timeouts(1050, 100, out, 8), 1u);
+	EXPECT_EQ(out[0], 2u);
+}
+
+TEST(SendWindow, TracksFragmentsBypassingTheSwitch)
+{
+	SendWindow w(64);
+	w.send_new(0, false);
+	w.send_new(0, true);
+	w.send_new(0, true);
+	EXPECT_EQ(w.in_flight(), 3u);
+	EXPECT_EQ(w.in_flight_agg(), 1u);
+	EXPECT_TRUE(w.bypassed(1));
+	w.on_ack(1, 1);
+	EXPECT_EQ(w.in_flight_agg(), 1u);
+	w.on_ack(0, 1);
+	EXPECT_EQ(w.in_flight_agg(), 0u);
+}
+
+TEST(SendWindow, CapacityBoundsTheSpan)
+{
+	SendWindow w(16);
+	EXPECT_EQ(w.capacity(), 16u);
+	send_n(w, 16);
+	EXPECT_FALSE(w.has_room());
+	w.on_ack(0, 1);
+	EXPECT_TRUE(w.has_room());
+}
+
+TEST(Rtt, FollowsRfc6298)
+{
+	RttConfig c;
+	c.initial_rto_ns = 1000000;
+	c.min_rto_ns = 1000;
+	c.max_rto_ns = 10000000;
+	RttEstimator r(c);
+	EXPECT_EQ(r.rto_ns(), 1000000u);
+	EXPECT_FALSE(r.has_sample());
+	r.sample(100000); /* srtt = 100 us, rttvar = 50 us, rto = 300 us */
+	EXPECT_EQ(r.srtt_ns(), 100000u);
+	EXPECT_EQ(r.rttvar_ns(), 50000u);
+	EXPECT_EQ(r.rto_ns(), 300000u);
+	r.sample(180000); /* rttvar = (3*50 + 80)/4 = 57.5 us; srtt = (7*100 + 180)/8 = 110 us */
+	EXPECT_EQ(r.rttvar_ns(), 57500u);
+	EXPECT_EQ(r.srtt_ns(), 110000u);
+	EXPECT_EQ(r.rto_ns(), 110000u + 4 * 57500u);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 2 * (110000u + 4 * 57500u));
+}
+
+TEST(Rtt, ClampsToMinAndMax)
+{
+	RttConfig c;
+	c.min_rto_ns = 2000000;
+	c.max_rto_ns = 5000000;
+	RttEstimator r(c);
+	r.sample(1000);
+	EXPECT_EQ(r.rto_ns(), 2000000u);
+	for (int i = 0; i < 10; i++)
+		r.backoff();
+	EXPECT_EQ(r.rto_ns(), 5000000u);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The worker library: all-reduce of float tensors through INA switches and a
+ * parameter server (ATP §3.6-3.8, A2TP §4.3).
+ *
+ *   ina::WorkerConfig cfg;           // job, position, PS, transport, ...
+ *   std::string err;
+ *   auto w = ina::Worker::open(cfg, &err);
+ *   w->allreduce(grad, n);           // grad now holds the sum over workers
+ *   auto h = w->allreduce_async(other, m);  ...  h.wait();
+ *
+ * Every worker of a job must submit the same tensors (same sizes) in the same
+ * order: fragment sequence numbers are assigned in submission order and
+ * continue across tensors and rounds. Tensors are handed to sender threads by
+ * least load (ATP §4); each thread owns its transport, its window and its
+ * congestion control, and nothing shared is locked per packet.
+ */
+#ifndef INA_WORKER_H
+#define INA_WORKER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ina/transport.h"
+#include "ina/wire.h"
+#include "ina/worker/congestion.h"
+#include "ina/worker/rtt.h"
+
+namespace ina {
+
+struct PsAddress {
+	uint32_t ip = 0; /* host order */
+	uint8_t mac[6] = {0, 0, 0, 0, 0, 0};
+};
+
+struct WorkerConfig {
+	uint16_t job_id = 1;
+	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
+	/* In-network levels of the job (0..4) and the level of this worker's
+	 * first aggregation point. */
+	uint8_t levels = 1;
+	uint8_t start_level = 0;
+	/* This worker's bitmap bit and the fan-in at each level it takes part
+	 * in (start_level <= i < levels). */
+	uint8_t bit[INA_MAX_LEVELS] = {0, 0, 0, 0};
+	uint8_t fan_in[INA_MAX_LEVELS] = {1, 0, 0, 0};
+	/* The job's PS instances; fragment seq goes to ps[seq % ps.size()]
+	 * (docs/ps.md, "Which PS a fragment goes to"). */
+	std::vector<PsAddress> ps;
+	/* Destination MAC of gradient frames (the switch or next hop); all
+	 * zero: the PS's own MAC. */
+	uint8_t next_hop_mac[6] = {0, 0, 0, 0, 0, 0};
+	TransportConfig transport;
+	/* Values per fragment (1..INA_MAX_ELEMENTS; the P4 build takes 62). */
+	uint32_t elements_per_packet = INA_DEFAULT_ELEMENTS;
+	/* Aggregators per switch (the N of hash mod N); same at every worker,
+	 * the PS and the switches. */
+	uint32_t aggregators = 4096;
+	CcConfig cc;
+	/* Flows sharing the aggregators, for A2TP's default H (eq. (14));
+	 * 0: the job's worker count (product of the fan-ins). */
+	uint32_t a2tp_flows = 0;
+	double scale = 1e8;
+	uint16_t agg_node = INA_AGG_NODE_ANY; /* GOAT */
+	RttConfig rtt;
+	/* Sender threads; each opens its own transport (the udp transport
+	 * binds transport.udp_port + thread). */
+	uint32_t threads = 1;
+	/* Most fragments between a thread's oldest unACKed and newest one. */
+	uint32_t window_capacity = 1u << 15;
+	/* A tensor fails when no parameter packet of it arrives for this long. */
+	uint64_t stall_timeout_ns = 10'000'000'000ull;
+};
+
+/* Counters, summed over sender threads. */
+struct WorkerStats {
+	uint64_t tensors = 0;
+	uint64_t fragments = 0;       /* distinct fragments sent */
+	uint64_t packets_sent = 0;    /* including retransmissions */
+	uint64_t bytes_reduced = 0;   /* float bytes of completed tensors */
+	uint64_t retransmits = 0;
+	uint64_t fast_retransmits = 0; /* by out-of-order ACKs */
+	uint64_t timeouts = 0;         /* fragments resent by timeout */
+	uint64_t bypass_sent = 0;      /* A2TP: beyond the aggregator window */
+	uint64_t acks = 0;             /* parameter packets that completed a fragment */
+	uint64_t duplicate_acks = 0;
+	uint64_t out_of_order_acks = 0;
+	uint64_t stale_acks = 0;       /* for fragments of finished tensors */
+	uint64_t ecn_acks = 0;
+	uint64_t col_acks = 0;
+	uint64_t remaps = 0;           /* collision hints applied */
+	uint64_t switch_acks = 0;      /* ACKs the PS marked aggregated in a switch */
+	uint64_t float_acks = 0;       /* ACKs carrying float32 (after overflow) */
+	uint64_t overflow_requests = 0;
+	uint64_t float_fragments_sent = 0;
+	uint64_t saturated_values = 0; /* quantization clipped at int32 */
+	uint64_t rx_not_ina = 0;
+	uint64_t rx_malformed = 0;
+	uint64_t rx_other_job = 0;
+	uint64_t rx_not_for_worker = 0;
+	uint64_t tx_backpressure = 0;  /* transport send() took fewer frames */
+	uint32_t window = 0;           /* thread 0's current window */
+	uint32_t agg_window = 0;
+	uint64_t srtt_ns = 0;
+	uint64_t rto_ns = 0;
+};
+
+struct TensorState;
+
+/* An all-reduce in flight. */
+class AllreduceHandle {
+public:
+	AllreduceHandle() = default;
+	explicit AllreduceHandle(std::shared_ptr<TensorState> s) : s_(std::move(s)) {}
+	bool valid() const { return s_ != nullptr; }
+	bool done() const;
+	/* Waits until done; false (with *error) when the tensor failed. */
+	bool wait(std::string *error = nullptr);
+
+private:
+	std::shared_ptr<TensorState> s_;
+};
+
+class Worker {
+public:
+	/* Opens the transports and starts the sender threads; nullptr and a
+	 * one-line *error on bad config or a transport that cannot open. */
+	static std::unique_ptr<Worker> open(const WorkerConfig &cfg, std::string *error);
+	virtual ~Worker() = default;
+
+	/* Sums data[0..n) over the job's workers, in place. */
+	virtual bool allreduce(float *data, size_t n, std::string *error = nullptr) = 0;
+	/* Starts an all-reduce; data must stay valid until the handle is done.
+	 * An invalid handle (and *error) on bad arguments or after a failure. */
+	virtual AllreduceHandle allreduce_async(float *data, size_t n, std::string *error = nullptr) = 0;
+	virtual WorkerStats stats() const = 0;
+	virtual const WorkerConfig &config() const = 0;
+	/* Name of the transport in use ("udp", "af_packet+faults", ...). */
+	virtual std::string transport_name() const = 0;
+};
+
+/* Checks a config; false with a one-line *error. */
+bool validate(const WorkerConfig &cfg, std::string *error);
+
+/* Sets one config field from text (used by the C API and ina-worker):
+ * job, rank, levels, start_level, bit, fan_in (comma lists, one per level),
+ * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
+ * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
+ * cc, scale, agg_node, threads, initial_window, min_window, max_window,
+ * ssthresh, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase,
+ * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, window_capacity,
+ * stall_timeout_ms. False with a one-line *error on an unknown key or a bad
+ * value. */
+bool set_config_key(WorkerConfig *cfg, const std::string &key, const std::string &value, std::string *error);
+
+} /* namespace ina */
+
+#endif /* INA_WORKER_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Retransmission timeout from RTT samples, as TCP does it (RFC 6298): the
+ * first sample sets srtt = r and rttvar = r / 2; later ones update
+ * rttvar = 3/4 rttvar + 1/4 |srtt - r| and srtt = 7/8 srtt + 1/8 r;
+ * RTO = srtt + 4 rttvar, clamped to [min, max]. Every timeout doubles the RTO
+ * (back-off) until a new sample arrives. Samples come only from fragments
+ * sent once (Karn's rule, enforced by the caller).
+ *
+ * An INA "RTT" includes the wait for the slowest worker of the job (ATP §3.7),
+ * so the minimum RTO is much larger than a link RTT.
+ */
+#ifndef INA_WORKER_RTT_H
+#define INA_WORKER_RTT_H
+
+#include <cstdint>
+
+namespace ina {
+
+struct RttConfig {
+	uint64_t initial_rto_ns = 20'000'000; /* before the first sample */
+	uint64_t min_rto_ns = 2'000'000;
+	uint64_t max_rto_ns = 500'000'000;
+};
+
+class RttEstimator {
+public:
+	explicit RttEstimator(const RttConfig &cfg = RttConfig()) : cfg_(cfg), rto_ns_(cfg.initial_rto_ns) {}
+
+	void sample(uint64_t rtt_ns);
+	/* A timeout fired: double the RTO (at most max). */
+	void backoff();
+
+	uint64_t rto_ns() const { return rto_ns_; }
+	/* 0 until the first sample. */
+	uint64_t srtt_ns() const { return srtt_ns_; }
+	uint64_t rttvar_ns() const { return rttvar_ns_; }
+	bool has_sample() const { return srtt_ns_ != 0; }
+
+private:
+	uint64_t clamp(uint64_t v) const;
+
+	RttConfig cfg_;
+	uint64_t srtt_ns_ = 0;
+	uint64_t rttvar_ns_ = 0;
+	uint64_t rto_ns_;
+};
+
+} /* namespace ina */
+
+#endif /* INA_WORKER_RTT_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The sliding window of one sender and its loss detection, without I/O.
+ *
+ * A sender numbers the fragments it sends 0, 1, 2, ... (the local index k;
+ * the caller maps k to the fragment's job-wide sequence number). The
+ * parameter packet of a fragment is its ACK. Loss is detected
+ *   - by ACKs out of order (ATP §3.6-3.7): the third ACK in a row for a
+ *     fragment other than the expected one (the lowest unACKed) declares the
+ *     expected one lost; when the expected one moves up to a fragment below
+ *     which three later fragments are already ACKed, that one is lost at once
+ *     (the SACK rule of RFC 6675, so several holes in one window recover
+ *     without waiting for a timeout). Each fragment is fast-retransmitted at
+ *     most once; a lost retransmission is left to the timeout.
+ *   - by timeout: a fragment unACKed for longer than the RTO since its last
+ *     transmission.
+ * ACKs of fragments already ACKed are duplicates and change nothing.
+ */
+#ifndef INA_WORKER_SEND_WINDOW_H
+#define INA_WORKER_SEND_WINDOW_H
+
+#include <cstdint>
+#include <vector>
+
+namespace ina {
+
+class SendWindow {
+public:
+	/* capacity: most fragments between the lowest unACKed and the next
+	 * new one (rounded up to a power of two). */
+	explicit SendWindow(uint32_t capacity = 1u << 15, uint32_t dupthresh = 3);
+
+	enum class AckKind {
+		in_order,     /* ACK of the expected fragment */
+		out_of_order, /* ACK of a later fragment */
+		duplicate,    /* already ACKed, or below the window */
+		unknown,      /* never sent */
+	};
+	struct AckOutcome {
+		AckKind kind;
+		uint64_t rtt_ns;  /* RTT sample, 0 when none (retransmitted: Karn) */
+		bool lost;        /* a fragment was declared lost ... */
+		uint64_t lost_k;  /* ... this one; the caller resends it */
+	};
+
+	uint64_t base() const { return base_; }
+	uint64_t next() const { return next_; }
+	uint32_t in_flight() const { return in_flight_; }
+	uint32_t in_flight_agg() const { return in_flight_agg_; }
+	uint32_t capacity() const { return mask_ + 1; }
+	bool has_room() const { return next_ - base_ <= mask_; }
+	bool acked(uint64_t k) const;
+	bool bypassed(uint64_t k) const;
+	uint32_t transmissions(uint64_t k) const;
+
+	/* Records the first transmission of next(); returns its index. */
+	uint64_t send_new(uint64_t now_ns, bool bypass);
+	/* Records a retransmission of k. */
+	void resend(uint64_t k, uint64_t now_ns);
+	AckOutcome on_ack(uint64_t k, uint64_t now_ns);
+	/* Writes up to max indices of unACKed fragments last sent at least
+	 * rto_ns ago; returns how many. */
+	uint32_t collect_timeouts(uint64_t now_ns, uint64_t rto_ns, uint64_t *out, uint32_t max) const;
+
+private:
+	struct Slot {
+		uint64_t sent_ns;
+		uint16_t transmissions;
+		uint8_t acked;
+		uint8_t fast_retx; /* already fast-retransmitted */
+		uint8_t bypass;
+	};
+	Slot &slot(uint64_t k) { return slots_[k & mask_]; }
+	const Slot &slot(uint64_t k) const { return slots_[k & mask_]; }
+	/* After base_ moved: is the new base lost by the SACK rule? */
+	bool base_lost_by_sack() const;
+
+	std::vector<Slot> slots_;
+	uint64_t mask_;
+	uint32_t dupthresh_;
+	uint64_t base_ = 0, next_ = 0;
+	uint64_t highest_acked_ = 0; /* valid when any_acked_ */
+	bool any_acked_ = false;
+	uint32_t in_flight_ = 0, in_flight_agg_ = 0;
+	uint32_t out_of_order_ = 0; /* consecutive ACKs not for base_ */
+};
+
+} /* namespace ina */
+
+#endif /* INA_WORKER_SEND_WINDOW_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "ina/worker/send_window.h"
+
+namespace ina {
+
+static uint64_t round_up_pow2(uint32_t v)
+{
+	uint64_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+SendWindow::SendWindow(uint32_t capacity, uint32_t dupthresh)
+    : slots_(round_up_pow2(capacity < 2 ? 2 : capacity)), mask_(slots_.size() - 1), dupthresh_(dupthresh)
+{
+}
+
+bool SendWindow::acked(uint64_t k) const
+{
+	if (k < base_)
+		return true;
+	if (k >= next_)
+		return false;
+	return slot(k).acked;
+}
+
+bool SendWindow::bypassed(uint64_t k) const
+{
+	return k >= base_ && k < next_ && slot(k).bypass;
+}
+
+uint32_t SendWindow::transmissions(uint64_t k) const
+{
+	return k >= base_ && k < next_ ? slot(k).transmissions : 0;
+}
+
+uint64_t SendWindow::send_new(uint64_t now_ns, bool bypass)
+{
+	uint64_t k = next_++;
+	Slot &s = slot(k);
+	s.sent_ns = now_ns;
+	s.transmissions = 1;
+	s.acked = 0;
+	s.fast_retx = 0;
+	s.bypass = bypass;
+	in_flight_++;
+	in_flight_agg_ += !bypass;
+	return k;
+}
+
+void SendWindow::resend(uint64_t k, uint64_t now_ns)
+{
+	if (k < base_ || k >= next_)
+		return;
+	Slot &s = slot(k);
+	if (s.acked)
+		return;
+	s.sent_ns = now_ns;
+	if (s.transmissions < UINT16_MAX)
+		s.transmissions++;
+}
+
+bool SendWindow::base_lost_by_sack() const
+{
+	if (base_ >= next_ || !any_acked_ || highest_acked_ <= base_)
+		return false;
+	const Slot &b = slot(base_);
+	if (b.fast_retx || b.acked)
+		return false;
+	uint32_t later = 0;
+	for (uint64_t j = base_ + 1; j <= highest_acked_ && later < dupthresh_; j++)
+		later += slot(j).acked;
+	return later >= dupthresh_;
+}
+
+SendWindow::AckOutcome SendWindow::on_ack(uint64_t k, uint64_t now_ns)
+{
+	AckOutcome out{AckKind::duplicate, 0, false, 0};
+	if (k >= next_) {
+		out.kind = AckKind::unknown;
+		return out;
+	}
+	if (k < base_ || slot(k).acked)
+		return out;
+
+	Slot &s = slot(k);
+	s.acked = 1;
+	in_flight_--;
+	in_flight_agg_ -= !s.bypass;
+	if (s.transmissions == 1 && now_ns >= s.sent_ns)
+		out.rtt_ns = now_ns - s.sent_ns;
+	if (!any_acked_ || k > highest_acked_)
+		highest_acked_ = k;
+	any_acked_ = true;
+
+	if (k == base_) {
+		out.kind = AckKind::in_order;
+		out_of_order_ = 0;
+		while (base_ < next_ && slot(base_).acked)
+			base_++;
+		if (base_lost_by_sack()) {
+			slot(base_).fast_retx = 1;
+			out.lost = true;
+			out.lost_k = base_;
+		}
+		return out;
+	}
+
+	out.kind = AckKind::out_of_order;
+	if (++out_of_order_ >= dupthresh_) {
+		out_of_order_ = 0;
+		Slot &b = slot(base_);
+		if (!b.fast_retx) {
+			b.fast_retx = 1;
+			out.lost = true;
+			out.lost_k = base_;
+		}
+	}
+	return out;
+}
+
+uint32_t SendWindow::collect_timeouts(uint64_t now_ns, uint64_t rto_ns, uint64_t *out, uint32_t max) const
+{
+	uint32_t n = 0;
+	for (uint64_t k = base_; k < next_ && n < max; k++) {
+		const Slot &s = slot(k);
+		if (!s.acked && now_ns >= s.sent_ns + rto_ns)
+			out[n++] = k;
+	}
+	return n;
+}
+
+} /* namespace ina */

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "sender.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+#include "ina/worker/quantize.h"
+#include "worker_impl.h"
+
+namespace ina {
+
+namespace {
+
+constexpr uint32_t kTxBatch = 32;
+constexpr uint32_t kRxBatch = 64;
+constexpr uint32_t kFrameBytes = FrameRing::kSlotBytes;
+/* How long a thread with nothing to send waits in recv() / for work. */
+constexpr uint32_t kBusyWaitUs = 50;
+constexpr uint32_t kIdleWaitUs = 200;
+
+enum Counter : uint32_t {
+	C_FRAGMENTS,
+	C_PACKETS,
+	C_BYTES,
+	C_RETX,
+	C_FAST_RETX,
+	C_TIMEOUTS,
+	C_BYPASS,
+	C_ACKS,
+	C_DUP_ACKS,
+	C_OOO_ACKS,
+	C_STALE_ACKS,
+	C_ECN_ACKS,
+	C_COL_ACKS,
+	C_REMAPS,
+	C_SWITCH_ACKS,
+	C_FLOAT_ACKS,
+	C_OVERFLOW_REQ,
+	C_FLOAT_SENT,
+	C_SATURATED,
+	C_RX_NOT_INA,
+	C_RX_MALFORMED,
+	C_RX_OTHER_JOB,
+	C_RX_NOT_FOR_WORKER,
+	C_TX_BACKPRESSURE,
+	C_TENSORS,
+	C_COUNT
+};
+static_assert(C_COUNT <= 32, "SenderCounters::v");
+
+uint64_t now_ns()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + ts.tv_nsec;
+}
+
+Endpoint endpoint_of(const Transport &tx)
+{
+	Endpoint e;
+	tx.mac(e.mac);
+	e.ip = tx.ip();
+	e.port = INA_UDP_PORT;
+	return e;
+}
+
+Endpoint ps_endpoint(const WorkerConfig &cfg, const PsAddress &ps)
+{
+	Endpoint e;
+	static const uint8_t zero[6] = {0, 0, 0, 0, 0, 0};
+	memcpy(e.mac, memcmp(cfg.next_hop_mac, zero, 6) ? cfg.next_hop_mac : ps.mac, 6);
+	e.ip = ps.ip;
+	e.port = INA_UDP_PORT;
+	return e;
+}
+
+GradientTemplate template_of(const WorkerConfig &cfg)
+{
+	GradientTemplate t;
+	t.job_id = cfg.job_id;
+	t.agg_node = cfg.agg_node;
+	t.level = cfg.start_level;
+	t.levels = cfg.levels;
+	make_bitmaps(cfg.start_level, cfg.levels, cfg.bit, t.bitmap);
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+		t.fan_in[i] = i < cfg.levels ? cfg.fan_in[i] : 0;
+	return t;
+}
+
+} /* namespace */
+
+/* ---- FrameRing ---- */
+
+bool FrameRing::push(const uint8_t *frame, uint32_t len)
+{
+	uint32_t t = tail_.load(std::memory_order_relaxed);
+	uint32_t h = head_.load(std::memory_order_acquire);
+	if (t - h >= kSlots || len > kSlotBytes)
+		return false;
+	uint32_t s = t % kSlots;
+	memcpy(&buf_[static_cast<size_t>(s) * kSlotBytes], frame, len);
+	len_[s] = len;
+	tail_.store(t + 1, std::memory_order_release);
+	return true;
+}
+
+const uint8_t *FrameRing::peek(uint32_t *len) const
+{
+	uint32_t h = head_.load(std::memory_order_relaxed);
+	if (h == tail_.load(std::memory_order_acquire))
+		return nullptr;
+	uint32_t s = h % kSlots;
+	*len = len_[s];
+	return &buf_[static_cast<size_t>(s) * kSlotBytes];
+}
+
+void FrameRing::pop()
+{
+	head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+/* ---- Sender ---- */
+
+Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows)
+    : w_(w), id_(id), tx_(std::move(tx)), cfg_(cfg),
+      win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows)),
+      retx_queued_(win_.capacity(), 0)
+{
+	for (const PsAddress &p : cfg.ps)
+		writers_.emplace_back(endpoint_of(*tx_), ps_endpoint(cfg, p), template_of(cfg));
+	retx_.reserve(win_.capacity());
+	for (uint32_t i = 0; i < cfg.threads; i++)
+		rings_.push_back(std::make_unique<FrameRing>());
+	txmem_.resize(static_cast<size_t>(kTxBatch) * kFrameBytes);
+	rxmem_.resize(static_cast<size_t>(kRxBatch) * kFrameBytes);
+	txbufs_.resize(kTxBatch);
+	rxbufs_.resize(kRxBatch);
+	txent_.resize(kTxBatch);
+	for (uint32_t i = 0; i < kTxBatch; i++)
+		txbufs_[i] = FrameBuf{&txmem_[static_cast<size_t>(i) * kFrameBytes], 0, kFrameBytes};
+	for (uint32_t i = 0; i < kRxBatch; i++)
+		rxbufs_[i] = FrameBuf{&rxmem_[static_cast<size_t>(i) * kFrameBytes], 0, kFrameBytes};
+	for (auto &v : c_.v)
+		v.store(0, std::memory_order_relaxed);
+	window_.store(cc_->window(), std::memory_order_relaxed);
+	agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
+}
+
+Sender::~Sender()
+{
+	stop();
+}
+
+void Sender::start()
+{
+	th_ = std::thread([this] { run(); });
+}
+
+void Sender::stop()
+{
+	stop_.store(true);
+	inbox_cv_.notify_all();
+	if (th_.joinable())
+		th_.join();
+}
+
+void Sender::bump(uint32_t c, uint64_t n)
+{
+	c_.v[c].store(c_.v[c].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
+void Sender::give(std::shared_ptr<TensorState> t)
+{
+	load_.fetch_add(t->n * sizeof(float), std::memory_order_relaxed);
+	{
+		std::lock_guard<std::mutex> g(inbox_m_);
+		inbox_.push_back(std::move(t));
+		inbox_nonempty_.store(true, std::memory_order_release);
+	}
+	inbox_cv_.notify_one();
+}
+
+void Sender::take_new_tensors()
+{
+	if (!inbox_nonempty_.load(std::memory_order_acquire))
+		return;
+	std::lock_guard<std::mutex> g(inbox_m_);
+	while (!inbox_.empty()) {
+		std::shared_ptr<TensorState> t = std::move(inbox_.front());
+		inbox_.pop_front();
+		t->local_base = stream_end_;
+		stream_end_ += t->nfrags;
+		t->as_float.assign(t->nfrags, 0);
+		if (active_.empty())
+			last_progress_ns_ = now_ns();
+		active_.push_back(std::move(t));
+	}
+	inbox_nonempty_.store(false, std::memory_order_relaxed);
+}
+
+bool Sender::have_unsent() const
+{
+	return win_.next() < stream_end_;
+}
+
+TensorState *Sender::tensor_of_k(uint64_t k, uint32_t *frag)
+{
+	for (auto &t : active_) {
+		if (k - t->local_base < t->nfrags) {
+			*frag = static_cast<uint32_t>(k - t->local_base);
+			return t.get();
+		}
+	}
+	return nullptr;
+}
+
+TensorState *Sender::tensor_of_seq(uint32_t seq)
+{
+	for (auto &t : active_)
+		if (t->owns_seq(seq))
+			return t.get();
+	return nullptr;
+}
+
+void Sender::queue_retransmit(uint64_t k)
+{
+	uint8_t &q = retx_queued_[k & (win_.capacity() - 1)];
+	if (q)
+		return;
+	q = 1;
+	retx_.push_back(k);
+}
+
+void Sender::pump_send(uint64_t now)
+{
+	const uint32_t epp = cfg_.elements_per_packet;
+	for (;;) {
+		uint32_t nb = 0;
+		uint32_t saturated = 0;
+		uint64_t next_new = win_.next();
+		uint32_t in_flight = win_.in_flight();
+		uint32_t in_flight_agg = win_.in_flight_agg();
+		/* Retransmissions first: they unblock the job's other workers. */
+		size_t ri = 0;
+		while (nb < kTxBatch && ri < retx_.size()) {
+			uint64_t k = retx_[ri++];
+			retx_queued_[k & (win_.capacity() - 1)] = 0;
+			uint32_t f;
+			TensorState *t = tensor_of_k(k, &f);
+			if (!t || win_.acked(k))
+				continue;
+			uint32_t seq = t->seq_base + f;
+			uint32_t index = w_->remap().index(seq);
+			uint32_t ne = t->frag_elems(f, epp);
+			const float *vals = t->data + static_cast<size_t>(f) * epp;
+			uint16_t flags = INA_F_RESEND;
+			if (win_.bypassed(k))
+				flags |= INA_F_BYPASS;
+			FrameBuf &b = txbufs_[nb];
+			if (t->as_float[f])
+				b.len = writer(seq).floats(b.data, seq, index, flags | INA_F_BYPASS, vals, static_cast<uint16_t>(ne));
+			else
+				b.len = writer(seq).gradient(b.data, seq, index, flags, vals, static_cast<uint16_t>(ne),
+							 cfg_.scale, &saturated);
+			txent_[nb++] = TxEntry{k, false};
+		}
+		retx_.erase(retx_.begin(), retx_.begin() + static_cast<long>(ri));
+
+		uint32_t win = cc_->window();
+		uint32_t agg_win = cc_->agg_window();
+		uint32_t fresh = 0;
+		while (nb < kTxBatch && next_new + fresh < stream_end_ && in_flight + fresh < win &&
+		       next_new + fresh - win_.base() <= win_.capacity() - 1) {
+			uint64_t k = next_new + fresh;
+			uint32_t f;
+			TensorState *t = tensor_of_k(k, &f);
+			if (!t)
+				break;
+			uint32_t seq = t->seq_base + f;
+			uint32_t index = w_->remap().index(seq);
+			uint32_t ne = t->frag_elems(f, epp);
+			uint16_t flags = 0;
+			if (in_flight_agg >= agg_win)
+				flags |= INA_F_BYPASS;
+			else
+				in_flight_agg++;
+			FrameBuf &b = txbufs_[nb];
+			b.len = writer(seq).gradient(b.data, seq, index, flags, t->data + static_cast<size_t>(f) * epp,
+						 static_cast<uint16_t>(ne), cfg_.scale, &saturated);
+			txent_[nb++] = TxEntry{k, true};
+			fresh++;
+		}
+		if (nb == 0)
+			return;
+
+		uint32_t sent = tx_->send(txbufs_.data(), nb);
+		if (sent < nb)
+			bump(C_TX_BACKPRESSURE);
+		bump(C_SATURATED, saturated);
+		for (uint32_t i = 0; i < nb; i++) {
+			const TxEntry &e = txent_[i];
+			if (i >= sent) {
+				/* Not queued by the transport: retransmissions go
+				 * back to the queue, fresh ones are sent later. */
+				if (!e.fresh)
+					queue_retransmit(e.k);
+				continue;
+			}
+			bump(C_PACKETS);
+			if (e.fresh) {
+				bool bypass = txbufs_[i].len >= INA_PAYLOAD_OFFSET &&
+					      (ina_load16(txbufs_[i].data + INA_HDR_OFFSET + 2) & INA_F_BYPASS);
+				win_.send_new(now, bypass);
+				bump(C_FRAGMENTS);
+				bump(C_BYPASS, bypass);
+			} else {
+				win_.resend(e.k, now);
+				bump(C_RETX);
+			}
+		}
+		if (sent < nb)
+			return;
+	}
+}
+
+void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded)
+{
+	PsMessage m;
+	switch (parse_from_ps(frame, len, cfg_.job_id, &m)) {
+	case RxVerdict::param:
+	case RxVerdict::overflow_request:
+		break;
+	case RxVerdict::not_ina:
+		bump(C_RX_NOT_INA);
+		return;
+	case RxVerdict::malformed:
+		bump(C_RX_MALFORMED);
+		return;
+	case RxVerdict::other_job:
+		bump(C_RX_OTHER_JOB);
+		return;
+	case RxVerdict::not_for_worker:
+		bump(C_RX_NOT_FOR_WORKER);
+		return;
+	}
+	TensorState *t = tensor_of_seq(m.seq);
+	if (!t) {
+		if (!forwarded && cfg_.threads > 1) {
+			int owner = w_->owner_of(m.seq);
+			if (owner >= 0 && static_cast<uint32_t>(owner) != id_) {
+				w_->sender(owner).ring_from(id_).push(frame, len);
+				return;
+			}
+		}
+		bump(C_STALE_ACKS);
+		return;
+	}
+	if (m.flags & INA_F_ACK)
+		handle_param(t, m, now);
+	else
+		handle_overflow(t, m);
+}
+
+void Sender::handle_overflow(TensorState *t, const PsMessage &m)
+{
+	uint32_t f = m.seq - t->seq_base;
+	uint64_t k = t->local_base + f;
+	bump(C_OVERFLOW_REQ);
+	if (k >= win_.next() || win_.acked(k))
+		return;
+	if (!t->as_float[f]) {
+		t->as_float[f] = 1;
+		bump(C_FLOAT_SENT);
+	}
+	queue_retransmit(k);
+}
+
+void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
+{
+	const uint32_t epp = cfg_.elements_per_packet;
+	uint32_t f = m.seq - t->seq_base;
+	uint64_t k = t->local_base + f;
+	uint32_t ne = t->frag_elems(f, epp);
+	if (m.elem_count != ne) {
+		bump(C_RX_MALFORMED);
+		return;
+	}
+	SendWindow::AckOutcome o = win_.on_ack(k, now);
+	if (o.kind == SendWindow::AckKind::duplicate || o.kind == SendWindow::AckKind::unknown) {
+		bump(C_DUP_ACKS);
+		return;
+	}
+	float *dst = t->data + static_cast<size_t>(f) * epp;
+	if (m.flags & INA_F_FLOAT) {
+		floats_from_wire(m.payload, dst, ne);
+		bump(C_FLOAT_ACKS);
+	} else {
+		dequantize_from_wire(m.payload, dst, ne, cfg_.scale);
+	}
+	bump(C_ACKS);
+	if (o.kind == SendWindow::AckKind::out_of_order)
+		bump(C_OOO_ACKS);
+	if (m.flags & INA_F_ECN)
+		bump(C_ECN_ACKS);
+	if (m.flags & INA_F_COL)
+		bump(C_COL_ACKS);
+	/* docs/ps.md: level = levels marks a result that reached the PS
+	 * complete from the network. */
+	if (m.levels > 0 && m.level == m.levels)
+		bump(C_SWITCH_ACKS);
+	if (m.remap_index != INA_NO_REMAP && w_->remap().apply_hint(m.seq, m.remap_index))
+		bump(C_REMAPS);
+	if (o.rtt_ns) {
+		rtt_.sample(o.rtt_ns);
+		srtt_.store(rtt_.srtt_ns(), std::memory_order_relaxed);
+		rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
+	}
+	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now, rtt_.srtt_ns()};
+	cc_->on_ack(a);
+	if (o.lost) {
+		queue_retransmit(o.lost_k);
+		bump(C_FAST_RETX);
+		cc_->on_loss(CcLoss{o.lost_k, win_.next(), false});
+	}
+	window_.store(cc_->window(), std::memory_order_relaxed);
+	agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+	last_progress_ns_ = now;
+
+	if (++t->acked == t->nfrags) {
+		bump(C_TENSORS);
+		bump(C_BYTES, t->n * sizeof(float));
+		load_.fetch_sub(t->n * sizeof(float), std::memory_order_relaxed);
+		t->finish(1);
+		retire_done();
+	}
+}
+
+void Sender::retire_done()
+{
+	/* Only from the front: the window maps local indices through the list. */
+	while (!active_.empty() && active_.front()->status.load(std::memory_order_relaxed) != 0 &&
+	       win_.base() >= active_.front()->local_base + active_.front()->nfrags)
+		active_.pop_front();
+}
+
+void Sender::check_timeouts(uint64_t now)
+{
+	uint64_t rto = rtt_.rto_ns();
+	next_timer_ns_ = now + std::max<uint64_t>(rto / 4, 200'000);
+	if (!active_.empty() && now - last_progress_ns_ > cfg_.stall_timeout_ns) {
+		fail_all("no parameter packets from the PS for " +
+			 std::to_string(cfg_.stall_timeout_ns / 1000000) + " ms");
+		return;
+	}
+	if (win_.in_flight() == 0)
+		return;
+	uint64_t lost[256];
+	uint32_t n = win_.collect_timeouts(now, rto, lost, 256);
+	uint32_t queued = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (retx_queued_[lost[i] & (win_.capacity() - 1)])
+			continue;
+		queue_retransmit(lost[i]);
+		queued++;
+	}
+	if (queued) {
+		bump(C_TIMEOUTS, queued);
+		cc_->on_loss(CcLoss{lost[0], win_.next(), true});
+		rtt_.backoff();
+		rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
+		window_.store(cc_->window(), std::memory_order_relaxed);
+		agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+	}
+}
+
+void Sender::fail_all(const std::string &why)
+{
+	w_->set_failed(why);
+	for (auto &t : active_) {
+		if (t->status.load() == 0) {
+			load_.fetch_sub(t->n * sizeof(float), std::memory_order_relaxed);
+			t->finish(-1, why);
+		}
+	}
+	active_.clear();
+	/* Forget the stream: a failed job accepts no more tensors. */
+	retx_.clear();
+	std::fill(retx_queued_.begin(), retx_queued_.end(), 0);
+}
+
+void Sender::run()
+{
+	while (!stop_.load(std::memory_order_relaxed)) {
+		take_new_tensors();
+		uint64_t now = now_ns();
+		if (active_.empty()) {
+			/* Nothing of ours in flight: forward other threads'
+			 * ACKs, then sleep until a tensor arrives. */
+			if (cfg_.threads > 1) {
+				uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, 0);
+				for (uint32_t i = 0; i < n; i++)
+					handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
+			}
+			std::unique_lock<std::mutex> g(inbox_m_);
+			if (inbox_.empty() && !stop_.load())
+				inbox_cv_.wait_for(g, std::chrono::microseconds(kIdleWaitUs));
+			continue;
+		}
+		pump_send(now);
+		bool can_send = (have_unsent() && win_.in_flight() < cc_->window()) || !retx_.empty();
+		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, can_send ? 0 : kBusyWaitUs);
+		now = now_ns();
+		for (uint32_t i = 0; i < n; i++)
+			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
+		for (auto &r : rings_) {
+			uint32_t len;
+			const uint8_t *f;
+			while ((f = r->peek(&len)) != nullptr) {
+				handle_frame(f, len, now, true);
+				r->pop();
+			}
+		}
+		if (now >= next_timer_ns_)
+			check_timeouts(now);
+	}
+	fail_all("worker closed");
+}
+
+void Sender::add_stats(WorkerStats *s) const
+{
+	auto g = [this](uint32_t c) { return c_.v[c].load(std::memory_order_relaxed); };
+	s->tensors += g(C_TENSORS);
+	s->fragments += g(C_FRAGMENTS);
+	s->packets_sent += g(C_PACKETS);
+	s->bytes_reduced += g(C_BYTES);
+	s->retransmits += g(C_RETX);
+	s->fast_retransmits += g(C_FAST_RETX);
+	s->timeouts += g(C_TIMEOUTS);
+	s->bypass_sent += g(C_BYPASS);
+	s->acks += g(C_ACKS);
+	s->duplicate_acks += g(C_DUP_ACKS);
+	s->out_of_order_acks += g(C_OOO_ACKS);
+	s->stale_acks += g(C_STALE_ACKS);
+	s->ecn_acks += g(C_ECN_ACKS);
+	s->col_acks += g(C_COL_ACKS);
+	s->remaps += g(C_REMAPS);
+	s->switch_acks += g(C_SWITCH_ACKS);
+	s->float_acks += g(C_FLOAT_ACKS);
+	s->overflow_requests += g(C_OVERFLOW_REQ);
+	s->float_fragments_sent += g(C_FLOAT_SENT);
+	s->saturated_values += g(C_SATURATED);
+	s->rx_not_ina += g(C_RX_NOT_INA);
+	s->rx_malformed += g(C_RX_MALFORMED);
+	s->rx_other_job += g(C_RX_OTHER_JOB);
+	s->rx_not_for_worker += g(C_RX_NOT_FOR_WORKER);
+	s->tx_backpressure += g(C_TX_BACKPRESSURE);
+	if (id_ == 0) {
+		s->window = window_.load(std::memory_order_relaxed);
+		s->agg_window = agg_window_.load(std::memory_order_relaxed);
+		s->srtt_ns = srtt_.load(std::memory_order_relaxed);
+		s->rto_ns = rto_.load(std::memory_order_relaxed);
+	}
+}
+
+} /* namespace ina */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Internal: one sender thread. It owns a transport, a sliding window, an RTT
+ * estimator and a congestion controller, and the tensors the scheduler gave
+ * it. Its loop: take new tensors, send what the window allows, receive
+ * parameter packets, check timeouts. ACKs of fragments another thread owns
+ * (a shared receive path) are passed to that thread through a
+ * single-producer ring.
+ */
+#ifndef INA_WORKERLIB_SENDER_H
+#define INA_WORKERLIB_SENDER_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ina/transport.h"
+#include "ina/worker.h"
+#include "ina/worker/congestion.h"
+#include "ina/worker/frames.h"
+#include "ina/worker/remap.h"
+#include "ina/worker/rtt.h"
+#include "ina/worker/send_window.h"
+#include "tensor.h"
+
+namespace ina {
+
+/* Counters of one thread: written by it alone (plain load + store, no
+ * locked instruction), read by stats(). */
+struct SenderCounters {
+	std::atomic<uint64_t> v[32];
+};
+
+/* A single-producer single-consumer ring of whole frames. */
+class FrameRing {
+public:
+	static constexpr uint32_t kSlots = 256;
+	static constexpr uint32_t kSlotBytes = INA_FRAME_LEN(INA_MAX_ELEMENTS) + 64;
+	FrameRing() : buf_(kSlots * kSlotBytes), len_(kSlots) {}
+	bool push(const uint8_t *frame, uint32_t len);
+	/* Returns the frame at the head or nullptr; pop() releases it. */
+	const uint8_t *peek(uint32_t *len) const;
+	void pop();
+
+private:
+	std::vector<uint8_t> buf_;
+	std::vector<uint32_t> len_;
+	alignas(64) std::atomic<uint32_t> head_{0};
+	alignas(64) std::atomic<uint32_t> tail_{0};
+};
+
+class WorkerImpl;
+
+class Sender {
+public:
+	Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows);
+	~Sender();
+	void start();
+	void stop();
+
+	/* Scheduler side. */
+	void give(std::shared_ptr<TensorState> t);
+	uint64_t load() const { return load_.load(std::memory_order_relaxed); }
+	FrameRing &ring_from(uint32_t thread) { return *rings_[thread]; }
+	void add_stats(WorkerStats *s) const;
+	const char *transport_name() const { return tx_->name(); }
+
+private:
+	struct TxEntry {
+		uint64_t k;
+		bool fresh;
+	};
+
+	void run();
+	void take_new_tensors();
+	bool have_unsent() const;
+	TensorState *tensor_of_k(uint64_t k, uint32_t *frag);
+	TensorState *tensor_of_seq(uint32_t seq);
+	void pump_send(uint64_t now);
+	void handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded);
+	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
+	void handle_overflow(TensorState *t, const PsMessage &m);
+	void queue_retransmit(uint64_t k);
+	void check_timeouts(uint64_t now);
+	void retire_done();
+	void fail_all(const std::string &why);
+	void bump(uint32_t c, uint64_t n = 1);
+
+	WorkerImpl *w_;
+	uint32_t id_;
+	std::unique_ptr<Transport> tx_;
+	WorkerConfig cfg_;
+	std::vector<FrameWriter> writers_; /* one per PS */
+	const FrameWriter &writer(uint32_t seq) const { return writers_[seq % writers_.size()]; }
+	SendWindow win_;
+	RttEstimator rtt_;
+	std::unique_ptr<CongestionControl> cc_;
+
+	/* Tensors of this thread in stream order (front = oldest). */
+	std::deque<std::shared_ptr<TensorState>> active_;
+	uint64_t stream_end_ = 0; /* local index after the last tensor */
+	/* Local indices waiting for a retransmission. */
+	std::vector<uint64_t> retx_;
+	std::vector<uint8_t> retx_queued_; /* by k & mask */
+	uint64_t next_timer_ns_ = 0;
+	uint64_t last_progress_ns_ = 0;
+
+	/* Inbox from the scheduler. */
+	std::mutex inbox_m_;
+	std::condition_variable inbox_cv_;
+	std::deque<std::shared_ptr<TensorState>> inbox_;
+	std::atomic<bool> inbox_nonempty_{false};
+	std::atomic<uint64_t> load_{0};
+
+	/* ACKs forwarded by other threads: rings_[from]. */
+	std::vector<std::unique_ptr<FrameRing>> rings_;
+
+	std::vector<uint8_t> txmem_, rxmem_;
+	std::vector<FrameBuf> txbufs_, rxbufs_;
+	std::vector<TxEntry> txent_;
+
+	SenderCounters c_;
+	std::atomic<uint32_t> window_{0}, agg_window_{0};
+	std::atomic<uint64_t> srtt_{0}, rto_{0};
+	std::atomic<bool> stop_{false};
+	std::thread th_;
+};
+
+} /* namespace ina */
+
+#endif /* INA_WORKERLIB_SENDER_H */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <algorithm>
+#include <cmath>
+
+#include "ina/frame.h"
+#include "worker_impl.h"
+
+namespace ina {
+
+/* ---- AllreduceHandle ---- */
+
+bool AllreduceHandle::done() const
+{
+	return !s_ || s_->status.load(std::memory_order_acquire) != 0;
+}
+
+bool AllreduceHandle::wait(std::string *error)
+{
+	if (!s_) {
+		if (error)
+			*error = "invalid all-reduce handle";
+		return false;
+	}
+	std::unique_lock<std::mutex> g(s_->m);
+	s_->cv.wait(g, [this] { return s_->status.load(std::memory_order_acquire) != 0; });
+	if (s_->status.load() < 0) {
+		if (error)
+			*error = s_->error;
+		return false;
+	}
+	return true;
+}
+
+/* ---- config ---- */
+
+bool validate(const WorkerConfig &c, std::string *error)
+{
+	auto fail = [error](const std::string &m) {
+		if (error)
+			*error = m;
+		return false;
+	};
+	if (c.job_id == 0)
+		return fail("job id 0 is reserved");
+	if (c.levels > INA_MAX_LEVELS)
+		return fail("levels must be 0.." + std::to_string(INA_MAX_LEVELS));
+	if (c.levels > 0 && c.start_level >= c.levels)
+		return fail("start level must be below levels");
+	for (uint32_t i = c.start_level; i < c.levels; i++) {
+		if (c.fan_in[i] < 1 || c.fan_in[i] > INA_BITMAP_BITS)
+			return fail("fan-in at level " + std::to_string(i) + " must be 1..32");
+		if (c.bit[i] >= c.fan_in[i])
+			return fail("bitmap bit at level " + std::to_string(i) + " must be below the fan-in");
+	}
+	for (uint32_t i = 0; i < c.start_level && i < c.levels; i++)
+		if (c.fan_in[i] < 1 || c.fan_in[i] > INA_BITMAP_BITS)
+			return fail("fan-in at level " + std::to_string(i) + " must be 1..32");
+	if (c.ps.empty())
+		return fail("no PS address");
+	if (c.ps.size() > 256)
+		return fail("at most 256 PS instances");
+	for (const PsAddress &p : c.ps)
+		if (p.ip == 0)
+			return fail("PS address 0.0.0.0");
+	if (c.elements_per_packet < 1 || c.elements_per_packet > INA_MAX_ELEMENTS)
+		return fail("elements per packet must be 1.." + std::to_string(INA_MAX_ELEMENTS));
+	if (c.aggregators < 1)
+		return fail("aggregator count must be at least 1");
+	if (!(c.scale > 0) || !std::isfinite(c.scale))
+		return fail("scale must be a positive number");
+	if (c.threads < 1 || c.threads > 64)
+		return fail("threads must be 1..64");
+	if (c.window_capacity < 16 || c.window_capacity > (1u << 24))
+		return fail("window capacity must be 16..16777216");
+	if (!(c.cc.initial_window >= 1) || c.cc.min_window < 1 || c.cc.max_window < c.cc.initial_window)
+		return fail("congestion windows must satisfy 1 <= min, initial <= max");
+	if (c.cc.max_window >= c.window_capacity)
+		return fail("max window must be below the window capacity");
+	if (c.cc.a2tp_w <= 0 || c.cc.a2tp_w >= 1 || c.cc.a2tp_g <= 0 || c.cc.a2tp_g >= 1)
+		return fail("A2TP weights w and g must be in (0, 1)");
+	if (c.cc.a2tp_h >= 1)
+		return fail("A2TP threshold H must be below 1");
+	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)
+		return fail("RTO bounds must satisfy 0 < min <= max");
+	return true;
+}
+
+/* ---- WorkerImpl ---- */
+
+WorkerImpl::WorkerImpl(const WorkerConfig &cfg) : cfg_(cfg), remap_(cfg.job_id, cfg.aggregators), dir_(kDirSize)
+{
+}
+
+WorkerImpl::~WorkerImpl()
+{
+	for (auto &s : senders_)
+		s->stop();
+}
+
+static double job_flows(const WorkerConfig &c)
+{
+	if (c.a2tp_flows)
+		return c.a2tp_flows;
+	double n = 1;
+	for (uint32_t i = 0; i < c.levels; i++)
+		n *= std::max<uint8_t>(1, c.fan_in[i]);
+	return std::max(2.0, n);
+}
+
+bool WorkerImpl::start(std::string *error)
+{
+	uint32_t group = job_group(cfg_.job_id);
+	for (uint32_t t = 0; t < cfg_.threads; t++) {
+		TransportConfig tc = cfg_.transport;
+		if (tc.udp_port && t > 0)
+			tc.udp_port = static_cast<uint16_t>(tc.udp_port + t);
+		tc.seed += t;
+		if (std::find(tc.groups.begin(), tc.groups.end(), group) == tc.groups.end())
+			tc.groups.push_back(group);
+		std::string err;
+		std::unique_ptr<Transport> tx = open_transport(tc, &err);
+		if (!tx) {
+			*error = "transport: " + err;
+			return false;
+		}
+		senders_.push_back(std::make_unique<Sender>(this, t, std::move(tx), cfg_, job_flows(cfg_)));
+	}
+	for (auto &s : senders_)
+		s->start();
+	return true;
+}
+
+std::unique_ptr<Worker> Worker::open(const WorkerConfig &cfg, std::string *error)
+{
+	std::string err;
+	if (!validate(cfg, &err)) {
+		if (error)
+			*error = err;
+		return nullptr;
+	}
+	auto w = std::make_unique<WorkerImpl>(cfg);
+	if (!w->start(&err)) {
+		if (error)
+			*error = err;
+		return nullptr;
+	}
+	return w;
+}
+
+std::string WorkerImpl::transport_name() const
+{
+	return senders_.empty() ? std::string("none") : std::string(senders_[0]->transport_name());
+}
+
+void WorkerImpl::set_failed(const std::string &why)
+{
+	std::lock_guard<std::mutex> g(sched_m_);
+	if (!failed_.load()) {
+		failure_ = why;
+		failed_.store(true);
+	}
+}
+
+int WorkerImpl::owner_of(uint32_t seq) const
+{
+	uint64_t count = dir_count_.load(std::memory_order_acquire);
+	uint64_t lo = count > kDirSize ? count - kDirSize : 0;
+	for (uint64_t i = count; i > lo; i--) {
+		const DirEntry &e = dir_[(i - 1) % kDirSize];
+		if (seq - e.seq_base.load(std::memory_order_relaxed) < e.nfrags.load(std::memory_order_relaxed))
+			return static_cast<int>(e.thread.load(std::memory_order_relaxed));
+	}
+	return -1;
+}
+
+AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, std::string *error)
+{
+	auto fail = [error](const std::string &m) {
+		if (error)
+			*error = m;
+		return AllreduceHandle();
+	};
+	if (!data && n)
+		return fail("null tensor");
+	const uint32_t epp = cfg_.elements_per_packet;
+	uint64_t nfrags = (n + epp - 1) / epp;
+	if (nfrags > (1ull << 30))
+		return fail("tensor too large: " + std::to_string(n) + " values");
+	auto t = std::make_shared<TensorState>();
+	t->data = data;
+	t->n = n;
+	t->nfrags = static_cast<uint32_t>(nfrags);
+	if (n == 0) {
+		t->status.store(1);
+		return AllreduceHandle(t);
+	}
+	std::lock_guard<std::mutex> g(sched_m_);
+	if (failed_.load())
+		return fail("worker failed: " + failure_);
+	t->seq_base = next_seq_;
+	next_seq_ += t->nfrags;
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < senders_.size(); i++)
+		if (senders_[i]->load() < senders_[best]->load())
+			best = i;
+	t->thread = best;
+	uint64_t c = dir_count_.load(std::memory_order_relaxed);
+	DirEntry &e = dir_[c % kDirSize];
+	e.seq_base.store(t->seq_base, std::memory_order_relaxed);
+	e.nfrags.store(t->nfrags, std::memory_order_relaxed);
+	e.thread.store(best, std::memory_order_relaxed);
+	dir_count_.store(c + 1, std::memory_order_release);
+	senders_[best]->give(t);
+	return AllreduceHandle(t);
+}
+
+bool WorkerImpl::allreduce(float *data, size_t n, std::string *error)
+{
+	AllreduceHandle h = allreduce_async(data, n, error);
+	if (!h.valid())
+		return false;
+	return h.wait(error);
+}
+
+WorkerStats WorkerImpl::stats() const
+{
+	WorkerStats s;
+	for (auto &snd : senders_)
+		snd->add_stats(&s);
+	return s;
+}
+
+} /* namespace ina */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Internal: the Worker behind the public API. The scheduler (allreduce
+ * calls, under one mutex per tensor) assigns sequence numbers in submission
+ * order and hands each tensor to the least-loaded sender thread (ATP §4).
+ */
+#ifndef INA_WORKERLIB_WORKER_IMPL_H
+#define INA_WORKERLIB_WORKER_IMPL_H
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ina/worker.h"
+#include "ina/worker/remap.h"
+#include "sender.h"
+
+namespace ina {
+
+class WorkerImpl final : public Worker {
+public:
+	WorkerImpl(const WorkerConfig &cfg);
+	~WorkerImpl() override;
+	bool start(std::string *error);
+
+	bool allreduce(float *data, size_t n, std::string *error) override;
+	AllreduceHandle allreduce_async(float *data, size_t n, std::string *error) override;
+	WorkerStats stats() const override;
+	const WorkerConfig &config() const override { return cfg_; }
+	std::string transport_name() const override;
+
+	/* For sender threads. */
+	RemapTable &remap() { return remap_; }
+	Sender &sender(uint32_t i) { return *senders_[i]; }
+	/* The thread that owns fragment seq, -1 if unknown. */
+	int owner_of(uint32_t seq) const;
+	void set_failed(const std::string &why);
+
+private:
+	struct DirEntry {
+		std::atomic<uint32_t> seq_base{0};
+		std::atomic<uint32_t> nfrags{0};
+		std::atomic<uint32_t> thread{0};
+	};
+	static constexpr uint32_t kDirSize = 4096;
+
+	WorkerConfig cfg_;
+	RemapTable remap_;
+	std::vector<std::unique_ptr<Sender>> senders_;
+
+	std::mutex sched_m_;
+	uint32_t next_seq_ = 0;
+	std::vector<DirEntry> dir_;
+	std::atomic<uint64_t> dir_count_{0};
+	std::atomic<bool> failed_{false};
+	std::string failure_; /* under sched_m_ */
+};
+
+} /* namespace ina */
+
+#endif /* INA_WORKERLIB_WORKER_IMPL_H */
