@@ -344,7 +344,8 @@ std::string base_name(const std::string &path)
 bool dump_seed(const Vector &v, const std::string &dir)
 {
 	std::vector<uint8_t> out;
-	out.push_back(v.config.stride > 1 ? 1 : 0);
+	/* Config byte: bit 0 = second lcore of two, bits 1-2 = width (01: 256). */
+	out.push_back(static_cast<uint8_t>((v.config.stride > 1 ? 1 : 0) | (v.config.elements > 62 ? 2 : 0)));
 	uint64_t now = 0;
 	for (const Step &s : v.steps) {
 		uint64_t step = s.in.now > now ? s.in.now - now : 0;
