@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The parameter server's aggregation logic (ATP §3.6-3.8, A2TP §4.3), as a
+ * library with no I/O of its own: handle() takes one received frame and
+ * appends the frames to send (parameter packets, float requests) to a
+ * TxQueue. Everything is allocated when a job is added; handle() does not
+ * allocate, lock, log or throw. The packet contract is in docs/ps.md.
+ *
+ * Per job, fragments live in a ring of `window` slots indexed by
+ * (seq / ps_count) mod window: a slot is reused by a newer sequence number
+ * once its fragment is done, so a job of millions of fragments needs only
+ * as many slots as fragments in flight.
+ */
+#ifndef INA_PS_H
+#define INA_PS_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ina/frame.h"
+#include "ina/wire.h"
+
+namespace ina {
+
+/* Most workers per job: the control message counts them in a u8. */
+constexpr uint32_t kPsMaxWorkers = 255;
+/* Bit value meaning "the worker does not take part at this level". */
+constexpr uint8_t kPsNoBit = 0xFF;
+
+struct PsWorker {
+	uint32_t ip = 0;
+	uint8_t mac[6] = {};
+	uint8_t bit[INA_MAX_LEVELS] = {kPsNoBit, kPsNoBit, kPsNoBit, kPsNoBit};
+};
+
+struct PsJobConfig {
+	uint16_t job = 0;
+	uint16_t elements = INA_DEFAULT_ELEMENTS; /* largest elem_count accepted */
+	uint32_t aggregators = 4096;              /* switch index space N, for re-hashing */
+	uint32_t window = 4096;                   /* fragment slots, a power of two */
+	uint8_t levels = 0;
+	uint8_t fan_in[INA_MAX_LEVELS] = {};
+	std::vector<PsWorker> workers;
+	uint32_t ps_count = 1; /* this PS owns seq % ps_count == ps_index */
+	uint32_t ps_index = 0;
+	bool multicast_ack = false; /* ACK to 239.18.hi.lo (via a switch) or unicast */
+	bool has_switch = false;    /* register with it; next hop for unicast requests */
+	uint32_t switch_ip = 0;
+	uint8_t switch_mac[6] = {};
+	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
+	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
+	uint32_t float_slots = 256;       /* fragments in the float path at once */
+};
+
+/* Per-job counters; a name per drop reason. */
+#define INA_PS_JOB_COUNTERS(X)                                                        \
+	X(packets, "INA data packets received for the job")                          \
+	X(completed, "fragments completed (parameter packet sent)")                  \
+	X(completed_in_network, "fragments that arrived complete in one packet")     \
+	X(completed_at_ps, "fragments the PS finished from several packets")        \
+	X(partial_packets, "packets carrying more than one and less than all workers") \
+	X(worker_packets, "packets carrying a single worker")                       \
+	X(duplicates, "packets overlapping what the fragment holds, dropped")        \
+	X(collisions, "packets with the collision flag")                            \
+	X(remaps, "parameter packets carrying a new aggregator index")               \
+	X(retransmits, "packets with the resend flag")                              \
+	X(after_done, "packets for a fragment already complete")                    \
+	X(ack_resent, "parameter packets sent again for a lost ACK")                \
+	X(ack_frames, "parameter packet frames sent (copies included)")              \
+	X(ecn, "packets with ECN (flag or IP CE)")                                   \
+	X(overflows, "fragments moved to the float path")                           \
+	X(ps_overflows, "of those, saturated by the PS's own addition")             \
+	X(float_requests, "float request frames sent")                              \
+	X(float_packets, "float answers aggregated")                                \
+	X(int_after_overflow, "int32 packets of a fragment in the float path")        \
+	X(float_pool_full, "overflow with no free float slot, packet dropped")      \
+	X(not_owned, "fragments of another PS partition, dropped")                  \
+	X(stale, "packets older than the window, dropped")                          \
+	X(evicted_incomplete, "unfinished fragments pushed out of the window")      \
+	X(bad_bitmap, "packets containing no worker of the job, dropped")           \
+	X(bad_levels, "packets whose levels differ from the job's, dropped")        \
+	X(bad_elements, "elem_count above the job's or differing within a fragment") \
+	X(unexpected_ack, "parameter packets received by the PS, dropped")          \
+	X(tx_full, "frames not sent: TxQueue full")
+
+struct PsJobStats {
+#define INA_X(name, help) uint64_t name = 0;
+	INA_PS_JOB_COUNTERS(INA_X)
+#undef INA_X
+};
+
+/* Counters not tied to a job. */
+struct PsStats {
+	uint64_t not_ina = 0;     /* not IPv4/UDP to port 18766, or too short */
+	uint64_t bad_version = 0; /* INA version other than INA_VERSION */
+	uint64_t bad_type = 0;    /* control or unknown type */
+	uint64_t bad_length = 0;  /* UDP length does not match elem_count */
+	uint64_t unknown_job = 0; /* job not served by this PS */
+};
+
+/* Frames the PS wants sent, in preallocated buffers. */
+class TxQueue {
+public:
+	explicit TxQueue(uint32_t capacity = 1024, uint32_t frame_bytes = INA_FRAME_LEN(INA_MAX_ELEMENTS));
+	/* A buffer for the next frame, or nullptr when full; commit() makes it
+	 * part of the queue. */
+	uint8_t *reserve();
+	void commit(uint32_t len);
+	uint32_t size() const { return n_; }
+	uint32_t capacity() const { return cap_; }
+	uint32_t room() const { return cap_ - n_; }
+	const uint8_t *frame(uint32_t i, uint32_t *len) const;
+	uint8_t *data(uint32_t i) { return mem_.get() + size_t(i) * bytes_; }
+	uint32_t len(uint32_t i) const { return len_[i]; }
+	void clear() { n_ = 0; }
+
+private:
+	uint32_t cap_, bytes_, n_ = 0;
+	std::unique_ptr<uint8_t[]> mem_;
+	std::unique_ptr<uint32_t[]> len_;
+};
+
+class ParameterServer {
+public:
+	/* `self`: the PS's MAC, IPv4 address and UDP port (frames' sources). */
+	explicit ParameterServer(const Endpoint &self);
+	~ParameterServer();
+	ParameterServer(const ParameterServer &) = delete;
+	ParameterServer &operator=(const ParameterServer &) = delete;
+
+	/* Validates and adds a job (allocates its slots); false with a one-line
+	 * *error for a bad config or a job id already served. */
+	bool add_job(const PsJobConfig &cfg, std::string *error);
+	bool has_job(uint16_t job) const;
+	std::vector<uint16_t> jobs() const;
+
+	/* Handles one received frame; appends what must be sent to `tx`. Needs
+	 * tx.room() >= the job's worker count to never drop an output (the
+	 * frames that do not fit are counted in tx_full). `now_us` is a
+	 * monotonic clock in microseconds. */
+	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
+
+	/* Writes the job's registration (or unregistration) control frame for
+	 * its switch into `out`; returns its length, 0 if the job has no switch
+	 * or `cap` is too small. */
+	uint32_t build_control(uint16_t job, bool unregister, uint8_t *out, uint32_t cap) const;
+
+	const PsJobStats *job_stats(uint16_t job) const;
+	const PsStats &stats() const { return stats_; }
+	const PsJobConfig *job_config(uint16_t job) const;
+
+	struct Job;
+
+private:
+	Endpoint self_;
+	PsStats stats_;
+	std::vector<std::unique_ptr<Job>> jobs_; /* indexed by job id */
+};
+
+/* Counter names and help, in declaration order, for printing. */
+struct PsCounterInfo {
+	const char *name;
+	const char *help;
+	uint64_t PsJobStats::*field;
+};
+const std::vector<PsCounterInfo> &ps_job_counters();
+
+} /* namespace ina */
+
+#endif /* INA_PS_H */

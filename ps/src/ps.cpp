@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The PS's per-packet path: classify, find the job and the fragment slot,
+ * compute the packet's contributor set, dedupe, aggregate (int32 saturating,
+ * or float on the overflow path), and emit parameter packets and float
+ * requests. See docs/ps.md for the packet formats.
+ */
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ina/hash.h"
+#include "ina/ps.h"
+#include "worker_set.h"
+
+namespace ina {
+
+namespace {
+
+enum SlotState : uint8_t {
+	kEmpty = 0,
+	kInt,   /* int32 aggregation in progress */
+	kFloat, /* overflow: collecting float answers */
+	kDone,  /* complete; kept to answer resends until reused */
+};
+
+enum SlotFlag : uint16_t {
+	kSawEcn = 1u << 0,
+	kSawCol = 1u << 1,
+	kSawCollision = 1u << 2,
+	kInNetwork = 1u << 3, /* completed by one packet holding all workers */
+	kFloatResult = 1u << 4,
+};
+
+struct Slot {
+	uint32_t seq = 0;
+	uint8_t state = kEmpty;
+	uint16_t flags = 0;
+	uint16_t elems = 0;
+	uint32_t agg_index = 0;
+	uint32_t collided_index = 0;
+	int32_t float_buf = -1; /* index into the job's float pool */
+	uint64_t last_tx_us = 0;
+	WorkerSet have;
+};
+
+constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
+
+} /* namespace */
+
+struct ParameterServer::Job {
+	PsJobConfig cfg;
+	PsJobStats st;
+	WorkerSet all;
+	/* Workers whose bit at level i is b, and those not taking part at i. */
+	WorkerSet by_bit[INA_MAX_LEVELS][INA_BITMAP_BITS];
+	WorkerSet no_bit[INA_MAX_LEVELS];
+	/* Each worker's own bitmaps, for the float requests. */
+	std::vector<std::array<uint32_t, INA_MAX_LEVELS>> worker_bitmap;
+	uint32_t mask; /* window - 1 */
+	std::unique_ptr<Slot[]> slots;
+	std::unique_ptr<int32_t[]> values; /* window x elements */
+	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
+	std::vector<int32_t> float_free;    /* stack of free float buffers */
+	uint8_t group_mac[6];
+
+	WorkerSet contributors(const uint8_t *bitmap_be) const
+	{
+		WorkerSet c = all;
+		for (uint32_t i = 0; i < cfg.levels; i++) {
+			uint32_t b = ina_load32(bitmap_be + 4 * i);
+			if (b == 0xFFFFFFFFu)
+				continue;
+			WorkerSet m = no_bit[i];
+			while (b) {
+				uint32_t bit = static_cast<uint32_t>(__builtin_ctz(b));
+				b &= b - 1;
+				m |= by_bit[i][bit];
+			}
+			c &= m;
+		}
+		return c;
+	}
+	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * cfg.elements; }
+};
+
+namespace {
+
+/* Field offsets inside the INA header. */
+constexpr uint32_t kOffFlags = offsetof(ina_hdr, flags);
+constexpr uint32_t kOffJob = offsetof(ina_hdr, job_id);
+constexpr uint32_t kOffSeq = offsetof(ina_hdr, seq);
+constexpr uint32_t kOffIndex = offsetof(ina_hdr, agg_index);
+constexpr uint32_t kOffRemap = offsetof(ina_hdr, remap_index);
+constexpr uint32_t kOffElems = offsetof(ina_hdr, elem_count);
+constexpr uint32_t kOffLevel = offsetof(ina_hdr, level);
+constexpr uint32_t kOffLevels = offsetof(ina_hdr, levels);
+constexpr uint32_t kOffBitmap = offsetof(ina_hdr, bitmap);
+constexpr uint32_t kOffFanIn = offsetof(ina_hdr, fan_in);
+
+} /* namespace */
+
+ParameterServer::ParameterServer(const Endpoint &self) : self_(self)
+{
+	jobs_.resize(65536);
+}
+
+ParameterServer::~ParameterServer() = default;
+
+bool ParameterServer::has_job(uint16_t job) const { return jobs_[job] != nullptr; }
+
+std::vector<uint16_t> ParameterServer::jobs() const
+{
+	std::vector<uint16_t> out;
+	for (uint32_t j = 0; j < jobs_.size(); j++)
+		if (jobs_[j])
+			out.push_back(static_cast<uint16_t>(j));
+	return out;
+}
+
+const PsJobStats *ParameterServer::job_stats(uint16_t job) const
+{
+	return jobs_[job] ? &jobs_[job]->st : nullptr;
+}
+
+const PsJobConfig *ParameterServer::job_config(uint16_t job) const
+{
+	return jobs_[job] ? &jobs_[job]->cfg : nullptr;
+}
+
+bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
+{
+	std::string where = "job " + std::to_string(cfg.job) + ": ";
+	if (cfg.job == 0) {
+		*error = "job id 0 is reserved";
+		return false;
+	}
+	if (jobs_[cfg.job]) {
+		*error = where + "already served by this PS";
+		return false;
+	}
+	if (cfg.workers.empty() || cfg.workers.size() > kPsMaxWorkers) {
+		*error = where + "needs 1 to 255 workers, has " + std::to_string(cfg.workers.size());
+		return false;
+	}
+	if (cfg.elements == 0 || cfg.elements > INA_MAX_ELEMENTS) {
+		*error = where + "elements must be 1.." + std::to_string(INA_MAX_ELEMENTS);
+		return false;
+	}
+	if (cfg.window == 0 || (cfg.window & (cfg.window - 1)) != 0 || cfg.window > (1u << 24)) {
+		*error = where + "window must be a power of two up to 2^24";
+		return false;
+	}
+	if (cfg.aggregators == 0) {
+		*error = where + "aggregators must be > 0";
+		return false;
+	}
+	if (cfg.levels > INA_MAX_LEVELS) {
+		*error = where + "levels must be 0.." + std::to_string(INA_MAX_LEVELS);
+		return false;
+	}
+	if (cfg.ps_count == 0 || cfg.ps_index >= cfg.ps_count) {
+		*error = where + "ps_index must be below ps_count";
+		return false;
+	}
+	if (cfg.multicast_ack && !cfg.has_switch) {
+		*error = where + "multicast parameter packets need a switch";
+		return false;
+	}
+	if (cfg.float_slots == 0) {
+		*error = where + "float_slots must be > 0";
+		return false;
+	}
+	for (uint32_t i = 0; i < cfg.levels; i++) {
+		if (cfg.fan_in[i] == 0 || cfg.fan_in[i] > INA_BITMAP_BITS) {
+			*error = where + "fan_in of level " + std::to_string(i) + " must be 1..32";
+			return false;
+		}
+	}
+
+	auto job = std::make_unique<Job>();
+	job->cfg = cfg;
+	/* Paths: a bit below the level's fan-in, or 255; unique per worker. */
+	for (uint32_t w = 0; w < cfg.workers.size(); w++) {
+		const PsWorker &pw = cfg.workers[w];
+		std::array<uint32_t, INA_MAX_LEVELS> bm{};
+		bool started = false;
+		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++) {
+			uint8_t b = pw.bit[i];
+			if (i >= cfg.levels) {
+				bm[i] = 0;
+				continue;
+			}
+			if (b == kPsNoBit) {
+				if (started) {
+					*error = where + "worker " + std::to_string(w) +
+						 " skips level " + std::to_string(i) +
+						 " above its first level";
+					return false;
+				}
+				job->no_bit[i].set(w);
+				bm[i] = 0xFFFFFFFFu;
+				continue;
+			}
+			if (b >= cfg.fan_in[i]) {
+				*error = where + "worker " + std::to_string(w) + " bit " + std::to_string(b) +
+					 " at level " + std::to_string(i) + " is not below fan_in " +
+					 std::to_string(cfg.fan_in[i]);
+				return false;
+			}
+			started = true;
+			job->by_bit[i][b].set(w);
+			bm[i] = 1u << b;
+		}
+		job->worker_bitmap.push_back(bm);
+		job->all.set(w);
+	}
+	/* Two workers with the same path could not be told apart. */
+	for (uint32_t w = 0; w < cfg.workers.size(); w++) {
+		WorkerSet c = job->all;
+		for (uint32_t i = 0; i < cfg.levels; i++) {
+			uint8_t b = cfg.workers[w].bit[i];
+			WorkerSet m = job->no_bit[i];
+			if (b != kPsNoBit)
+				m |= job->by_bit[i][b];
+			c &= m;
+		}
+		if (c.count() != 1 && cfg.workers.size() > 1) {
+			*error = where + "worker " + std::to_string(w) +
+				 " shares its path (bits per level) with another worker";
+			return false;
+		}
+	}
+	job->mask = cfg.window - 1;
+	job->slots.reset(new Slot[cfg.window]);
+	job->values.reset(new int32_t[size_t(cfg.window) * cfg.elements]());
+	job->float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
+	for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
+		job->float_free.push_back(i);
+	group_mac(job_group(cfg.job), job->group_mac);
+	jobs_[cfg.job] = std::move(job);
+	return true;
+}
+
+namespace {
+
+/* Writes an INA header with the job's levels and fan-in. */
+void write_ina(uint8_t *h, const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint32_t index,
+	       uint32_t remap, uint16_t elems, uint8_t level)
+{
+	memset(h, 0, INA_HDR_LEN);
+	h[0] = INA_VERSION;
+	h[1] = INA_TYPE_DATA;
+	ina_store16(h + kOffFlags, flags);
+	ina_store16(h + kOffJob, cfg.job);
+	ina_store32(h + kOffSeq, seq);
+	ina_store32(h + kOffIndex, index);
+	ina_store32(h + kOffRemap, remap);
+	ina_store16(h + kOffElems, elems);
+	h[kOffLevel] = level;
+	h[kOffLevels] = cfg.levels;
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+		h[kOffFanIn + i] = cfg.fan_in[i];
+}
+
+} /* namespace */
+
+/* The per-packet work, with access to the Job internals. */
+struct PsPath {
+	ParameterServer::Job &job;
+	const Endpoint &self;
+	TxQueue &tx;
+
+	/* One parameter packet into `out` (headers included); returns length. */
+	uint32_t write_ack(uint8_t *out, const Slot &s, const Endpoint &dst)
+	{
+		const PsJobConfig &cfg = job.cfg;
+		uint16_t flags = INA_F_ACK;
+		if (s.flags & kSawEcn)
+			flags |= INA_F_ECN;
+		if (s.flags & kSawCol)
+			flags |= INA_F_COL;
+		if (s.flags & kFloatResult)
+			flags |= INA_F_OVERFLOW | INA_F_FLOAT;
+		uint32_t index = s.agg_index, remap = INA_NO_REMAP;
+		if (s.flags & kSawCollision) {
+			index = s.collided_index;
+			remap = aggregator_rehash(index, cfg.aggregators);
+		}
+		uint8_t level = (s.flags & kInNetwork) ? cfg.levels : 0;
+		uint32_t ina_len = INA_HDR_LEN + 4u * s.elems;
+		write_frame_headers(out, self, dst, ina_len);
+		uint8_t *h = out + INA_HDR_OFFSET;
+		write_ina(h, cfg, flags, s.seq, index, remap, s.elems, level);
+		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+			ina_store32(h + kOffBitmap + 4 * i, 0xFFFFFFFFu);
+		const int32_t *v = job.value(s);
+		uint8_t *p = h + INA_HDR_LEN;
+		for (uint32_t k = 0; k < s.elems; k++)
+			ina_store32(p + 4 * k, static_cast<uint32_t>(v[k]));
+		return INA_L2L3L4_LEN + ina_len;
+	}
+
+	void emit_ack_to(const Slot &s, const Endpoint &dst)
+	{
+		uint8_t *out = tx.reserve();
+		if (!out) {
+			job.st.tx_full++;
+			return;
+		}
+		tx.commit(write_ack(out, s, dst));
+		job.st.ack_frames++;
+	}
+
+	/* The parameter packet to the group, or to each worker in `to`. */
+	void send_ack(const Slot &s, const WorkerSet &to)
+	{
+		const PsJobConfig &cfg = job.cfg;
+		Endpoint dst;
+		dst.port = INA_UDP_PORT;
+		if (cfg.multicast_ack) {
+			memcpy(dst.mac, job.group_mac, 6);
+			dst.ip = job_group(cfg.job);
+			emit_ack_to(s, dst);
+			return;
+		}
+		for (uint32_t w = 0; w < cfg.workers.size(); w++) {
+			if (!to.test(w))
+				continue;
+			memcpy(dst.mac, cfg.workers[w].mac, 6);
+			dst.ip = cfg.workers[w].ip;
+			emit_ack_to(s, dst);
+		}
+	}
+
+	/* Float requests to every worker whose answer is missing. */
+	void send_float_requests(const Slot &s)
+	{
+		const PsJobConfig &cfg = job.cfg;
+		for (uint32_t w = 0; w < cfg.workers.size(); w++) {
+			if (s.have.test(w))
+				continue;
+			uint8_t *out = tx.reserve();
+			if (!out) {
+				job.st.tx_full++;
+				continue;
+			}
+			Endpoint dst;
+			memcpy(dst.mac, cfg.has_switch ? cfg.switch_mac : cfg.workers[w].mac, 6);
+			dst.ip = cfg.workers[w].ip;
+			dst.port = INA_UDP_PORT;
+			write_frame_headers(out, self, dst, INA_HDR_LEN);
+			uint8_t *h = out + INA_HDR_OFFSET;
+			write_ina(h, cfg, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, s.seq,
+				  s.agg_index, INA_NO_REMAP, 0, cfg.levels);
+			for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+				ina_store32(h + kOffBitmap + 4 * i, job.worker_bitmap[w][i]);
+			tx.commit(INA_L2L3L4_LEN + INA_HDR_LEN);
+			job.st.float_requests++;
+		}
+	}
+
+	/* Moves a fragment to the float path and, if `request`, asks every
+	 * worker for floats; false if no float buffer is free. */
+	bool enter_float(Slot &s, uint64_t now_us, bool request)
+	{
+		if (job.float_free.empty()) {
+			job.st.float_pool_full++;
+			return false;
+		}
+		s.float_buf = job.float_free.back();
+		job.float_free.pop_back();
+		memset(&job.float_pool[size_t(s.float_buf) * job.cfg.elements], 0,
+		       sizeof(double) * job.cfg.elements);
+		s.state = kFloat;
+		s.have = WorkerSet{};
+		job.st.overflows++;
+		if (request) {
+			send_float_requests(s);
+			s.last_tx_us = now_us;
+		}
+		return true;
+	}
+
+	void release_float(Slot &s)
+	{
+		if (s.float_buf >= 0) {
+			job.float_free.push_back(s.float_buf);
+			s.float_buf = -1;
+		}
+	}
+
+	void complete(Slot &s, bool in_network, uint64_t now_us)
+	{
+		s.state = kDone;
+		if (in_network)
+			s.flags |= kInNetwork;
+		job.st.completed++;
+		if (in_network)
+			job.st.completed_in_network++;
+		else
+			job.st.completed_at_ps++;
+		if (s.flags & kSawCollision)
+			job.st.remaps++;
+		send_ack(s, job.all);
+		s.last_tx_us = now_us;
+	}
+};
+
+void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
+{
+	Endpoint src, dst;
+	uint32_t udp_payload;
+	if (!parse_frame_headers(frame, len, &src, &dst, &udp_payload) || dst.port != INA_UDP_PORT ||
+	    udp_payload < INA_HDR_LEN) {
+		stats_.not_ina++;
+		return;
+	}
+	const uint8_t *h = frame + INA_HDR_OFFSET;
+	if (h[0] != INA_VERSION) {
+		stats_.bad_version++;
+		return;
+	}
+	if (h[1] != INA_TYPE_DATA) {
+		stats_.bad_type++;
+		return;
+	}
+	uint16_t elems = ina_load16(h + kOffElems);
+	if (udp_payload != INA_HDR_LEN + 4u * elems) {
+		stats_.bad_length++;
+		return;
+	}
+	uint16_t job_id = ina_load16(h + kOffJob);
+	Job *jp = jobs_[job_id].get();
+	if (!jp) {
+		stats_.unknown_job++;
+		return;
+	}
+	Job &job = *jp;
+	const PsJobConfig &cfg = job.cfg;
+	PsJobStats &st = job.st;
+	st.packets++;
+	uint16_t flags = ina_load16(h + kOffFlags);
+	if (flags & INA_F_ACK) {
+		st.unexpected_ack++;
+		return;
+	}
+	uint32_t seq = ina_load32(h + kOffSeq);
+	if (seq % cfg.ps_count != cfg.ps_index) {
+		st.not_owned++;
+		return;
+	}
+	if (h[kOffLevels] != cfg.levels) {
+		st.bad_levels++;
+		return;
+	}
+	if (elems == 0 || elems > cfg.elements) {
+		st.bad_elements++;
+		return;
+	}
+	if (flags & INA_F_RESEND)
+		st.retransmits++;
+	if (flags & INA_F_COLLISION)
+		st.collisions++;
+	bool ecn = (flags & INA_F_ECN) || (frame[sizeof(ina_eth_hdr) + 1] & 3) == 3;
+	if (ecn)
+		st.ecn++;
+
+	WorkerSet c = job.contributors(h + kOffBitmap);
+	if (c.empty()) {
+		st.bad_bitmap++;
+		return;
+	}
+	uint32_t n_contrib = c.count();
+	if (n_contrib == 1)
+		st.worker_packets++;
+	else if (!(c == job.all))
+		st.partial_packets++;
+
+	/* The fragment's slot. */
+	uint32_t round = seq / cfg.ps_count;
+	Slot &s = job.slots[round & job.mask];
+	PsPath path{job, self_, tx};
+	if (s.state != kEmpty && s.seq != seq) {
+		if (static_cast<int32_t>(seq - s.seq) < 0) {
+			st.stale++;
+			return;
+		}
+		if (s.state != kDone)
+			st.evicted_incomplete++;
+		path.release_float(s);
+		s.state = kEmpty;
+	}
+	if (s.state == kEmpty) {
+		s.seq = seq;
+		s.state = kInt;
+		s.flags = 0;
+		s.elems = elems;
+		s.have = WorkerSet{};
+		s.last_tx_us = 0;
+		s.float_buf = -1;
+	}
+	uint32_t index = ina_load32(h + kOffIndex);
+	if (elems != s.elems) {
+		st.bad_elements++;
+		return;
+	}
+
+	if (s.state == kDone) {
+		/* A worker lost the ACK (or a late copy): send it again. */
+		st.after_done++;
+		/* Multicast: one copy reaches everybody, so n workers resending
+		 * at once need one copy (holdoff). Unicast: answer the senders. */
+		if (!cfg.multicast_ack || now_us - s.last_tx_us >= cfg.ack_holdoff_us) {
+			path.send_ack(s, c);
+			st.ack_resent++;
+			s.last_tx_us = now_us;
+		}
+		return;
+	}
+
+	/* Flags that travel to the parameter packet. */
+	if (ecn)
+		s.flags |= kSawEcn;
+	if (flags & INA_F_COL)
+		s.flags |= kSawCol;
+	if (flags & INA_F_COLLISION) {
+		s.flags |= kSawCollision;
+		s.collided_index = index;
+	}
+	if (index < cfg.aggregators)
+		s.agg_index = index;
+
+	const uint8_t *payload = h + INA_HDR_LEN;
+	if (flags & INA_F_FLOAT) {
+		/* An answer before the PS asked (its request crossed a lost
+		 * packet, say): take it, and ask the others right after. */
+		bool unasked = s.state == kInt;
+		if (unasked && !path.enter_float(s, now_us, false))
+			return;
+		if (c.intersects(s.have)) {
+			st.duplicates++;
+			return;
+		}
+		double *acc = &job.float_pool[size_t(s.float_buf) * cfg.elements];
+		for (uint32_t k = 0; k < elems; k++) {
+			uint32_t bits = ina_load32(payload + 4 * k);
+			float f;
+			memcpy(&f, &bits, 4);
+			acc[k] += f;
+		}
+		s.have |= c;
+		st.float_packets++;
+		if (unasked && !(s.have == job.all)) {
+			path.send_float_requests(s);
+			s.last_tx_us = now_us;
+		}
+		if (s.have == job.all) {
+			int32_t *v = job.value(s);
+			for (uint32_t k = 0; k < elems; k++) {
+				float f = static_cast<float>(acc[k]);
+				memcpy(&v[k], &f, 4);
+			}
+			path.release_float(s);
+			s.flags |= kFloatResult;
+			path.complete(s, false, now_us);
+		}
+		return;
+	}
+
+	if (s.state == kFloat) {
+		st.int_after_overflow++;
+		if (now_us - s.last_tx_us >= cfg.float_holdoff_us) {
+			path.send_float_requests(s);
+			s.last_tx_us = now_us;
+		}
+		return;
+	}
+
+	if (c.intersects(s.have)) {
+		st.duplicates++;
+		return;
+	}
+	if (flags & INA_F_OVERFLOW) {
+		path.enter_float(s, now_us, true);
+		return;
+	}
+	int32_t *v = job.value(s);
+	bool first = s.have.empty();
+	if (first) {
+		for (uint32_t k = 0; k < elems; k++)
+			v[k] = static_cast<int32_t>(ina_load32(payload + 4 * k));
+	} else {
+		bool clipped = false;
+		for (uint32_t k = 0; k < elems; k++) {
+			int64_t sum = int64_t(v[k]) + int32_t(ina_load32(payload + 4 * k));
+			if (sum > kInt32Max) {
+				sum = kInt32Max;
+				clipped = true;
+			} else if (sum < kInt32Min) {
+				sum = kInt32Min;
+				clipped = true;
+			}
+			v[k] = static_cast<int32_t>(sum);
+		}
+		if (clipped) {
+			st.ps_overflows++;
+			path.enter_float(s, now_us, true);
+			return;
+		}
+	}
+	s.have |= c;
+	if (s.have == job.all)
+		path.complete(s, first && cfg.workers.size() > 1, now_us);
+}
+
+uint32_t ParameterServer::build_control(uint16_t job_id, bool unregister, uint8_t *out, uint32_t cap) const
+{
+	const Job *jp = jobs_[job_id].get();
+	if (!jp || !jp->cfg.has_switch)
+		return 0;
+	const PsJobConfig &cfg = jp->cfg;
+	uint32_t ina_len = INA_HDR_LEN + sizeof(ina_ctrl_hdr) +
+			   sizeof(ina_ctrl_worker) * static_cast<uint32_t>(cfg.workers.size());
+	uint32_t len = INA_L2L3L4_LEN + ina_len;
+	if (cap < len)
+		return 0;
+	Endpoint dst;
+	memcpy(dst.mac, cfg.switch_mac, 6);
+	dst.ip = cfg.switch_ip;
+	dst.port = INA_UDP_PORT;
+	write_frame_headers(out, self_, dst, ina_len);
+	uint8_t *h = out + INA_HDR_OFFSET;
+	memset(h, 0, ina_len);
+	h[0] = INA_VERSION;
+	h[1] = INA_TYPE_CONTROL;
+	ina_store16(h + kOffJob, cfg.job);
+	uint8_t *c = h + INA_HDR_LEN;
+	c[offsetof(ina_ctrl_hdr, op)] = unregister ? INA_CTRL_UNREGISTER : INA_CTRL_REGISTER;
+	c[offsetof(ina_ctrl_hdr, n_workers)] = static_cast<uint8_t>(cfg.workers.size());
+	c[offsetof(ina_ctrl_hdr, levels)] = cfg.levels;
+	ina_store32(c + offsetof(ina_ctrl_hdr, ps_ip), self_.ip);
+	memcpy(c + offsetof(ina_ctrl_hdr, ps_mac), self_.mac, 6);
+	memcpy(c + offsetof(ina_ctrl_hdr, fan_in), cfg.fan_in, INA_MAX_LEVELS);
+	uint8_t *w = c + sizeof(ina_ctrl_hdr);
+	for (const PsWorker &pw : cfg.workers) {
+		ina_store32(w + offsetof(ina_ctrl_worker, ip), pw.ip);
+		memcpy(w + offsetof(ina_ctrl_worker, mac), pw.mac, 6);
+		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+			w[offsetof(ina_ctrl_worker, bit) + i] = i < cfg.levels ? pw.bit[i] : kPsNoBit;
+		w += sizeof(ina_ctrl_worker);
+	}
+	return len;
+}
+
+const std::vector<PsCounterInfo> &ps_job_counters()
+{
+	static const std::vector<PsCounterInfo> list = {
+#define INA_X(name, help) {#name, help, &PsJobStats::name},
+		INA_PS_JOB_COUNTERS(INA_X)
+#undef INA_X
+	};
+	return list;
+}
+
+} /* namespace ina */

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ina-ps: the parameter server daemon. Serves the jobs of the given job
+ * descriptions on one transport, registers them with their switch, and prints
+ * per-job statistics on exit (SIGINT/SIGTERM, or --duration).
+ */
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "ina/frame.h"
+#include "ina/ps.h"
+#include "ina/ps_config.h"
+#include "ina/transport.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop.store(true); }
+
+uint64_t now_us()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+					     std::chrono::steady_clock::now().time_since_epoch())
+					     .count());
+}
+
+/* Sends every queued frame; a full transport is retried briefly. */
+uint64_t flush(ina::Transport &t, ina::TxQueue &tx, std::vector<ina::FrameBuf> &view)
+{
+	uint64_t lost = 0;
+	for (uint32_t i = 0; i < tx.size(); i++)
+		view[i] = ina::FrameBuf{tx.data(i), tx.len(i), tx.len(i)};
+	uint32_t done = 0;
+	int stalls = 0;
+	while (done < tx.size()) {
+		uint32_t n = t.send(view.data() + done, tx.size() - done);
+		done += n;
+		if (n == 0 && ++stalls > 1000) {
+			lost += tx.size() - done;
+			break;
+		}
+	}
+	tx.clear();
+	return lost;
+}
+
+std::string ip_text(uint32_t ip)
+{
+	return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
+	       std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
+	std::vector<std::string> job_files;
+	ina::TransportConfig tcfg;
+	std::string ip_arg;
+	bool json = false;
+	double duration = 0;
+	uint32_t register_interval_ms = 0;
+	bool no_register = false;
+	app.add_option("--job", job_files, "job description (TOML), one per job")->required()->check(CLI::ExistingFile);
+	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
+	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
+	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
+	app.add_option("--ip", ip_arg, "local IPv4 address (default: the interface's)");
+	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(CLI::Range(0.0, 1.0));
+	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")->check(CLI::Range(0.0, 1.0));
+	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(CLI::Range(0.0, 1.0));
+	app.add_option("--seed", tcfg.seed, "fault injection seed");
+	app.add_option("--duration", duration, "stop after this many seconds (0: at SIGINT/SIGTERM)");
+	app.add_option("--register-interval-ms", register_interval_ms,
+		       "repeat the job registration this often (0: once at start)");
+	app.add_flag("--no-register", no_register, "do not register the jobs with their switch");
+	app.add_flag("--json", json, "print the statistics as JSON");
+	CLI11_PARSE(app, argc, argv);
+
+	if (!ip_arg.empty() && !ina::parse_ipv4(ip_arg.c_str(), &tcfg.ip)) {
+		fprintf(stderr, "ina-ps: --ip: not an IPv4 address: %s\n", ip_arg.c_str());
+		return 2;
+	}
+	std::vector<ina::PsJobConfig> jobs;
+	for (const auto &f : job_files) {
+		ina::PsJobConfig c;
+		std::string err;
+		if (!ina::load_ps_job_file(f, &c, &err)) {
+			fprintf(stderr, "ina-ps: %s\n", err.c_str());
+			return 2;
+		}
+		jobs.push_back(c);
+	}
+
+	std::string err;
+	auto transport = ina::open_transport(tcfg, &err);
+	if (!transport) {
+		fprintf(stderr, "ina-ps: transport: %s\n", err.c_str());
+		return 1;
+	}
+	ina::Endpoint self{};
+	transport->mac(self.mac);
+	self.ip = transport->ip();
+	self.port = INA_UDP_PORT;
+	ina::ParameterServer ps(self);
+	uint32_t max_workers = 0;
+	for (const auto &c : jobs) {
+		if (!ps.add_job(c, &err)) {
+			fprintf(stderr, "ina-ps: %s\n", err.c_str());
+			return 2;
+		}
+		max_workers = std::max<uint32_t>(max_workers, static_cast<uint32_t>(c.workers.size()));
+	}
+
+	std::signal(SIGINT, on_signal);
+	std::signal(SIGTERM, on_signal);
+
+	constexpr uint32_t kBatch = 64;
+	ina::TxQueue tx(kBatch * 8 + 2 * max_workers + 8);
+	std::vector<ina::FrameBuf> view(tx.capacity());
+	std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(2048));
+	std::vector<ina::FrameBuf> rx(kBatch);
+	uint64_t tx_lost = 0;
+
+	auto send_control = [&](bool unregister) {
+		if (no_register)
+			return;
+		for (const auto &c : jobs) {
+			uint8_t *out = tx.reserve();
+			if (!out)
+				break;
+			uint32_t len = ps.build_control(c.job, unregister, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
+			if (len)
+				tx.commit(len);
+		}
+		tx_lost += flush(*transport, tx, view);
+	};
+	send_control(false);
+	printf("ina-ps: serving %zu job(s) on %s, %s\n", jobs.size(), transport->name(), ip_text(self.ip).c_str());
+	fflush(stdout);
+
+	uint64_t start = now_us(), last_register = start;
+	while (!g_stop.load(std::memory_order_relaxed)) {
+		for (uint32_t i = 0; i < kBatch; i++)
+			rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
+		uint32_t n = transport->recv(rx.data(), kBatch, 1000);
+		uint64_t now = now_us();
+		for (uint32_t i = 0; i < n; i++) {
+			if (tx.room() < max_workers + 1)
+				tx_lost += flush(*transport, tx, view);
+			ps.handle(rx[i].data, rx[i].len, now, tx);
+		}
+		if (tx.size())
+			tx_lost += flush(*transport, tx, view);
+		if (register_interval_ms && now - last_register >= register_interval_ms * 1000ull) {
+			send_control(false);
+			last_register = now;
+		}
+		if (duration > 0 && now - start >= duration * 1e6)
+			break;
+	}
+	send_control(true);
+
+	const ina::PsStats &g = ps.stats();
+	if (json) {
+		nlohmann::json j;
+		j["transport"] = transport->name();
+		j["ip"] = ip_text(self.ip);
+		j["seconds"] = (now_us() - start) / 1e6;
+		j["not_ina"] = g.not_ina;
+		j["bad_version"] = g.bad_version;
+		j["bad_type"] = g.bad_type;
+		j["bad_length"] = g.bad_length;
+		j["unknown_job"] = g.unknown_job;
+		j["tx_lost"] = tx_lost;
+		for (uint16_t id : ps.jobs()) {
+			const ina::PsJobStats *s = ps.job_stats(id);
+			nlohmann::json jj;
+			jj["job"] = id;
+			for (const auto &c : ina::ps_job_counters())
+				jj[c.name] = s->*c.field;
+			jj["share_in_network"] = s->completed ? double(s->completed_in_network) / s->completed : 0.0;
+			j["jobs"].push_back(jj);
+		}
+		printf("%s\n", j.dump(2).c_str());
+	} else {
+		printf("ina-ps: %.1f s on %s; not INA %lu, bad version %lu, bad type %lu, bad length %lu, "
+		       "unknown job %lu, tx lost %lu\n",
+		       (now_us() - start) / 1e6, transport->name(), (unsigned long)g.not_ina,
+		       (unsigned long)g.bad_version, (unsigned long)g.bad_type, (unsigned long)g.bad_length,
+		       (unsigned long)g.unknown_job, (unsigned long)tx_lost);
+		for (uint16_t id : ps.jobs()) {
+			const ina::PsJobStats *s = ps.job_stats(id);
+			double share = s->completed ? 100.0 * s->completed_in_network / s->completed : 0.0;
+			printf("job %u: fragments completed %lu (in network %lu = %.1f%%, at PS %lu), collisions %lu, "
+			       "retransmits seen %lu, overflows %lu, duplicates %lu, ACKs resent %lu\n",
+			       id, (unsigned long)s->completed, (unsigned long)s->completed_in_network, share,
+			       (unsigned long)s->completed_at_ps, (unsigned long)s->collisions,
+			       (unsigned long)s->retransmits, (unsigned long)s->overflows,
+			       (unsigned long)s->duplicates, (unsigned long)s->ack_resent);
+			for (const auto &c : ina::ps_job_counters())
+				if (s->*c.field)
+					printf("  %-22s %12lu  %s\n", c.name, (unsigned long)(s->*c.field), c.help);
+		}
+	}
+	return 0;
+}

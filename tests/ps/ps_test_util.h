@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Builders and readers of INA frames for the PS tests. */
+#ifndef INA_TEST_PS_UTIL_H
+#define INA_TEST_PS_UTIL_H
+
+#include <cstring>
+#include <vector>
+
+#include "ina/frame.h"
+#include "ina/ps.h"
+#include "ina/wire.h"
+
+namespace ina_test {
+
+struct Pkt {
+	uint16_t job = 1;
+	uint32_t seq = 0;
+	uint32_t index = 0;
+	uint16_t flags = 0;
+	uint8_t level = 0;
+	uint8_t levels = 1;
+	uint32_t bitmap[INA_MAX_LEVELS] = {0, 0, 0, 0};
+	uint8_t fan_in[INA_MAX_LEVELS] = {0, 0, 0, 0};
+	std::vector<int32_t> values;
+	std::vector<float> floats; /* used instead of values with INA_F_FLOAT */
+	uint32_t src_ip = 0x0A000001;
+	uint32_t dst_ip = 0x0A0000FE;
+	uint8_t tos = 0;
+};
+
+inline std::vector<uint8_t> build(const Pkt &p)
+{
+	uint16_t n = static_cast<uint16_t>((p.flags & INA_F_FLOAT) ? p.floats.size() : p.values.size());
+	std::vector<uint8_t> f(INA_FRAME_LEN(n));
+	ina::Endpoint src{{2, 0, 0, 0, 0, 1}, p.src_ip, 0xC000};
+	ina::Endpoint dst{{2, 0, 0, 0, 0, 0xFE}, p.dst_ip, INA_UDP_PORT};
+	ina::write_frame_headers(f.data(), src, dst, INA_HDR_LEN + 4u * n, p.tos);
+	auto *h = reinterpret_cast<ina_hdr *>(f.data() + INA_HDR_OFFSET);
+	h->version = INA_VERSION;
+	h->type = INA_TYPE_DATA;
+	ina_store16(&h->flags, p.flags);
+	ina_store16(&h->job_id, p.job);
+	ina_store32(&h->seq, p.seq);
+	ina_store32(&h->agg_index, p.index);
+	ina_store32(&h->remap_index, INA_NO_REMAP);
+	ina_store16(&h->elem_count, n);
+	h->level = p.level;
+	h->levels = p.levels;
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++) {
+		ina_store32(&h->bitmap[i], p.bitmap[i]);
+		h->fan_in[i] = p.fan_in[i];
+	}
+	uint8_t *pl = f.data() + INA_PAYLOAD_OFFSET;
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t bits;
+		if (p.flags & INA_F_FLOAT)
+			memcpy(&bits, &p.floats[k], 4);
+		else
+			bits = static_cast<uint32_t>(p.values[k]);
+		ina_store32(pl + 4 * k, bits);
+	}
+	return f;
+}
+
+/* A parsed frame the PS sent. */
+struct Out {
+	ina::Endpoint src, dst;
+	uint16_t flags, job, elems;
+	uint32_t seq, index, remap;
+	uint8_t level, levels;
+	uint32_t bitmap[INA_MAX_LEVELS];
+	std::vector<int32_t> values;
+	std::vector<float> floats;
+};
+
+inline Out parse(const uint8_t *f, uint32_t len)
+{
+	Out o{};
+	uint32_t plen = 0;
+	ina::parse_frame_headers(f, len, &o.src, &o.dst, &plen);
+	const auto *h = reinterpret_cast<const ina_hdr *>(f + INA_HDR_OFFSET);
+	o.flags = ina_load16(&h->flags);
+	o.job = ina_load16(&h->job_id);
+	o.seq = ina_load32(&h->seq);
+	o.index = ina_load32(&h->agg_index);
+	o.remap = ina_load32(&h->remap_index);
+	o.elems = ina_load16(&h->elem_count);
+	o.level = h->level;
+	o.levels = h->levels;
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
+		o.bitmap[i] = ina_load32(&h->bitmap[i]);
+	for (uint16_t k = 0; k < o.elems; k++) {
+		uint32_t bits = ina_load32(f + INA_PAYLOAD_OFFSET + 4 * k);
+		o.values.push_back(static_cast<int32_t>(bits));
+		float fl;
+		memcpy(&fl, &bits, 4);
+		o.floats.push_back(fl);
+	}
+	return o;
+}
+
+inline std::vector<Out> drain(ina::TxQueue &tx)
+{
+	std::vector<Out> out;
+	for (uint32_t i = 0; i < tx.size(); i++) {
+		uint32_t len;
+		const uint8_t *f = tx.frame(i, &len);
+		out.push_back(parse(f, len));
+	}
+	tx.clear();
+	return out;
+}
+
+} /* namespace ina_test */
+
+#endif
