@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Runtime state of ina-switchd: what main() sets up, the lcores run on and
+ * the control plane and telemetry read.
+ */
+#ifndef INA_SWITCHD_APP_H
+#define INA_SWITCHD_APP_H
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "egress.h"
+#include "forwarding.h"
+#include "ina/pipeline.h"
+#include "jobs.h"
+#include "stats.h"
+
+namespace switchd {
+
+enum class Steering { kSingle, kNic, kSoftware };
+const char *steering_name(Steering s);
+
+struct RxQueueRef {
+	uint16_t port;    /* config index */
+	uint16_t port_id; /* DPDK port id */
+	uint16_t queue;
+};
+
+/* Everything one lcore owns. Allocated on its NUMA node, written only by it. */
+struct alignas(64) Lcore {
+	unsigned index = 0;   /* 0..n_lcores-1: owns aggregators with index % n == index */
+	unsigned lcore_id = 0;
+	std::unique_ptr<ina::AggregatorTable> table;
+	ina::PipelineCounters pipeline;
+	LcoreCounters ctr;
+	std::vector<PortCounters> port_ctr; /* per config port */
+	std::vector<JobCounters> job_ctr;   /* per job id (65536) */
+	std::vector<RxQueueRef> rx;
+	std::vector<EgressQueue> egress;    /* per config port, on TX queue `index` */
+	std::vector<rte_ring *> handoff_in; /* from lcore j (SPSC); null for self */
+	std::vector<rte_ring *> handoff_out; /* to lcore j */
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+};
+
+struct App {
+	SwitchConfig cfg;
+	std::unique_ptr<ForwardingTable> fwd;
+	std::vector<uint16_t> port_id;              /* config index -> DPDK port id */
+	std::vector<int16_t> port_index;            /* DPDK port id -> config index, -1 */
+	std::vector<Mac> port_mac;
+	std::vector<std::unique_ptr<Lcore>> lcores;
+	Steering steering = Steering::kSingle;
+	rte_mempool *pool = nullptr;     /* packet mbufs */
+	rte_mempool *hdr_pool = nullptr; /* multicast header mbufs */
+	rte_mempool *ind_pool = nullptr; /* indirect mbufs sharing a payload */
+	rte_ring *control_ring = nullptr; /* control messages to the control plane (MP/SC) */
+	struct rte_rcu_qsbr *rcu = nullptr;
+	std::atomic<const JobTable *> jobs{nullptr};
+	std::unique_ptr<JobTable> jobs_owner; /* the published version */
+	uint64_t gc_timeout_cycles = 0;
+	uint64_t start_tsc = 0;
+	uint64_t control_ok = 0, control_bad = 0;
+	volatile bool quit = false;
+};
+
+extern App *g_app;
+
+/* The run-to-completion loop (datapath.cpp); arg is the Lcore. */
+int lcore_main(void *arg);
+
+} /* namespace switchd */
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ina-switchd configuration: the TOML file as plain structs. Parsing and
+ * validation live in config.cpp and know nothing of DPDK, so the data path
+ * never sees text and a bad file is rejected before the EAL starts.
+ * Every key is documented in config/README.md.
+ */
+#ifndef INA_SWITCHD_CONFIG_H
+#define INA_SWITCHD_CONFIG_H
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ina/wire.h"
+
+namespace switchd {
+
+using Mac = std::array<uint8_t, 6>;
+
+/* A host reachable through a port: IPv4 and MAC address. */
+struct Neighbour {
+	uint32_t ip = 0; /* host byte order */
+	Mac mac{};
+};
+
+/* Egress behaviour of one port. */
+struct EgressConfig {
+	double rate_gbps = 0.0;       /* token-bucket rate; 0 = not shaped */
+	uint32_t queue_capacity = 1024; /* packets per egress queue; tail drop above */
+	uint32_t ecn_threshold = 0;   /* mark INA ECN + IP CE at this depth; 0 = never */
+	double drop_rate = 0.0;       /* random drop probability, 0..1 */
+};
+
+struct PortConfig {
+	std::string device; /* "0000:03:00.0" or a vdev "net_memif0,role=client,..." */
+	std::string name;   /* DPDK port name: device up to the first comma */
+	bool is_vdev = false;
+	EgressConfig egress;
+	std::vector<Neighbour> neighbours;
+};
+
+struct JobWorker {
+	uint32_t ip = 0;
+	Mac mac{};
+	std::array<uint8_t, INA_MAX_LEVELS> bit{}; /* 0xFF: level not taken part in */
+};
+
+/* Same content as the control message (struct ina_ctrl_hdr + workers). */
+struct JobConfig {
+	uint16_t id = 0;
+	uint32_t ps_ip = 0;
+	Mac ps_mac{};
+	uint8_t levels = 1;
+	std::array<uint8_t, INA_MAX_LEVELS> fan_in{};
+	std::vector<JobWorker> workers;
+};
+
+struct SwitchConfig {
+	std::string path;
+	uint16_t switch_id = 1;
+	uint32_t ip = 0; /* where control messages are addressed */
+	Mac mac{};
+	uint32_t aggregators = 4096;
+	uint16_t elements = INA_DEFAULT_ELEMENTS;
+	uint32_t gc_timeout_ms = 1000;
+	std::vector<unsigned> lcores; /* empty: chosen from the ports' NUMA node */
+	std::string lcores_where;     /* "file:line:col" of the key, for errors */
+	uint32_t stats_interval_s = 1;
+	uint32_t mbufs = 16383;
+	uint16_t burst = 32;
+	uint16_t rx_descriptors = 1024;
+	uint16_t tx_descriptors = 1024;
+	uint32_t handoff_ring_size = 4096;
+	std::string steering = "auto"; /* auto | software */
+	std::vector<PortConfig> ports;
+	std::vector<JobConfig> jobs;
+};
+
+/* A config that does not validate: message is "file:line:col: key: reason". */
+struct ConfigError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+/* Reads and validates a TOML file. Throws ConfigError. */
+SwitchConfig load_config(const std::string &path);
+
+/* Helpers shared with the control plane and tests. */
+bool parse_ipv4(const std::string &s, uint32_t *out);
+bool parse_mac(const std::string &s, Mac *out);
+std::string ipv4_str(uint32_t ip);
+std::string mac_str(const Mac &m);
+
+} /* namespace switchd */
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The control plane: a non-data-path thread that applies job registrations
+ * (from the config and from control messages) by publishing a new JobTable
+ * and retiring the old one once every lcore has passed a quiescent state,
+ * and that logs the periodic one-line summary.
+ */
+#ifndef INA_SWITCHD_CONTROL_H
+#define INA_SWITCHD_CONTROL_H
+
+#include <string>
+
+#include "app.h"
+
+namespace switchd {
+
+/* Publishes `next` as the current job table (blocks until no lcore can
+ * still see the previous one). */
+void publish_jobs(App &app, std::unique_ptr<JobTable> next);
+/* Registers a job; logs its warnings. */
+void register_job(App &app, const JobConfig &job, const char *origin);
+
+/* Runs until app.quit: control messages and the periodic summary. */
+void control_loop(App &app);
+/* Totals over lcores, for the summaries and telemetry. */
+PortCounters port_totals(const App &app, size_t port);
+LcoreCounters lcore_totals(const App &app);
+JobCounters job_totals(const App &app, uint16_t job);
+ina::PipelineCounters pipeline_totals(const App &app);
+uint64_t occupancy(const App &app);
+std::string summary_line(const App &app, double seconds, const std::string &prefix);
+
+} /* namespace switchd */
+
+#endif

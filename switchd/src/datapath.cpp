@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The run-to-completion lcore loop: receive, hand INA packets to the lcore
+ * that owns their aggregator, admit, run ina::process(), forward / multicast,
+ * drain the egress queues. Per packet there is no allocation (except the
+ * mbufs of multicast copies, from mempool caches), no lock, no log and no
+ * system call; the only shared state is read-only (forwarding table, the
+ * current job table under RCU).
+ */
+#include <rte_arp.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_prefetch.h>
+
+#include "app.h"
+
+namespace switchd {
+
+namespace {
+
+constexpr uint32_t kEth = sizeof(struct ina_eth_hdr);
+constexpr uint32_t kIpDst = kEth + 16;
+constexpr uint32_t kIpSrc = kEth + 12;
+constexpr uint16_t kMaxBurst = 256;
+
+void fix_ip_checksum(uint8_t *frame)
+{
+	auto *h = reinterpret_cast<struct rte_ipv4_hdr *>(frame + kEth);
+	h->hdr_checksum = 0;
+	h->hdr_checksum = rte_ipv4_cksum(h);
+}
+
+class Worker {
+public:
+	Worker(App &app, Lcore &lc) : app_(app), lc_(lc), n_(static_cast<unsigned>(app.lcores.size()))
+	{
+		out_.resize(n_);
+		for (auto &o : out_)
+			o.reserve(kMaxBurst);
+	}
+
+	void run();
+
+private:
+	void handle(rte_mbuf *m, uint64_t now);
+	void handle_ina(rte_mbuf *m, uint8_t *frame, uint32_t len, const ina::InaView &v,
+			uint16_t in_port, uint64_t now);
+	void forward_ipv4(rte_mbuf *m, uint8_t *frame, uint16_t in_port);
+	void forward_l2(rte_mbuf *m, uint8_t *frame, uint16_t in_port);
+	void handle_arp(rte_mbuf *m, uint8_t *frame, uint32_t len, uint16_t in_port);
+	void multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job);
+	void flood(rte_mbuf *m, uint16_t in_port);
+	bool admitted(const uint8_t *frame, const ina::InaView &v, const Job &job);
+	void enqueue(uint16_t port, rte_mbuf *m)
+	{
+		int marked;
+		uint16_t dropped_job = 0;
+		if (!lc_.egress[port].enqueue(m, &lc_.rng, &marked, &dropped_job)) {
+			if (dropped_job)
+				lc_.job_ctr[dropped_job][JobCtr::egress_drops]++;
+		} else if (marked > 0) {
+			lc_.job_ctr[marked][JobCtr::ecn_marks]++;
+		}
+	}
+	void drop(rte_mbuf *m, LcoreCtr why)
+	{
+		lc_.ctr[why]++;
+		rte_pktmbuf_free(m);
+	}
+
+	App &app_;
+	Lcore &lc_;
+	unsigned n_;
+	const JobTable *jobs_ = nullptr;
+	std::vector<std::vector<rte_mbuf *>> out_; /* hand-off buffers per lcore */
+};
+
+void Worker::run()
+{
+	rte_mbuf *pkts[kMaxBurst];
+	const uint16_t burst = app_.cfg.burst;
+	rte_rcu_qsbr_thread_register(app_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
+
+	while (!app_.quit) {
+		const uint64_t now = rte_rdtsc();
+		jobs_ = app_.jobs.load(std::memory_order_acquire);
+
+		for (const RxQueueRef &rx : lc_.rx) {
+			const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts, burst);
+			if (!nb)
+				continue;
+			PortCounters &pc = lc_.port_ctr[rx.port];
+			pc[PortCtr::rx_packets] += nb;
+			for (uint16_t i = 0; i < nb; i++) {
+				rte_mbuf *m = pkts[i];
+				pc[PortCtr::rx_bytes] += m->pkt_len;
+				if (i + 1 < nb)
+					rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+				if (n_ > 1) {
+					ina::InaView v;
+					if (ina::peek(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &v) &&
+					    v.type == INA_TYPE_DATA) {
+						const unsigned owner = v.agg_index % n_;
+						if (owner != lc_.index) {
+							out_[owner].push_back(m);
+							continue;
+						}
+					}
+				}
+				handle(m, now);
+			}
+			if (n_ > 1) {
+				for (unsigned j = 0; j < n_; j++) {
+					auto &o = out_[j];
+					if (o.empty())
+						continue;
+					const unsigned done = rte_ring_sp_enqueue_burst(
+						lc_.handoff_out[j], reinterpret_cast<void *const *>(o.data()),
+						static_cast<unsigned>(o.size()), nullptr);
+					lc_.ctr[LcoreCtr::handoff_out] += done;
+					for (size_t k = done; k < o.size(); k++)
+						drop(o[k], LcoreCtr::handoff_drops);
+					o.clear();
+				}
+			}
+		}
+		for (unsigned j = 0; j < n_; j++) {
+			rte_ring *r = lc_.handoff_in[j];
+			if (!r)
+				continue;
+			const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts),
+								      burst, nullptr);
+			lc_.ctr[LcoreCtr::handoff_in] += nb;
+			for (unsigned i = 0; i < nb; i++)
+				handle(pkts[i], now);
+		}
+		for (EgressQueue &e : lc_.egress)
+			e.drain(now);
+		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
+	}
+	rte_rcu_qsbr_thread_offline(app_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_unregister(app_.rcu, lc_.index);
+}
+
+void Worker::handle(rte_mbuf *m, uint64_t now)
+{
+	lc_.ctr[LcoreCtr::packets]++;
+	const int16_t in = app_.port_index[m->port];
+	const uint16_t in_port = in < 0 ? 0 : static_cast<uint16_t>(in);
+	if (m->nb_segs > 1)
+		return drop(m, LcoreCtr::multiseg_drops);
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint32_t len = m->data_len;
+	if (len < kEth)
+		return drop(m, LcoreCtr::no_route);
+	const uint16_t ether_type = ina_load16(frame + 12);
+	if (ether_type == RTE_ETHER_TYPE_ARP)
+		return handle_arp(m, frame, len, in_port);
+	if (ether_type != RTE_ETHER_TYPE_IPV4 || len < kEth + sizeof(struct ina_ipv4_hdr))
+		return forward_l2(m, frame, in_port);
+
+	ina::InaView v;
+	if (ina::peek(frame, len, &v))
+		return handle_ina(m, frame, len, v, in_port, now);
+	if (ina_load32(frame + kIpDst) == app_.cfg.ip)
+		return drop(m, LcoreCtr::to_switch_drops);
+	forward_ipv4(m, frame, in_port);
+}
+
+bool Worker::admitted(const uint8_t *frame, const ina::InaView &v, const Job &job)
+{
+	const int w = job.worker(ina_load32(frame + kIpSrc));
+	if (w < 0)
+		return false;
+	const uint8_t *h = frame + v.ina_offset;
+	const uint8_t level = h[offsetof(struct ina_hdr, level)];
+	const uint8_t start = job.start_level[w];
+	if (level >= job.cfg.levels || level > start)
+		return true; /* a lower switch's result, or past the in-network levels */
+	if (level < start)
+		return false; /* claims a level the worker does not take part in */
+	const uint32_t bitmap = ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * level);
+	return bitmap == (1u << job.cfg.workers[w].bit[level]);
+}
+
+void Worker::handle_ina(rte_mbuf *m, uint8_t *frame, uint32_t len, const ina::InaView &v,
+			uint16_t in_port, uint64_t now)
+{
+	if (v.type == INA_TYPE_CONTROL) {
+		if (ina_load32(frame + kIpDst) != app_.cfg.ip)
+			return forward_ipv4(m, frame, in_port);
+		if (rte_ring_mp_enqueue(app_.control_ring, m) != 0)
+			return drop(m, LcoreCtr::control_drops);
+		lc_.ctr[LcoreCtr::control_received]++;
+		return;
+	}
+	const Job *job = jobs_->find(v.job);
+	if (!job) {
+		lc_.ctr[LcoreCtr::unregistered_job]++;
+		lc_.job_ctr[v.job][JobCtr::unregistered]++;
+		return forward_ipv4(m, frame, in_port);
+	}
+	JobCounters &jc = lc_.job_ctr[v.job];
+	if (!(v.flags & INA_F_ACK)) {
+		if (!admitted(frame, v, *job)) {
+			jc[JobCtr::admission_drops]++;
+			return drop(m, LcoreCtr::admission_drops);
+		}
+		/* Congestion on the way to the PS: tell the aggregator before
+		 * it sees the packet, so the mark survives aggregation. */
+		const NextHop *h = app_.fwd->by_ip(ina_load32(frame + kIpDst));
+		if (h && lc_.egress[h->port].above_threshold() && !(v.flags & INA_F_ECN)) {
+			if (ecn_mark(frame, len) >= 0) {
+				lc_.ctr[LcoreCtr::ecn_premarks]++;
+				lc_.port_ctr[h->port][PortCtr::ecn_marks]++;
+				jc[JobCtr::ecn_marks]++;
+			}
+		}
+	}
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now);
+	switch (r.reason) {
+	case ina::Counter::claimed:
+	case ina::Counter::aggregated:
+		jc[JobCtr::aggregated]++;
+		break;
+	case ina::Counter::completed:
+		jc[JobCtr::aggregated]++;
+		jc[JobCtr::completed]++;
+		break;
+	case ina::Counter::collision:
+		jc[JobCtr::collisions]++;
+		break;
+	case ina::Counter::resend_merged:
+	case ina::Counter::resend_flushed:
+	case ina::Counter::resend_forwarded:
+		jc[JobCtr::resends]++;
+		break;
+	case ina::Counter::gc_freed:
+		jc[JobCtr::gc_frees]++;
+		break;
+	default:
+		break;
+	}
+	switch (r.verdict) {
+	case ina::Verdict::kDrop:
+		rte_pktmbuf_free(m);
+		return;
+	case ina::Verdict::kDownstream:
+		jc[JobCtr::sent_to_ps]++;
+		return forward_ipv4(m, frame, in_port);
+	case ina::Verdict::kPass:
+		return forward_ipv4(m, frame, in_port);
+	case ina::Verdict::kMulticast:
+		jc[JobCtr::multicast]++;
+		return multicast(m, frame, len, *job);
+	case ina::Verdict::kControl:
+		if (rte_ring_mp_enqueue(app_.control_ring, m) != 0)
+			return drop(m, LcoreCtr::control_drops);
+		lc_.ctr[LcoreCtr::control_received]++;
+		return;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* One copy per egress port: a fresh header mbuf (Ethernet..INA header,
+ * addressed to the group or to the port's single worker) chained to an
+ * indirect mbuf that shares the original payload. */
+void Worker::multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job)
+{
+	const uint32_t hdr_len = len < INA_PAYLOAD_OFFSET ? len : INA_PAYLOAD_OFFSET;
+	for (const McastTarget &t : job.mcast) {
+		rte_mbuf *h = rte_pktmbuf_alloc(app_.hdr_pool);
+		if (!h) {
+			lc_.ctr[LcoreCtr::multicast_alloc_drops]++;
+			continue;
+		}
+		uint8_t *d = reinterpret_cast<uint8_t *>(rte_pktmbuf_append(h, hdr_len));
+		memcpy(d, frame, hdr_len);
+		memcpy(d, t.mac.data(), 6);
+		if (ina_load32(d + kIpDst) != t.ip) {
+			ina_store32(d + kIpDst, t.ip);
+			fix_ip_checksum(d);
+		}
+		if (len > hdr_len) {
+			rte_mbuf *p = rte_pktmbuf_clone(m, app_.ind_pool);
+			if (!p) {
+				rte_pktmbuf_free(h);
+				lc_.ctr[LcoreCtr::multicast_alloc_drops]++;
+				continue;
+			}
+			rte_pktmbuf_adj(p, static_cast<uint16_t>(hdr_len));
+			if (rte_pktmbuf_chain(h, p) != 0) {
+				rte_pktmbuf_free(h);
+				rte_pktmbuf_free(p);
+				lc_.ctr[LcoreCtr::multicast_alloc_drops]++;
+				continue;
+			}
+		}
+		lc_.ctr[LcoreCtr::multicast_copies]++;
+		enqueue(t.port, h);
+	}
+	rte_pktmbuf_free(m);
+}
+
+void Worker::flood(rte_mbuf *m, uint16_t in_port)
+{
+	const uint16_t n = static_cast<uint16_t>(app_.port_id.size());
+	if (n < 2) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	lc_.ctr[LcoreCtr::flooded]++;
+	/* The same mbuf goes out n-1 ports: one reference each. */
+	rte_mbuf_refcnt_update(m, static_cast<int16_t>(n - 2));
+	for (uint16_t p = 0; p < n; p++)
+		if (p != in_port)
+			enqueue(p, m);
+}
+
+void Worker::forward_ipv4(rte_mbuf *m, uint8_t *frame, uint16_t in_port)
+{
+	const uint32_t dst = ina_load32(frame + kIpDst);
+	if ((dst >> 28) == 0xE || dst == 0xFFFFFFFFu)
+		return flood(m, in_port);
+	const NextHop *h = app_.fwd->by_ip(dst);
+	if (!h)
+		return forward_l2(m, frame, in_port);
+	memcpy(frame, h->mac.data(), 6);
+	enqueue(h->port, m);
+}
+
+void Worker::forward_l2(rte_mbuf *m, uint8_t *frame, uint16_t in_port)
+{
+	if (frame[0] & 1)
+		return flood(m, in_port); /* broadcast or multicast MAC */
+	const NextHop *h = app_.fwd->by_mac(frame);
+	if (!h)
+		return drop(m, LcoreCtr::no_route);
+	enqueue(h->port, m);
+}
+
+void Worker::handle_arp(rte_mbuf *m, uint8_t *frame, uint32_t len, uint16_t in_port)
+{
+	if (len < kEth + sizeof(struct rte_arp_hdr))
+		return drop(m, LcoreCtr::no_route);
+	auto *arp = reinterpret_cast<struct rte_arp_hdr *>(frame + kEth);
+	const uint32_t target = rte_be_to_cpu_32(arp->arp_data.arp_tip);
+	if (target == app_.cfg.ip) {
+		if (arp->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
+			return drop(m, LcoreCtr::to_switch_drops);
+		const Mac &mine = app_.port_mac[in_port];
+		auto *eth = reinterpret_cast<struct rte_ether_hdr *>(frame);
+		rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
+		memcpy(eth->src_addr.addr_bytes, mine.data(), 6);
+		arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+		arp->arp_data.arp_tha = arp->arp_data.arp_sha;
+		arp->arp_data.arp_tip = arp->arp_data.arp_sip;
+		memcpy(arp->arp_data.arp_sha.addr_bytes, mine.data(), 6);
+		arp->arp_data.arp_sip = rte_cpu_to_be_32(app_.cfg.ip);
+		lc_.ctr[LcoreCtr::arp_replies]++;
+		return enqueue(in_port, m);
+	}
+	const NextHop *h = app_.fwd->by_ip(target);
+	if (h)
+		return enqueue(h->port, m);
+	forward_l2(m, frame, in_port);
+}
+
+} /* namespace */
+
+int lcore_main(void *arg)
+{
+	Lcore *lc = static_cast<Lcore *>(arg);
+	Worker w(*g_app, *lc);
+	w.run();
+	return 0;
+}
+
+} /* namespace switchd */

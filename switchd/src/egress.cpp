@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "egress.h"
+
+#include <cmath>
+
+#include "ina/pipeline.h"
+
+namespace switchd {
+
+int ecn_mark(uint8_t *frame, uint32_t len)
+{
+	if (len < sizeof(struct ina_eth_hdr) + sizeof(struct ina_ipv4_hdr) ||
+	    ina_load16(frame + 12) != 0x0800)
+		return -1;
+	uint8_t *ip = frame + sizeof(struct ina_eth_hdr);
+	if ((ip[0] >> 4) != 4)
+		return -1;
+	ina::InaView v;
+	int job = -1;
+	if (ina::peek(frame, len, &v) && v.type == INA_TYPE_DATA) {
+		uint8_t *f = frame + v.ina_offset + offsetof(struct ina_hdr, flags);
+		ina_store16(f, ina_load16(f) | INA_F_ECN);
+		job = v.job;
+	} else if ((ip[1] & 3) == 0) {
+		return -1; /* not ECN-capable transport: nothing to mark */
+	} else {
+		job = 0;
+	}
+	struct rte_ipv4_hdr *h = reinterpret_cast<struct rte_ipv4_hdr *>(ip);
+	if ((h->type_of_service & 3) != 3) {
+		h->type_of_service |= 3;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	}
+	return job;
+}
+
+void EgressQueue::init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
+		       uint16_t burst, PortCounters *ctr)
+{
+	port_ = port_id;
+	txq_ = txq;
+	burst_ = burst;
+	ctr_ = ctr;
+	cap_ = cfg.queue_capacity;
+	qbuf_.assign(cap_, nullptr);
+	q_ = qbuf_.data();
+	ecn_threshold_ = cfg.ecn_threshold;
+	drop_threshold_ = cfg.drop_rate >= 1.0 ? UINT64_MAX
+						 : static_cast<uint64_t>(std::ldexp(cfg.drop_rate, 64));
+	shaped_ = cfg.rate_gbps > 0;
+	if (shaped_) {
+		double bytes_per_s = cfg.rate_gbps * 1e9 / 8.0 / n_lcores;
+		bytes_per_cycle_ = bytes_per_s / static_cast<double>(rte_get_tsc_hz());
+		/* Two full-size frames: enough to not starve, small enough that
+		 * the queue (and so ECN) builds up as soon as input exceeds the rate. */
+		bucket_ = 2 * 1538.0;
+		tokens_ = bucket_;
+	}
+	last_ = rte_rdtsc();
+}
+
+EgressQueue::~EgressQueue() { flush(); }
+
+void EgressQueue::flush()
+{
+	while (count_) {
+		rte_pktmbuf_free(q_[head_]);
+		if (++head_ == cap_)
+			head_ = 0;
+		count_--;
+	}
+}
+
+uint16_t EgressQueue::job_of(rte_mbuf *m)
+{
+	ina::InaView v;
+	if (ina::peek(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &v))
+		return v.job;
+	return 0;
+}
+
+} /* namespace switchd */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * One lcore's egress queue toward one port: a FIFO of mbufs in front of the
+ * lcore's own TX queue, with an optional token-bucket shaper (to emulate a
+ * bottleneck link on veth), ECN marking above a depth threshold, tail drop
+ * at capacity and optional random drop. Each lcore shapes at rate / lcores,
+ * so the port as a whole sends at most the configured rate.
+ */
+#ifndef INA_SWITCHD_EGRESS_H
+#define INA_SWITCHD_EGRESS_H
+
+#include <cstdint>
+#include <vector>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "config.h"
+#include "stats.h"
+
+namespace switchd {
+
+/* Sets INA_F_ECN (for INA frames) and IP CE. Returns the INA job id of the
+ * frame, or 0 if it is not INA or not IPv4 ECN-capable (then nothing is
+ * marked for non-INA traffic). Returns -1 when nothing was marked. */
+int ecn_mark(uint8_t *frame, uint32_t len);
+
+class EgressQueue {
+public:
+	void init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
+		  uint16_t burst, PortCounters *ctr);
+	~EgressQueue();
+
+	uint32_t depth() const { return count_; }
+	bool above_threshold() const { return ecn_threshold_ && count_ >= ecn_threshold_; }
+
+	/* Takes ownership of m. Returns false if it was dropped (counted), and
+	 * then *job_dropped holds its INA job id (0 if not INA). */
+	bool enqueue(rte_mbuf *m, uint64_t *rng, int *job_marked, uint16_t *job_dropped)
+	{
+		*job_marked = -1;
+		if (drop_threshold_ && next_random(rng) < drop_threshold_) {
+			(*ctr_)[PortCtr::random_drops]++;
+			*job_dropped = job_of(m);
+			rte_pktmbuf_free(m);
+			return false;
+		}
+		if (count_ >= cap_) {
+			(*ctr_)[PortCtr::egress_drops]++;
+			*job_dropped = job_of(m);
+			rte_pktmbuf_free(m);
+			return false;
+		}
+		if (above_threshold()) {
+			*job_marked = ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+			if (*job_marked >= 0)
+				(*ctr_)[PortCtr::ecn_marks]++;
+		}
+		uint32_t tail = head_ + count_;
+		if (tail >= cap_)
+			tail -= cap_;
+		q_[tail] = m;
+		count_++;
+		return true;
+	}
+
+	/* Sends what the shaper allows. `now` in TSC cycles. */
+	void drain(uint64_t now)
+	{
+		if (shaped_ && now > last_) {
+			tokens_ += static_cast<double>(now - last_) * bytes_per_cycle_;
+			if (tokens_ > bucket_)
+				tokens_ = bucket_;
+			last_ = now;
+		}
+		if (!count_) {
+			(*ctr_)[PortCtr::queue_depth] = 0;
+			return;
+		}
+		uint32_t allowed = count_;
+		if (shaped_) {
+			allowed = 0;
+			double t = tokens_;
+			uint32_t i = head_;
+			while (allowed < count_ && allowed < burst_) {
+				uint32_t len = q_[i]->pkt_len + kWireOverhead;
+				if (t < len)
+					break;
+				t -= len;
+				allowed++;
+				if (++i == cap_)
+					i = 0;
+			}
+			if (!allowed) {
+				(*ctr_)[PortCtr::queue_depth] = count_;
+				return;
+			}
+		}
+		while (allowed) {
+			uint32_t chunk = allowed;
+			if (chunk > cap_ - head_)
+				chunk = cap_ - head_;
+			if (chunk > burst_)
+				chunk = burst_;
+			/* Lengths are read before the PMD may free the mbufs. */
+			uint32_t lens[256];
+			for (uint32_t k = 0; k < chunk; k++)
+				lens[k] = q_[head_ + k]->pkt_len;
+			uint16_t sent = rte_eth_tx_burst(port_, txq_, &q_[head_], static_cast<uint16_t>(chunk));
+			uint64_t bytes = 0;
+			for (uint32_t k = 0; k < sent; k++)
+				bytes += lens[k];
+			if (shaped_)
+				tokens_ -= static_cast<double>(bytes + sent * kWireOverhead);
+			(*ctr_)[PortCtr::tx_packets] += sent;
+			(*ctr_)[PortCtr::tx_bytes] += bytes;
+			head_ += sent;
+			if (head_ == cap_)
+				head_ = 0;
+			count_ -= sent;
+			allowed -= sent;
+			if (sent < chunk)
+				break; /* TX ring full: keep the rest queued */
+		}
+		(*ctr_)[PortCtr::queue_depth] = count_;
+	}
+
+	/* Frees whatever is still queued (shutdown). */
+	void flush();
+
+private:
+	/* Preamble, start delimiter, FCS and inter-frame gap: what a packet costs on the wire. */
+	static constexpr uint32_t kWireOverhead = 24;
+
+	static uint64_t next_random(uint64_t *s)
+	{
+		uint64_t x = *s;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		*s = x;
+		return x;
+	}
+	static uint16_t job_of(rte_mbuf *m);
+
+	std::vector<rte_mbuf *> qbuf_;
+	rte_mbuf **q_ = nullptr;
+	uint32_t cap_ = 0, head_ = 0, count_ = 0;
+	uint32_t ecn_threshold_ = 0;
+	uint64_t drop_threshold_ = 0;
+	uint16_t port_ = 0, txq_ = 0, burst_ = 32;
+	bool shaped_ = false;
+	double bytes_per_cycle_ = 0, tokens_ = 0, bucket_ = 0;
+	uint64_t last_ = 0;
+	PortCounters *ctr_ = nullptr;
+};
+
+} /* namespace switchd */
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The job (tenant) table. A JobTable is immutable once published: the
+ * control plane builds a new one for every registration and swaps the
+ * pointer (see control.cpp, RCU with rte_rcu_qsbr), so the data path reads
+ * it with no lock and no atomic read-modify-write.
+ */
+#ifndef INA_SWITCHD_JOBS_H
+#define INA_SWITCHD_JOBS_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "forwarding.h"
+
+namespace switchd {
+
+/* One copy of a parameter packet: toward `port`, either to the job's
+ * multicast group (several workers behind the port) or rewritten to the
+ * single worker's unicast addresses. */
+struct McastTarget {
+	uint16_t port;
+	bool unicast;
+	uint32_t ip;
+	Mac mac;
+};
+
+struct Job {
+	JobConfig cfg;
+	std::vector<uint32_t> worker_ip;   /* parallel to cfg.workers */
+	std::vector<uint8_t> start_level;  /* first level with a bitmap bit */
+	std::vector<McastTarget> mcast;    /* one entry per egress port */
+	uint32_t group_ip = 0;             /* 239.18.hi.lo */
+	Mac group_mac{};                   /* 01:00:5e:12:hi:lo */
+	std::vector<std::string> warnings; /* workers with no route, for the log */
+
+	/* Worker index of a source address, -1 if not a worker of the job. */
+	int worker(uint32_t ip) const
+	{
+		for (size_t i = 0; i < worker_ip.size(); i++)
+			if (worker_ip[i] == ip)
+				return static_cast<int>(i);
+		return -1;
+	}
+};
+
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd);
+
+/* Decodes a control message (the payload after the INA header). Returns an
+ * empty string and fills *out on success, else the reason it is invalid. */
+std::string parse_control(const uint8_t *ctrl, uint32_t len, uint16_t job_id, uint8_t *op,
+			  JobConfig *out);
+
+class JobTable {
+public:
+	JobTable() : by_id_(65536) {}
+	const Job *find(uint16_t id) const { return by_id_[id].get(); }
+	/* Copies for the next version. */
+	std::unique_ptr<JobTable> with(std::shared_ptr<const Job> job) const;
+	std::unique_ptr<JobTable> without(uint16_t id) const;
+	size_t size() const { return count_; }
+	std::vector<uint16_t> ids() const;
+
+private:
+	std::vector<std::shared_ptr<const Job>> by_id_;
+	size_t count_ = 0;
+};
+
+} /* namespace switchd */
+
+#endif

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ina-switchd [EAL args] -- --config FILE
+ *
+ * Start-up order: command line and config (before the EAL, so that a bad
+ * file or a missing CPU is a one-line error), EAL, ports, aggregator tables
+ * and rings per lcore, jobs from the config, telemetry, then the lcores and
+ * the control-plane thread. SIGINT / SIGTERM stop the lcores; the final
+ * summary is logged and the EAL cleaned up (no hugepage files left).
+ */
+#include <sched.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+#include <spdlog/spdlog.h>
+
+#include "app.h"
+#include "control.h"
+#include "ina_build_config.h"
+#include "ports.h"
+#include "telemetry.h"
+
+#if INA_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+namespace switchd {
+App *g_app = nullptr;
+}
+
+using namespace switchd;
+
+namespace {
+
+[[noreturn]] void die(const std::string &msg)
+{
+	std::fprintf(stderr, "ina-switchd: error: %s\n", msg.c_str());
+	std::exit(1);
+}
+
+bool has_arg(const std::vector<std::string> &args, std::initializer_list<const char *> names)
+{
+	for (const std::string &a : args)
+		for (const char *n : names) {
+			const std::string s(n);
+			if (a == s || (s.size() > 2 && a.rfind(s + "=", 0) == 0) ||
+			    (s.size() == 2 && a.rfind(s, 0) == 0 && a.size() > 2))
+				return true;
+		}
+	return false;
+}
+
+uint64_t free_hugepages()
+{
+	uint64_t total = 0;
+	DIR *d = opendir("/sys/kernel/mm/hugepages");
+	if (!d)
+		return 0;
+	while (struct dirent *e = readdir(d)) {
+		if (e->d_name[0] == '.')
+			continue;
+		std::ifstream f(std::string("/sys/kernel/mm/hugepages/") + e->d_name + "/free_hugepages");
+		uint64_t n = 0;
+		if (f >> n)
+			total += n;
+	}
+	closedir(d);
+	return total;
+}
+
+std::string join(const std::vector<unsigned> &v)
+{
+	std::string s;
+	for (unsigned x : v)
+		s += (s.empty() ? "" : ",") + std::to_string(x);
+	return s;
+}
+
+/* The CPUs this process may run on. */
+std::vector<unsigned> allowed_cpus()
+{
+	std::vector<unsigned> out;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (unsigned c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				out.push_back(c);
+	return out;
+}
+
+/* Default lcore: the first allowed CPU on the NUMA node of the first PCI
+ * port (hwloc), or the first allowed CPU for vdev-only configs. */
+unsigned default_lcore(const SwitchConfig &cfg, const std::vector<unsigned> &allowed)
+{
+#if INA_HAVE_HWLOC
+	for (const PortConfig &p : cfg.ports) {
+		if (p.is_vdev)
+			continue;
+		hwloc_topology_t topo;
+		hwloc_topology_init(&topo);
+		hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+		hwloc_topology_load(topo);
+		unsigned chosen = UINT32_MAX;
+		hwloc_obj_t dev = hwloc_get_pcidev_by_busidstring(topo, p.name.c_str());
+		if (dev) {
+			hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, dev);
+			for (unsigned c : allowed)
+				if (anc && anc->cpuset && hwloc_bitmap_isset(anc->cpuset, c)) {
+					chosen = c;
+					break;
+				}
+		}
+		hwloc_topology_destroy(topo);
+		if (chosen != UINT32_MAX) {
+			spdlog::info("lcore {} chosen next to port {} (hwloc)", chosen, p.name);
+			return chosen;
+		}
+	}
+#endif
+	return allowed.empty() ? 0 : allowed[0];
+}
+
+void on_signal(int)
+{
+	if (g_app)
+		g_app->quit = true;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	/* EAL arguments before "--", ours after it. */
+	std::vector<std::string> eal_args, app_args;
+	bool after = false;
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		if (!after && a == "--") {
+			after = true;
+			continue;
+		}
+		(after ? app_args : eal_args).push_back(a);
+	}
+	/* `ina-switchd --help` / `--version` without EAL arguments. */
+	if (!after && eal_args.size() == 1 &&
+	    (eal_args[0] == "--help" || eal_args[0] == "-h" || eal_args[0] == "--version")) {
+		app_args = eal_args;
+		eal_args.clear();
+	}
+
+	CLI::App cli{"ina-switchd: in-network aggregation switch on DPDK ports.\n"
+		     "Usage: ina-switchd [EAL args] -- --config FILE",
+		     "ina-switchd"};
+	std::string config_path;
+	bool check_only = false;
+	cli.set_version_flag("--version", std::string("ina-switchd ") + INA_VERSION_STRING + " (" +
+						  rte_version() + ")");
+	cli.add_option("-c,--config", config_path, "TOML configuration (see config/README.md)")
+		->required();
+	cli.add_flag("--check-config", check_only, "validate the configuration and exit");
+	std::vector<std::string> rev(app_args.rbegin(), app_args.rend());
+	try {
+		cli.parse(rev);
+	} catch (const CLI::ParseError &e) {
+		return cli.exit(e);
+	}
+
+	SwitchConfig cfg;
+	try {
+		cfg = load_config(config_path);
+	} catch (const ConfigError &e) {
+		die(std::string("invalid config: ") + e.what());
+	}
+
+	/* --check-config validates the file only; CPUs and ports are checked
+	 * against the machine at start. */
+	if (check_only) {
+		std::printf("%s: OK (%zu ports, %zu jobs)\n", config_path.c_str(), cfg.ports.size(),
+			    cfg.jobs.size());
+		return 0;
+	}
+
+	/* Lcores: the config's list, checked against this machine. */
+	const std::vector<unsigned> allowed = allowed_cpus();
+	const bool eal_lcores = has_arg(eal_args, {"-l", "-c", "--lcores"});
+	for (unsigned c : cfg.lcores) {
+		bool ok = false;
+		for (unsigned a : allowed)
+			ok |= a == c;
+		if (!ok)
+			die(cfg.lcores_where + ": switch.lcores: CPU " + std::to_string(c) +
+			    " does not exist or is not allowed: this machine has " +
+			    std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs, usable here: " +
+			    join(allowed));
+	}
+
+	if (!has_arg(eal_args, {"--no-huge"}) && free_hugepages() == 0)
+		die("no free hugepages: reserve some (dpdk-hugepages.py --setup 1G) or run without "
+		    "them: ina-switchd --no-huge -m 512 [EAL args] -- --config " +
+		    config_path);
+
+	std::vector<std::string> eal = {argv[0]};
+	eal.insert(eal.end(), eal_args.begin(), eal_args.end());
+	if (!eal_lcores) {
+		std::vector<unsigned> l = cfg.lcores;
+		if (l.empty())
+			l.push_back(default_lcore(cfg, allowed));
+		eal.push_back("-l");
+		eal.push_back(join(l));
+	}
+	bool any_pci = false;
+	for (const PortConfig &p : cfg.ports) {
+		if (p.is_vdev) {
+			bool given = false;
+			for (const std::string &a : eal_args)
+				given |= a.rfind(p.name, 0) == 0;
+			if (!given) {
+				eal.push_back("--vdev");
+				eal.push_back(p.device);
+			}
+		} else {
+			any_pci = true;
+		}
+	}
+	const bool eal_pci = has_arg(eal_args, {"-a", "--allow", "-b", "--block", "--no-pci"});
+	if (!eal_pci) {
+		if (!any_pci)
+			eal.push_back("--no-pci");
+		for (const PortConfig &p : cfg.ports)
+			if (!p.is_vdev) {
+				eal.push_back("-a");
+				eal.push_back(p.device);
+			}
+	}
+	std::vector<char *> eal_argv;
+	for (std::string &s : eal)
+		eal_argv.push_back(s.data());
+	eal_argv.push_back(nullptr);
+
+	if (rte_eal_init(static_cast<int>(eal.size()), eal_argv.data()) < 0) {
+		std::string hint = has_arg(eal_args, {"--no-huge"})
+			? ""
+			: " (without hugepages run: ina-switchd --no-huge -m 512 ... -- --config FILE)";
+		die(std::string("DPDK EAL initialisation failed: ") + rte_strerror(rte_errno) + hint);
+	}
+
+	auto app = std::make_unique<App>();
+	g_app = app.get();
+	app->cfg = cfg;
+	app->fwd = std::make_unique<ForwardingTable>(app->cfg);
+	app->start_tsc = rte_rdtsc();
+	app->gc_timeout_cycles = cfg.gc_timeout_ms * (rte_get_tsc_hz() / 1000);
+
+	auto fail = [&](const std::string &msg) {
+		std::fprintf(stderr, "ina-switchd: error: %s\n", msg.c_str());
+		app->lcores.clear();
+		stop_ports(*app);
+		rte_eal_cleanup();
+		std::exit(1);
+	};
+
+	std::string err = find_ports(*app);
+	if (!err.empty())
+		fail(err);
+
+	/* Lcores: every EAL lcore runs the data path, the main one included. */
+	std::vector<unsigned> lcore_ids;
+	unsigned lid;
+	lcore_ids.push_back(rte_get_main_lcore());
+	RTE_LCORE_FOREACH_WORKER(lid) lcore_ids.push_back(lid);
+	const unsigned n = static_cast<unsigned>(lcore_ids.size());
+	if (cfg.aggregators < n)
+		fail("switch.aggregators (" + std::to_string(cfg.aggregators) + ") below the lcore count");
+
+	for (size_t p = 0; p < app->port_id.size(); p++) {
+		const int sock = rte_eth_dev_socket_id(app->port_id[p]);
+		for (unsigned l : lcore_ids)
+			if (sock >= 0 && rte_lcore_to_socket_id(l) != static_cast<unsigned>(sock))
+				spdlog::warn("lcore {} is on NUMA node {} but port {} is on node {}: "
+					     "packets cross the interconnect",
+					     l, rte_lcore_to_socket_id(l), cfg.ports[p].name, sock);
+	}
+
+	/* Mbufs: enough for every RX ring, egress queue, TX ring and hand-off ring. */
+	uint64_t need = 0;
+	for (const PortConfig &p : cfg.ports)
+		need += static_cast<uint64_t>(n) *
+			(cfg.rx_descriptors + cfg.tx_descriptors + p.egress.queue_capacity);
+	need += static_cast<uint64_t>(n) * n * cfg.handoff_ring_size + n * 1024u;
+	const uint32_t nb_mbufs = static_cast<uint32_t>(std::max<uint64_t>(cfg.mbufs, need));
+	const int socket = rte_eth_dev_socket_id(app->port_id[0]) >= 0
+		? rte_eth_dev_socket_id(app->port_id[0])
+		: static_cast<int>(rte_socket_id());
+	app->pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	app->hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0,
+						RTE_PKTMBUF_HEADROOM + 128, socket);
+	app->ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);
+	if (!app->pool || !app->hdr_pool || !app->ind_pool)
+		fail(std::string("cannot create mbuf pools (") + std::to_string(nb_mbufs) +
+		     " mbufs): " + rte_strerror(rte_errno) + "; give DPDK more memory (-m)");
+
+	for (unsigned k = 0; k < n; k++) {
+		auto lc = std::make_unique<Lcore>();
+		lc->index = k;
+		lc->lcore_id = lcore_ids[k];
+		ina::PipelineConfig pc;
+		pc.aggregators = cfg.aggregators;
+		pc.stride = n;
+		pc.offset = k;
+		pc.elements = cfg.elements;
+		pc.switch_id = cfg.switch_id;
+		pc.gc_timeout = app->gc_timeout_cycles;
+		try {
+			lc->table = std::make_unique<ina::AggregatorTable>(pc);
+		} catch (const std::exception &e) {
+			fail(std::string("aggregator table: ") + e.what());
+		}
+		lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
+		lc->job_ctr.assign(65536, JobCounters{});
+		lc->rng ^= (k + 1) * 0x2545F4914F6CDD1DULL ^ rte_rdtsc();
+		app->lcores.push_back(std::move(lc));
+	}
+
+	err = setup_ports(*app);
+	if (!err.empty())
+		fail(err);
+	for (auto &lc : app->lcores) {
+		lc->egress.resize(cfg.ports.size());
+		for (size_t p = 0; p < cfg.ports.size(); p++)
+			lc->egress[p].init(app->port_id[p], static_cast<uint16_t>(lc->index),
+					   cfg.ports[p].egress, n, cfg.burst, &lc->port_ctr[p]);
+		lc->handoff_in.assign(n, nullptr);
+		lc->handoff_out.assign(n, nullptr);
+	}
+	if (n > 1) {
+		for (unsigned from = 0; from < n; from++)
+			for (unsigned to = 0; to < n; to++) {
+				if (from == to)
+					continue;
+				std::string name = "ina_ho_" + std::to_string(from) + "_" + std::to_string(to);
+				rte_ring *r = rte_ring_create(name.c_str(), cfg.handoff_ring_size,
+							      rte_lcore_to_socket_id(lcore_ids[to]),
+							      RING_F_SP_ENQ | RING_F_SC_DEQ);
+				if (!r)
+					fail("cannot create hand-off ring: " + std::string(rte_strerror(rte_errno)));
+				app->lcores[from]->handoff_out[to] = r;
+				app->lcores[to]->handoff_in[from] = r;
+			}
+	}
+	app->control_ring = rte_ring_create("ina_ctrl", 1024, socket, RING_F_SC_DEQ);
+	const size_t rcu_size = rte_rcu_qsbr_get_memsize(n);
+	app->rcu = static_cast<struct rte_rcu_qsbr *>(rte_zmalloc("ina_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
+	if (!app->control_ring || !app->rcu || rte_rcu_qsbr_init(app->rcu, n) != 0)
+		fail("cannot create the control ring / RCU state");
+
+	app->jobs_owner = std::make_unique<JobTable>();
+	app->jobs.store(app->jobs_owner.get());
+	for (const JobConfig &j : cfg.jobs)
+		register_job(*app, j, "config");
+
+	register_telemetry();
+	std::signal(SIGINT, on_signal);
+	std::signal(SIGTERM, on_signal);
+
+	std::string ports;
+	for (size_t p = 0; p < cfg.ports.size(); p++)
+		ports += fmt::format(" {}(port {})", cfg.ports[p].name, app->port_id[p]);
+	spdlog::info("ina-switchd {} switch {} ip {}: {} lcore(s) [{}], {} aggregators x {} elements, "
+		     "ports:{}, SIMD {}",
+		     INA_VERSION_STRING, cfg.switch_id, ipv4_str(cfg.ip), n, join(lcore_ids),
+		     cfg.aggregators, cfg.elements, ports, ina::simd_name(app->lcores[0]->table->simd()));
+	spdlog::info("ready");
+
+	std::thread control([&] { control_loop(*app); });
+	for (unsigned k = 1; k < n; k++)
+		rte_eal_remote_launch(lcore_main, app->lcores[k].get(), lcore_ids[k]);
+	lcore_main(app->lcores[0].get());
+	rte_eal_mp_wait_lcore();
+	control.join();
+
+	const double secs = static_cast<double>(rte_rdtsc() - app->start_tsc) / rte_get_tsc_hz();
+	spdlog::info("{}", summary_line(*app, secs, "final: "));
+	for (size_t p = 0; p < cfg.ports.size(); p++) {
+		PortCounters c = port_totals(*app, p);
+		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {}",
+			     cfg.ports[p].name, c[PortCtr::rx_packets], c[PortCtr::tx_packets],
+			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks]);
+	}
+	for (uint16_t id : app->jobs_owner->ids()) {
+		JobCounters c = job_totals(*app, id);
+		spdlog::info("final: job {} aggregated {} completed {} sent_to_ps {} collisions {} "
+			     "multicast {} admission_drops {}",
+			     id, c[JobCtr::aggregated], c[JobCtr::completed], c[JobCtr::sent_to_ps],
+			     c[JobCtr::collisions], c[JobCtr::multicast], c[JobCtr::admission_drops]);
+	}
+
+	for (auto &lc : app->lcores)
+		for (EgressQueue &e : lc->egress)
+			e.flush();
+	stop_ports(*app);
+	app->lcores.clear();
+	rte_eal_cleanup();
+	g_app = nullptr;
+	spdlog::info("stopped");
+	return 0;
+}

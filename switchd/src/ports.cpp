@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "ports.h"
+
+#include <rte_ethdev.h>
+#include <rte_flow.h>
+#include <spdlog/spdlog.h>
+
+namespace switchd {
+
+const char *steering_name(Steering s)
+{
+	switch (s) {
+	case Steering::kSingle:
+		return "single lcore (no steering needed)";
+	case Steering::kNic:
+		return "NIC steering (rte_flow on the UDP source port)";
+	case Steering::kSoftware:
+		return "software hand-off over rte_ring";
+	}
+	return "?";
+}
+
+std::string find_ports(App &app)
+{
+	app.port_index.assign(RTE_MAX_ETHPORTS, -1);
+	for (size_t i = 0; i < app.cfg.ports.size(); i++) {
+		const PortConfig &p = app.cfg.ports[i];
+		uint16_t id;
+		if (rte_eth_dev_get_port_by_name(p.name.c_str(), &id) != 0) {
+			std::string hint = p.is_vdev
+				? "the vdev failed to probe: check its arguments (e.g. the interface exists)"
+				: "bind the NIC to a DPDK driver with dpdk-devbind.py and allow it with -a";
+			std::string avail;
+			uint16_t pid;
+			RTE_ETH_FOREACH_DEV(pid)
+			{
+				char name[RTE_ETH_NAME_MAX_LEN];
+				if (rte_eth_dev_get_name_by_port(pid, name) == 0)
+					avail += std::string(avail.empty() ? "" : ", ") + name;
+			}
+			return "port '" + p.name + "' does not exist (" + hint +
+			       "); DPDK ports found: " + (avail.empty() ? "none" : avail);
+		}
+		app.port_id.push_back(id);
+		app.port_index[id] = static_cast<int16_t>(i);
+	}
+	return "";
+}
+
+namespace {
+
+/* One rule per lcore k: INA traffic whose UDP source port has k in its low
+ * bits goes to RX queue k. Workers that set source port = 0xC000 |
+ * (agg_index & 0x3FFF) then land on the owner directly. */
+bool install_flows(uint16_t port_id, unsigned n, std::string *why)
+{
+	for (unsigned k = 0; k < n; k++) {
+		struct rte_flow_attr attr = {};
+		attr.ingress = 1;
+		struct rte_flow_item_udp udp_spec = {}, udp_mask = {};
+		udp_spec.hdr.dst_port = rte_cpu_to_be_16(INA_UDP_PORT);
+		udp_spec.hdr.src_port = rte_cpu_to_be_16(static_cast<uint16_t>(k));
+		udp_mask.hdr.dst_port = 0xFFFF;
+		udp_mask.hdr.src_port = rte_cpu_to_be_16(static_cast<uint16_t>(n - 1));
+		struct rte_flow_item pattern[4] = {};
+		pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+		pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+		pattern[2].type = RTE_FLOW_ITEM_TYPE_UDP;
+		pattern[2].spec = &udp_spec;
+		pattern[2].mask = &udp_mask;
+		pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
+		struct rte_flow_action_queue queue = {};
+		queue.index = static_cast<uint16_t>(k);
+		struct rte_flow_action actions[2] = {};
+		actions[0].type = RTE_FLOW_ACTION_TYPE_QUEUE;
+		actions[0].conf = &queue;
+		actions[1].type = RTE_FLOW_ACTION_TYPE_END;
+		struct rte_flow_error err = {};
+		if (!rte_flow_create(port_id, &attr, pattern, actions, &err)) {
+			*why = err.message ? err.message : "rte_flow_create failed";
+			rte_flow_flush(port_id, &err);
+			return false;
+		}
+	}
+	return true;
+}
+
+} /* namespace */
+
+std::string setup_ports(App &app)
+{
+	const unsigned n = static_cast<unsigned>(app.lcores.size());
+	const bool pow2 = (n & (n - 1)) == 0;
+	bool try_nic = n > 1 && pow2 && app.cfg.steering == "auto";
+	std::string nic_why = n == 1 ? "" : !pow2 ? "lcore count not a power of two"
+					  : app.cfg.steering != "auto" ? "steering = \"software\" in the config"
+									 : "";
+	std::vector<uint16_t> nrxq(app.port_id.size(), 1);
+
+	for (size_t i = 0; i < app.port_id.size(); i++) {
+		const uint16_t id = app.port_id[i];
+		const std::string &name = app.cfg.ports[i].name;
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(id, &info) != 0)
+			return "port '" + name + "': cannot read device info";
+		if (info.max_tx_queues < n)
+			return "port '" + name + "' has " + std::to_string(info.max_tx_queues) +
+			       " TX queues, " + std::to_string(n) +
+			       " lcores need one each (for af_packet add qpairs=" + std::to_string(n) +
+			       " to its vdev arguments, or use fewer lcores)";
+		if (try_nic && info.max_rx_queues >= n)
+			nrxq[i] = static_cast<uint16_t>(n);
+		else if (try_nic) {
+			try_nic = false;
+			nic_why = "port '" + name + "' has " + std::to_string(info.max_rx_queues) + " RX queues";
+		}
+	}
+	if (!try_nic)
+		nrxq.assign(app.port_id.size(), 1);
+
+	for (size_t i = 0; i < app.port_id.size(); i++) {
+		const uint16_t id = app.port_id[i];
+		const std::string &name = app.cfg.ports[i].name;
+		struct rte_eth_conf conf = {};
+		int rc = rte_eth_dev_configure(id, nrxq[i], static_cast<uint16_t>(n), &conf);
+		if (rc != 0)
+			return "port '" + name + "': configure failed: " + rte_strerror(-rc);
+		uint16_t nb_rxd = app.cfg.rx_descriptors, nb_txd = app.cfg.tx_descriptors;
+		rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rxd, &nb_txd);
+		const int socket = rte_eth_dev_socket_id(id);
+		for (uint16_t q = 0; q < nrxq[i]; q++) {
+			rc = rte_eth_rx_queue_setup(id, q, nb_rxd, socket, nullptr, app.pool);
+			if (rc != 0)
+				return "port '" + name + "': RX queue setup failed: " + rte_strerror(-rc);
+		}
+		for (uint16_t q = 0; q < n; q++) {
+			rc = rte_eth_tx_queue_setup(id, q, nb_txd, socket, nullptr);
+			if (rc != 0)
+				return "port '" + name + "': TX queue setup failed: " + rte_strerror(-rc);
+		}
+		rte_eth_promiscuous_enable(id);
+		rc = rte_eth_dev_start(id);
+		if (rc != 0)
+			return "port '" + name + "': start failed: " + rte_strerror(-rc);
+		struct rte_ether_addr mac;
+		rte_eth_macaddr_get(id, &mac);
+		Mac m;
+		memcpy(m.data(), mac.addr_bytes, 6);
+		if (app.cfg.mac != Mac{})
+			m = app.cfg.mac;
+		app.port_mac.push_back(m);
+	}
+
+	if (n == 1) {
+		app.steering = Steering::kSingle;
+	} else if (try_nic) {
+		std::string why;
+		bool ok = true;
+		for (size_t i = 0; i < app.port_id.size() && ok; i++) {
+			if (!install_flows(app.port_id[i], n, &why)) {
+				ok = false;
+				nic_why = "port '" + app.cfg.ports[i].name + "': " + why;
+				for (size_t j = 0; j < i; j++) {
+					struct rte_flow_error err;
+					rte_flow_flush(app.port_id[j], &err);
+				}
+			}
+		}
+		app.steering = ok ? Steering::kNic : Steering::kSoftware;
+	} else {
+		app.steering = Steering::kSoftware;
+	}
+	if (app.steering == Steering::kSoftware)
+		spdlog::info("steering: {} ({})", steering_name(app.steering),
+			     nic_why.empty() ? "NIC steering unavailable" : nic_why);
+	else
+		spdlog::info("steering: {}", steering_name(app.steering));
+
+	/* RX queues to lcores: with NIC steering queue k belongs to lcore k;
+	 * otherwise (port, queue) pairs are dealt round robin and the lcore that
+	 * receives a packet hands it to the owner if needed. */
+	unsigned next = 0;
+	for (size_t i = 0; i < app.port_id.size(); i++) {
+		for (uint16_t q = 0; q < nrxq[i]; q++) {
+			unsigned lc = app.steering == Steering::kNic ? q : (next++ % n);
+			app.lcores[lc]->rx.push_back(
+				RxQueueRef{static_cast<uint16_t>(i), app.port_id[i], q});
+		}
+	}
+	return "";
+}
+
+void stop_ports(App &app)
+{
+	for (uint16_t id : app.port_id) {
+		rte_eth_dev_stop(id);
+		rte_eth_dev_close(id);
+	}
+}
+
+} /* namespace switchd */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Counters kept by the data path, one writer each (the lcore that owns
+ * them); telemetry and the periodic summary read them without locks (64-bit
+ * aligned loads on x86 are not torn). Every drop reason has a counter.
+ */
+#ifndef INA_SWITCHD_STATS_H
+#define INA_SWITCHD_STATS_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace switchd {
+
+/* Per lcore and port. */
+#define SWITCHD_PORT_COUNTERS(X)                                         \
+	X(rx_packets, "packets received")                                \
+	X(rx_bytes, "bytes received")                                    \
+	X(tx_packets, "packets sent")                                    \
+	X(tx_bytes, "bytes sent")                                        \
+	X(egress_drops, "tail drops: egress queue at capacity")          \
+	X(random_drops, "random drops (drop_rate)")                      \
+	X(ecn_marks, "packets ECN-marked at this egress queue")          \
+	X(queue_depth, "egress queue depth now (packets)")
+
+/* Per lcore. */
+#define SWITCHD_LCORE_COUNTERS(X)                                                 \
+	X(packets, "packets handled by this lcore (after hand-off)")              \
+	X(handoff_out, "INA packets handed to the owning lcore")                  \
+	X(handoff_in, "INA packets received from another lcore")                  \
+	X(handoff_drops, "hand-off ring full, dropped")                           \
+	X(no_route, "no neighbour for the destination, dropped")                  \
+	X(admission_drops, "gradient from a source not registered for its bit")   \
+	X(unregistered_job, "INA packet of an unregistered job, forwarded as is") \
+	X(control_received, "control messages handed to the control plane")      \
+	X(control_drops, "control ring full, dropped")                            \
+	X(multicast_copies, "parameter packet copies sent")                       \
+	X(multicast_alloc_drops, "no mbuf for a multicast copy, dropped")         \
+	X(flooded, "broadcast / unknown destination flooded")                     \
+	X(arp_replies, "ARP requests for the switch IP answered")                 \
+	X(to_switch_drops, "non-control packets for the switch itself, dropped")  \
+	X(multiseg_drops, "multi-segment frames received, dropped")               \
+	X(ecn_premarks, "INA packets marked before the pipeline (queue above threshold)")
+
+/* Per job (summed over lcores for telemetry). */
+#define SWITCHD_JOB_COUNTERS(X)                                       \
+	X(aggregated, "gradient packets added into an aggregator")    \
+	X(completed, "aggregations completed")                        \
+	X(sent_to_ps, "packets sent downstream toward the PS")        \
+	X(collisions, "collisions, sent to the PS")                   \
+	X(resends, "resent packets seen (merged, flushed, forwarded)") \
+	X(gc_frees, "stale aggregators freed by timeout")             \
+	X(admission_drops, "gradients dropped by admission")          \
+	X(ecn_marks, "packets ECN-marked")                            \
+	X(egress_drops, "packets dropped at egress")                  \
+	X(multicast, "parameter packets multicast")                   \
+	X(unregistered, "packets forwarded while the job was not registered")
+
+#define SWITCHD_ENUM(name, help) name,
+enum class PortCtr : uint8_t { SWITCHD_PORT_COUNTERS(SWITCHD_ENUM) kCount };
+enum class LcoreCtr : uint8_t { SWITCHD_LCORE_COUNTERS(SWITCHD_ENUM) kCount };
+enum class JobCtr : uint8_t { SWITCHD_JOB_COUNTERS(SWITCHD_ENUM) kCount };
+#undef SWITCHD_ENUM
+
+template <typename E>
+struct Counters {
+	uint64_t v[static_cast<size_t>(E::kCount)] = {};
+	uint64_t &operator[](E e) { return v[static_cast<size_t>(e)]; }
+	uint64_t operator[](E e) const { return v[static_cast<size_t>(e)]; }
+	static constexpr size_t size() { return static_cast<size_t>(E::kCount); }
+};
+
+using PortCounters = Counters<PortCtr>;
+using LcoreCounters = Counters<LcoreCtr>;
+using JobCounters = Counters<JobCtr>;
+
+extern const char *const kPortCounterNames[];
+extern const char *const kLcoreCounterNames[];
+extern const char *const kJobCounterNames[];
+
+} /* namespace switchd */
+
+#endif

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "telemetry.h"
+
+#include <cstdlib>
+#include <string>
+
+#include <rte_telemetry.h>
+
+#include "app.h"
+#include "control.h"
+
+namespace switchd {
+
+namespace {
+
+bool index_param(const char *params, long max, long *out)
+{
+	if (!params || !*params)
+		return false;
+	char *end;
+	long v = std::strtol(params, &end, 0);
+	if (*end || v < 0 || v >= max)
+		return false;
+	*out = v;
+	return true;
+}
+
+template <typename C>
+void add_counters(rte_tel_data *d, const C &c, const char *const *names)
+{
+	for (size_t i = 0; i < C::size(); i++)
+		rte_tel_data_add_dict_u64(d, names[i], c.v[i]);
+}
+
+int tel_summary(const char *, const char *, rte_tel_data *d)
+{
+	const App &app = *g_app;
+	rte_tel_data_start_dict(d);
+	LcoreCounters l = lcore_totals(app);
+	add_counters(d, l, kLcoreCounterNames);
+	PortCounters all;
+	for (size_t p = 0; p < app.cfg.ports.size(); p++) {
+		PortCounters c = port_totals(app, p);
+		for (size_t i = 0; i < PortCounters::size(); i++)
+			all.v[i] += c.v[i];
+	}
+	add_counters(d, all, kPortCounterNames);
+	rte_tel_data_add_dict_u64(d, "jobs", app.jobs_owner ? app.jobs_owner->size() : 0);
+	rte_tel_data_add_dict_u64(d, "aggregators_in_use", occupancy(app));
+	rte_tel_data_add_dict_u64(d, "lcores", app.lcores.size());
+	rte_tel_data_add_dict_string(d, "steering", steering_name(app.steering));
+	rte_tel_data_add_dict_u64(d, "control_accepted", app.control_ok);
+	rte_tel_data_add_dict_u64(d, "control_rejected", app.control_bad);
+	return 0;
+}
+
+int tel_ports(const char *, const char *, rte_tel_data *d)
+{
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (const PortConfig &p : g_app->cfg.ports)
+		rte_tel_data_add_array_string(d, p.name.c_str());
+	return 0;
+}
+
+int tel_port(const char *, const char *params, rte_tel_data *d)
+{
+	const App &app = *g_app;
+	long idx;
+	if (!index_param(params, static_cast<long>(app.cfg.ports.size()), &idx))
+		return -1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", app.cfg.ports[idx].name.c_str());
+	rte_tel_data_add_dict_u64(d, "port_id", app.port_id[idx]);
+	add_counters(d, port_totals(app, static_cast<size_t>(idx)), kPortCounterNames);
+	return 0;
+}
+
+int tel_lcores(const char *, const char *, rte_tel_data *d)
+{
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (const auto &lc : g_app->lcores)
+		rte_tel_data_add_array_int(d, static_cast<int>(lc->index));
+	return 0;
+}
+
+int tel_lcore(const char *, const char *params, rte_tel_data *d)
+{
+	const App &app = *g_app;
+	long idx;
+	if (!index_param(params, static_cast<long>(app.lcores.size()), &idx))
+		return -1;
+	const Lcore &lc = *app.lcores[idx];
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcore_id", lc.lcore_id);
+	add_counters(d, lc.ctr, kLcoreCounterNames);
+	for (size_t i = 0; i < ina::kCounterCount; i++)
+		rte_tel_data_add_dict_u64(d, ina::counter_name(static_cast<ina::Counter>(i)),
+					  lc.pipeline.v[i]);
+	rte_tel_data_add_dict_u64(d, "aggregator_slots", lc.table->slots());
+	rte_tel_data_add_dict_u64(d, "aggregators_in_use", lc.table->occupied());
+	return 0;
+}
+
+int tel_jobs(const char *, const char *, rte_tel_data *d)
+{
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	if (g_app->jobs_owner)
+		for (uint16_t id : g_app->jobs_owner->ids())
+			rte_tel_data_add_array_int(d, id);
+	return 0;
+}
+
+int tel_job(const char *, const char *params, rte_tel_data *d)
+{
+	const App &app = *g_app;
+	long id;
+	if (!index_param(params, 65536, &id))
+		return -1;
+	rte_tel_data_start_dict(d);
+	const Job *job = app.jobs_owner ? app.jobs_owner->find(static_cast<uint16_t>(id)) : nullptr;
+	rte_tel_data_add_dict_u64(d, "registered", job != nullptr);
+	if (job) {
+		rte_tel_data_add_dict_u64(d, "workers", job->cfg.workers.size());
+		rte_tel_data_add_dict_u64(d, "levels", job->cfg.levels);
+		rte_tel_data_add_dict_string(d, "ps", ipv4_str(job->cfg.ps_ip).c_str());
+	}
+	add_counters(d, job_totals(app, static_cast<uint16_t>(id)), kJobCounterNames);
+	return 0;
+}
+
+int tel_pipeline(const char *, const char *, rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	ina::PipelineCounters c = pipeline_totals(*g_app);
+	for (size_t i = 0; i < ina::kCounterCount; i++)
+		rte_tel_data_add_dict_u64(d, ina::counter_name(static_cast<ina::Counter>(i)), c.v[i]);
+	return 0;
+}
+
+int tel_aggregators(const char *, const char *, rte_tel_data *d)
+{
+	const App &app = *g_app;
+	rte_tel_data_start_dict(d);
+	uint64_t slots = 0;
+	for (const auto &lc : app.lcores) {
+		std::string k = "lcore" + std::to_string(lc->index) + "_in_use";
+		rte_tel_data_add_dict_u64(d, k.c_str(), lc->table->occupied());
+		slots += lc->table->slots();
+	}
+	rte_tel_data_add_dict_u64(d, "in_use", occupancy(app));
+	rte_tel_data_add_dict_u64(d, "slots", slots);
+	return 0;
+}
+
+} /* namespace */
+
+void register_telemetry()
+{
+	rte_telemetry_register_cmd("/ina/summary", tel_summary, "Totals of ina-switchd. No parameters");
+	rte_telemetry_register_cmd("/ina/ports", tel_ports, "Port names, by index. No parameters");
+	rte_telemetry_register_cmd("/ina/port", tel_port, "Counters of one port. Parameter: port index");
+	rte_telemetry_register_cmd("/ina/lcores", tel_lcores, "Data-path lcore indices. No parameters");
+	rte_telemetry_register_cmd("/ina/lcore", tel_lcore,
+				   "Counters of one lcore. Parameter: lcore index");
+	rte_telemetry_register_cmd("/ina/jobs", tel_jobs, "Registered job ids. No parameters");
+	rte_telemetry_register_cmd("/ina/job", tel_job, "Counters of one job. Parameter: job id");
+	rte_telemetry_register_cmd("/ina/pipeline", tel_pipeline,
+				   "Pipeline counters over all lcores. No parameters");
+	rte_telemetry_register_cmd("/ina/aggregators", tel_aggregators,
+				   "Aggregator occupancy per lcore. No parameters");
+}
+
+} /* namespace switchd */

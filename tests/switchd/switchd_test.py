@@ -1,0 +1,546 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of ina-switchd: a real switchd process on net_af_packet
+ports over veth pairs in a network namespace this test creates; scapy sends
+INA frames from the host ends and checks what comes out.
+
+    switchd_test.py INA_SWITCHD CASE      (run as root; see CASES below)
+
+Topology (all in namespace swd<pid>):  hN <-> swN, switchd owns swN.
+  h0: worker 10.0.0.1      h1: workers 10.0.0.2 and 10.0.0.3 (one port, two
+  workers: the parameter packet goes there as one group copy)
+  h2: PS 10.0.0.100
+"""
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+UDP_PORT = 18766
+F_ACK, F_RESEND, F_COLLISION, F_ECN = 1, 2, 4, 8
+HOSTS = {0: ("10.0.0.1", "02:00:00:00:00:01"), 1: ("10.0.0.2", "02:00:00:00:00:02"),
+         2: ("10.0.0.3", "02:00:00:00:00:03")}
+PS_IP, PS_MAC = "10.0.0.100", "02:00:00:00:00:64"
+SW_IP, SW_MAC = "10.0.0.254", "02:00:00:00:00:fe"
+JOB = 7
+AGGS = 1024
+NS = f"swd{os.getpid()}"
+
+
+def fail(msg):
+    print("FAIL:", msg, flush=True)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    print("ok:", msg, flush=True)
+
+
+def sh(*cmd, check_rc=True):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check_rc and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    return r
+
+
+def agg_index(job, seq, n=AGGS):
+    return zlib.crc32(struct.pack(">HI", job, seq)) % n
+
+
+def ina_frame(src_ip, dst_ip, dst_mac, src_mac, job, seq, values, flags=0, index=None, level=0,
+              levels=1, bitmaps=(0, 0, 0, 0), fan_in=(3, 0, 0, 0), typ=0, extra=b"", tos=0):
+    from scapy.all import Ether, IP, UDP, Raw
+    if index is None:
+        index = agg_index(job, seq)
+    hdr = struct.pack(">BBHHHIIIHBB4I4B", 1, typ, flags, job, 0, seq, index, 0xFFFFFFFF,
+                      len(values), level, levels, *bitmaps, *fan_in)
+    assert len(hdr) == 44
+    payload = hdr + b"".join(struct.pack(">i", v) for v in values) + extra
+    return (Ether(dst=dst_mac, src=src_mac) / IP(src=src_ip, dst=dst_ip, tos=tos, id=1) /
+            UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(payload))
+
+
+def gradient(worker, seq, values, bit, **kw):
+    ip, mac = HOSTS[worker]
+    return ina_frame(ip, PS_IP, PS_MAC, mac, kw.pop("job", JOB), seq, values,
+                     bitmaps=(1 << bit, 0, 0, 0), **kw)
+
+
+def parse_ina(pkt):
+    from scapy.all import UDP, IP
+    if UDP not in pkt or pkt[UDP].dport != UDP_PORT:
+        return None
+    b = bytes(pkt[UDP].payload)
+    f = struct.unpack(">BBHHHIIIHBB4I4B", b[:44])
+    n = f[8]
+    vals = list(struct.unpack(f">{n}i", b[44:44 + 4 * n])) if len(b) >= 44 + 4 * n else None
+    return dict(type=f[1], flags=f[2], job=f[3], seq=f[5], index=f[6], elems=n, level=f[9],
+                levels=f[10], bitmap=list(f[11:15]), values=vals, ip_src=pkt[IP].src,
+                ip_dst=pkt[IP].dst, tos=pkt[IP].tos, mac_dst=pkt.dst)
+
+
+def setns(name):
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    fd = os.open(f"/var/run/netns/{name}", os.O_RDONLY)
+    if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "setns")
+    os.close(fd)
+
+
+class Topology:
+    """Namespace with veth pairs hN <-> swN."""
+
+    def __init__(self, nports):
+        self.nports = nports
+        sh("ip", "netns", "add", NS)
+        self.extra_ns = []
+        for i in range(nports):
+            sh("ip", "-n", NS, "link", "add", f"h{i}", "type", "veth", "peer", "name", f"sw{i}")
+        sh("ip", "netns", "exec", NS, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+        sh("ip", "netns", "exec", NS, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+        for i in range(nports):
+            sh("ip", "-n", NS, "link", "set", f"sw{i}", "up")
+            if i in HOSTS or i == 2:
+                pass
+            sh("ip", "-n", NS, "link", "set", f"h{i}", "address",
+               HOSTS[i][1] if i < 2 else PS_MAC)
+            sh("ip", "-n", NS, "link", "set", f"h{i}", "up")
+        sh("ip", "-n", NS, "link", "set", "lo", "up")
+
+    def cleanup(self):
+        for ns in self.extra_ns:
+            sh("ip", "netns", "del", ns, check_rc=False)
+        sh("ip", "netns", "del", NS, check_rc=False)
+
+
+def config_text(nports=3, lcores=1, extra_switch="", port_extra=None, jobs=True, qpairs=1):
+    port_extra = port_extra or {}
+    nbs = {0: [HOSTS[0]], 1: [HOSTS[1], HOSTS[2]], 2: [(PS_IP, PS_MAC)]}
+    s = f"""[switch]
+id = 1
+ip = "{SW_IP}"
+mac = "{SW_MAC}"
+aggregators = {AGGS}
+elements = 62
+lcores = {list(range(lcores))}
+stats_interval_s = 1
+mbufs = 8191
+rx_descriptors = 256
+tx_descriptors = 256
+{extra_switch}
+"""
+    for p in range(nports):
+        s += f'\n[[port]]\ndevice = "net_af_packet{p},iface=sw{p},qpairs={qpairs}"\n'
+        s += port_extra.get(p, "")
+        for ip, mac in nbs.get(p, []):
+            s += f'[[port.neighbour]]\nip = "{ip}"\nmac = "{mac}"\n'
+    if jobs:
+        s += f"""
+[[job]]
+id = {JOB}
+ps_ip = "{PS_IP}"
+ps_mac = "{PS_MAC}"
+levels = 1
+fan_in = [3]
+[[job.worker]]
+ip = "{HOSTS[0][0]}"
+mac = "{HOSTS[0][1]}"
+bit = [0]
+[[job.worker]]
+ip = "{HOSTS[1][0]}"
+mac = "{HOSTS[1][1]}"
+bit = [1]
+[[job.worker]]
+ip = "{HOSTS[2][0]}"
+mac = "{HOSTS[2][1]}"
+bit = [2]
+"""
+    return s
+
+
+class Switchd:
+    def __init__(self, binary, cfg_text, lcores=1, tmp=None):
+        self.prefix = f"swd{os.getpid()}"
+        self.cfg = os.path.join(tmp, "switchd.toml")
+        with open(self.cfg, "w") as f:
+            f.write(cfg_text)
+        self.log = open(os.path.join(tmp, "switchd.log"), "w+")
+        self.p = subprocess.Popen([binary, "--no-huge", "-m", "256", "--file-prefix", self.prefix,
+                                   "--log-level", "lib.eal:notice", "--", "--config", self.cfg],
+                                  stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.p.poll() is not None:
+                fail(f"ina-switchd exited early ({self.p.returncode}):\n{self.output()}")
+            if re.search(r"\] ready", self.output()):
+                break
+            time.sleep(0.1)
+        else:
+            fail("ina-switchd did not start:\n" + self.output())
+        time.sleep(0.3)
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def telemetry(self, cmd):
+        path = f"/var/run/dpdk/{self.prefix}/dpdk_telemetry.v2"
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(path)
+        s.recv(16384)
+        s.send(cmd.encode())
+        r = json.loads(s.recv(65536).decode())
+        s.close()
+        return r[cmd.split(",")[0]]
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        try:
+            rc = self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            fail("ina-switchd did not stop on SIGINT")
+        out = self.output()
+        check(rc == 0, f"ina-switchd exits 0 on SIGINT (rc {rc})")
+        check("final:" in out and "stopped" in out, "final summary logged")
+        left = [f for f in os.listdir("/dev/hugepages") if f.startswith(self.prefix)] \
+            if os.path.isdir("/dev/hugepages") else []
+        check(not left, "no hugepage files left behind")
+        return out
+
+
+def exchange(send, ifaces, to_send, timeout=2.0, want=None):
+    """Sends frames (iface, pkt) and returns {iface: [parsed INA frames]}."""
+    from scapy.all import AsyncSniffer, sendp, conf
+    conf.verb = 0
+    sniffers = {i: AsyncSniffer(iface=i, store=True, filter="udp port 18766") for i in ifaces}
+    for s in sniffers.values():
+        s.start()
+    time.sleep(0.5)
+    # Consecutive frames for one interface go out in one call (one socket),
+    # so that a burst really is a burst.
+    i = 0
+    while i < len(to_send):
+        j = i
+        while j < len(to_send) and to_send[j][0] == to_send[i][0]:
+            j += 1
+        sendp([p for _, p in to_send[i:j]], iface=to_send[i][0], verbose=False)
+        i = j
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if want and all(len(sniffers[i].results or []) >= n for i, n in want.items()):
+            time.sleep(0.2)
+            break
+        time.sleep(0.05)
+    out = {}
+    for i, s in sniffers.items():
+        s.stop()
+        out[i] = [p for p in (parse_ina(x) for x in s.results) if p]
+    return out
+
+
+# ----------------------------------------------------------------------------- cases
+
+def case_aggregation(sw, lcores=1):
+    vals = [[i * 10 + w for i in range(62)] for w in range(3)]
+    seqs = [5, 6, 7, 8]  # several indices: with 2 lcores both own some
+    sends = []
+    for seq in seqs:
+        for w in range(3):
+            iface = "h0" if w == 0 else "h1"
+            sends.append((iface, gradient(w, seq, vals[w], bit=w)))
+    got = exchange(None, ["h2"], sends, want={"h2": len(seqs)})["h2"]
+    res = {p["seq"]: p for p in got if p["job"] == JOB}
+    check(sorted(res) == seqs, f"one result per fragment at the PS (got seqs {sorted(res)})")
+    for seq in seqs:
+        p = res[seq]
+        check(p["values"] == [sum(v[i] for v in vals) for i in range(62)],
+              f"seq {seq}: sum of the three workers")
+        check(p["bitmap"][0] == 0b111 and p["level"] == 1, f"seq {seq}: bitmap 0b111, level 1")
+    check(len(got) == len(seqs), "no partial or duplicate output")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["completed"] == len(seqs) and t["aggregated"] == 3 * len(seqs),
+          f"telemetry /ina/job: completed {t['completed']}, aggregated {t['aggregated']}")
+    r = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", sw.prefix], input="/ina/summary\n",
+                       capture_output=True, text=True, timeout=20)
+    check(r.returncode == 0 and '"completed"' not in r.stdout and '"aggregators_in_use"' in r.stdout,
+          "dpdk-telemetry.py reads /ina/summary")
+    if lcores > 1:
+        s = sw.telemetry("/ina/summary")
+        check(s["handoff_out"] > 0, f"software hand-off used ({s['handoff_out']} packets)")
+        check(re.search(r"steering: software hand-off", sw.output()) is not None,
+              "steering mode printed at start")
+
+
+def case_collision(sw, lcores=1):
+    idx = agg_index(JOB, 100)
+    first = gradient(0, 100, [1] * 62, bit=0)
+    other = gradient(1, 200, [2] * 62, bit=1, index=idx)  # same aggregator, other seq
+    got = exchange(None, ["h2"], [("h0", first), ("h1", other)], want={"h2": 1})["h2"]
+    check(len(got) == 1, f"exactly the colliding packet reaches the PS ({len(got)})")
+    p = got[0]
+    check(p["seq"] == 200 and p["flags"] & F_COLLISION and p["flags"] & F_RESEND,
+          f"collision packet carries RESEND|COLLISION (flags {p['flags']:#x})")
+    check(p["level"] == 1 and p["values"] == [2] * 62, "level flipped, payload untouched")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["collisions"] == 1, "telemetry counts the collision")
+
+
+def case_multicast(sw, lcores=1):
+    seq = 9
+    vals = list(range(100, 162))
+    ack = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, seq, vals,
+                    flags=F_ACK)
+    got = exchange(None, ["h0", "h1"], [("h2", ack)], want={"h0": 1, "h1": 1})
+    h0 = [p for p in got["h0"] if p["flags"] & F_ACK]
+    h1 = [p for p in got["h1"] if p["flags"] & F_ACK]
+    check(len(h0) == 1 and len(h1) == 1, f"one parameter copy per port ({len(h0)}, {len(h1)})")
+    check(h0[0]["ip_dst"] == HOSTS[0][0] and h0[0]["mac_dst"] == HOSTS[0][1],
+          "single worker behind h0 gets a unicast copy (its IP and MAC)")
+    check(h1[0]["ip_dst"] == f"239.18.0.{JOB}" and h1[0]["mac_dst"] == f"01:00:5e:12:00:{JOB:02x}",
+          "two workers behind h1 get the group copy")
+    check(h0[0]["values"] == vals and h1[0]["values"] == vals, "payload intact in every copy")
+    s = sw.telemetry("/ina/summary")
+    check(s["multicast_copies"] == 2, "two copies made")
+
+
+def case_admission(sw, lcores=1):
+    stranger = ina_frame("10.0.0.9", PS_IP, PS_MAC, "02:00:00:00:00:09", JOB, 11, [1] * 62,
+                         bitmaps=(1, 0, 0, 0))
+    wrong_bit = gradient(0, 12, [1] * 62, bit=1)  # worker 0 claiming worker 1's bit
+    unregistered = ina_frame(HOSTS[0][0], PS_IP, PS_MAC, HOSTS[0][1], 99, 1, [5] * 62,
+                             bitmaps=(1, 0, 0, 0))
+    got = exchange(None, ["h2"], [("h0", stranger), ("h0", wrong_bit), ("h0", unregistered)],
+                   want={"h2": 1})["h2"]
+    check(all(p["job"] == 99 for p in got) and len(got) == 1,
+          f"only the unregistered job's packet reaches the PS ({[p['job'] for p in got]})")
+    check(got[0]["values"] == [5] * 62 and got[0]["level"] == 0,
+          "unregistered job forwarded without aggregation")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["admission_drops"] == 2, f"two admission drops counted ({t['admission_drops']})")
+    u = sw.telemetry("/ina/job,99")
+    check(u["registered"] == 0 and u["unregistered"] == 1, "unregistered forward counted")
+    check(t["aggregated"] == 0, "nothing aggregated from rejected sources")
+
+
+def case_ecn(sw, lcores=1):
+    # Port 2 (to the PS) is shaped to 2 Mbit/s with ECN above 4 packets:
+    # a burst of 40 frames queues up, later ones leave marked.
+    filler = [("h0", ina_frame(HOSTS[0][0], PS_IP, PS_MAC, HOSTS[0][1], 99, s, [0] * 62,
+                               bitmaps=(1, 0, 0, 0))) for s in range(40)]
+    agg = [("h0", gradient(0, 300, [1] * 62, bit=0)), ("h1", gradient(1, 300, [2] * 62, bit=1)),
+           ("h1", gradient(2, 300, [3] * 62, bit=2))]
+    from scapy.all import sendp
+    got = exchange(None, ["h2"], filler + agg, timeout=6, want={"h2": 41})["h2"]
+    marked = [p for p in got if p["flags"] & F_ECN]
+    check(len(got) >= 30, f"shaped port delivers the burst ({len(got)} of 41)")
+    check(marked and all(p["tos"] & 3 == 3 for p in marked),
+          f"{len(marked)} packets carry INA ECN and IP CE")
+    check(not (got[0]["flags"] & F_ECN), "the first packet (empty queue) is not marked")
+    res = [p for p in got if p["job"] == JOB]
+    check(len(res) == 1 and res[0]["values"] == [6] * 62 and res[0]["flags"] & F_ECN,
+          "aggregated result keeps the ECN mark")
+    t = sw.telemetry("/ina/port,2")
+    check(t["ecn_marks"] >= len(marked) > 0, f"port telemetry counts ECN marks ({t['ecn_marks']})")
+
+
+def case_gc(sw, lcores=1):
+    # gc_timeout_ms = 2500. Worker 0 claims an aggregator for seq 400 and
+    # dies; the parameter packet of another fragment (seq 401) hashed to
+    # the same index frees it, but only after the timeout.
+    idx = agg_index(JOB, 400)
+    claim = gradient(0, 400, [1] * 62, bit=0)
+    exchange(None, ["h2"], [("h0", claim)], timeout=0.5)
+    a = sw.telemetry("/ina/aggregators")
+    check(a["in_use"] == 1, "aggregator held by the dead fragment")
+    ack = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, 401,
+                    [0] * 62, flags=F_ACK, index=idx)
+    exchange(None, ["h0"], [("h2", ack)], timeout=0.5)
+    a = sw.telemetry("/ina/aggregators")
+    check(a["in_use"] == 1, "a fresh aggregator is not collected")
+    time.sleep(2.5)
+    exchange(None, ["h0"], [("h2", ack)], timeout=0.5)
+    a = sw.telemetry("/ina/aggregators")
+    check(a["in_use"] == 0, "stale aggregator freed after the timeout")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["gc_frees"] == 1, f"GC free counted ({t['gc_frees']})")
+    again = [("h0", gradient(0, 402, [1] * 62, bit=0, index=idx)),
+             ("h1", gradient(1, 402, [2] * 62, bit=1, index=idx)),
+             ("h1", gradient(2, 402, [3] * 62, bit=2, index=idx))]
+    got = exchange(None, ["h2"], again, want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["seq"] == 402 and got[0]["values"] == [6] * 62 and
+          not got[0]["flags"] & F_COLLISION, "the freed aggregator completes a new fragment")
+
+
+def case_forwarding(sw, lcores=1):
+    """Non-INA traffic: ARP, ICMP, TCP through the switch, plus ARP for the switch."""
+    from scapy.all import Ether, ARP, IP, ICMP, TCP, AsyncSniffer, sendp, srp1, conf
+    conf.verb = 0
+    sn = {i: AsyncSniffer(iface=i, store=True) for i in ("h1", "h2")}
+    for s in sn.values():
+        s.start()
+    time.sleep(0.5)
+    h0ip, h0mac = HOSTS[0]
+    sendp(Ether(src=h0mac, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=h0mac, psrc=h0ip,
+                                                          pdst=PS_IP), iface="h0")
+    sendp(Ether(src=h0mac, dst=PS_MAC) / IP(src=h0ip, dst=PS_IP) / ICMP(id=77), iface="h0")
+    sendp(Ether(src=h0mac, dst=PS_MAC) / IP(src=h0ip, dst=PS_IP) / TCP(sport=1234, dport=80),
+          iface="h0")
+    time.sleep(1.0)
+    res = {i: s.stop() for i, s in sn.items()}
+    h2 = res["h2"]
+    check(any(ARP in p and p[ARP].pdst == PS_IP for p in h2), "ARP request forwarded by target IP")
+    check(not any(ARP in p for p in res["h1"]), "ARP for a known target is not flooded")
+    check(any(ICMP in p and p[ICMP].id == 77 for p in h2), "ICMP forwarded by the neighbour table")
+    check(any(TCP in p and p[TCP].dport == 80 for p in h2), "TCP forwarded by the neighbour table")
+    r = srp1(Ether(src=h0mac, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=h0mac, psrc=h0ip,
+                                                             pdst=SW_IP), iface="h0", timeout=2)
+    check(r is not None and ARP in r and r[ARP].op == 2 and r[ARP].hwsrc == SW_MAC,
+          "switch answers ARP for its own IP")
+
+
+def case_control(sw, lcores=1):
+    """Registers job 21 at run time with a control message, aggregates, unregisters."""
+    def ctrl(op, workers):
+        body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0,
+                           struct.unpack(">I", socket.inet_aton(PS_IP))[0],
+                           bytes.fromhex(PS_MAC.replace(":", "")), 2, 0, 0, 0, 0)
+        for ip, mac, bit in workers:
+            body += struct.pack(">I6s4BH", struct.unpack(">I", socket.inet_aton(ip))[0],
+                                bytes.fromhex(mac.replace(":", "")), bit, 255, 255, 255, 0)
+        return ina_frame(PS_IP, SW_IP, SW_MAC, PS_MAC, 21, 0, [], typ=1, levels=0,
+                         fan_in=(0, 0, 0, 0), extra=body)
+    reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
+    exchange(None, ["h0"], [("h2", reg)], timeout=0.5)
+    time.sleep(0.3)
+    check(21 in sw.telemetry("/ina/jobs"), "job 21 registered by a control message")
+    g = [("h0", gradient(0, 1, [4] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0))),
+         ("h1", gradient(1, 1, [5] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0)))]
+    got = exchange(None, ["h2"], g, want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["values"] == [9] * 62, "job 21 aggregates without a restart")
+    exchange(None, ["h0"], [("h2", ctrl(2, []))], timeout=0.5)
+    time.sleep(0.3)
+    check(21 not in sw.telemetry("/ina/jobs"), "job 21 unregistered by a control message")
+    bad = ctrl(1, [])
+    exchange(None, ["h0"], [("h2", bad)], timeout=0.5)
+    time.sleep(0.3)
+    check(sw.telemetry("/ina/summary")["control_rejected"] == 1, "malformed control message rejected")
+
+
+def case_ping(binary, tmp):
+    """Real kernel ping between two namespaces through the switch."""
+    topo = Topology(2)
+    try:
+        for i in range(2):
+            ns = f"{NS}h{i}"
+            sh("ip", "netns", "add", ns)
+            topo.extra_ns.append(ns)
+            sh("ip", "-n", NS, "link", "set", f"h{i}", "netns", ns)
+            sh("ip", "-n", ns, "addr", "add", f"{HOSTS[i][0]}/24", "dev", f"h{i}")
+            sh("ip", "-n", ns, "link", "set", f"h{i}", "up")
+        setns(NS)
+        sw = Switchd(binary, config_text(nports=2, jobs=False), tmp=tmp)
+        r = sh("ip", "netns", "exec", f"{NS}h0", "ping", "-c", "3", "-i", "0.2", "-W", "2",
+               HOSTS[1][0], check_rc=False)
+        check(r.returncode == 0, "ping through the switch: " + r.stdout.strip().splitlines()[-2])
+        sw.stop()
+    finally:
+        topo.cleanup()
+
+
+def config_errors(binary, tmp):
+    def run(text, *eal):
+        path = os.path.join(tmp, "bad.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        r = subprocess.run([binary, *(eal or ("--no-huge", "-m", "128", "--file-prefix",
+                                              f"swdcfg{os.getpid()}")), "--", "--config", path],
+                           capture_output=True, text=True, timeout=30)
+        return r.returncode, r.stderr + r.stdout, path
+    good = config_text(nports=1, jobs=False)
+    rc, out, path = run(good.replace("id = 1", "id = 1\nfrobnicate = 3"))
+    check(rc != 0 and re.search(re.escape(path) + r":3:1: switch.frobnicate: unknown key", out),
+          "unknown key -> file:line:col: key: unknown key")
+    rc, out, path = run(good.replace("aggregators = 1024", "aggregators = -5"))
+    check(rc != 0 and re.search(re.escape(path) + r":\d+:\d+: switch.aggregators: must be", out),
+          "bad value -> file:line and key")
+    rc, out, path = run(good + '[[port.neighbour]]\nip = "10.0.0.300"\nmac = "02:00:00:00:00:01"\n')
+    check(rc != 0 and re.search(r"port\[0\]\.neighbour\[\d+\]\.ip: not an IPv4 address", out), "bad IP address")
+    rc, out, path = run(good.replace("[switch]", "[switch]\n[switch]"))
+    check(rc != 0 and re.search(re.escape(path) + r":2:", out), "TOML syntax error with line")
+    rc, out, path = run(good.replace(f"lcores = [0]", "lcores = [0, 77]"))
+    check(rc != 0 and "CPU 77 does not exist" in out and "lcores" in out,
+          "more lcores than the machine has")
+    rc, out, path = run(good.replace("iface=sw0", "iface=swd_no_such_if"))
+    check(rc != 0 and "port 'net_af_packet0' does not exist" in out, "missing port: " +
+          (out.strip().splitlines() or [""])[-1])
+    rc, out, path = run(good, "--file-prefix", f"swdcfg{os.getpid()}")
+    if not any(int(open(f"/sys/kernel/mm/hugepages/{d}/free_hugepages").read())
+               for d in os.listdir("/sys/kernel/mm/hugepages")):
+        check(rc != 0 and "--no-huge" in out and len(out.strip().splitlines()) == 1,
+              "no hugepages -> one line saying to use --no-huge")
+    r = subprocess.run([binary, "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and "--config" in r.stdout, "--help")
+    r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+    check(r.returncode == 0 and "ina-switchd" in r.stdout, "--version")
+
+
+CASES = {
+    "aggregation": (case_aggregation, {}),
+    "aggregation_2lcores": (case_aggregation, {"lcores": 2}),
+    "collision": (case_collision, {}),
+    "multicast": (case_multicast, {}),
+    "multicast_2lcores": (case_multicast, {"lcores": 2}),
+    "admission": (case_admission, {}),
+    "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
+    "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
+    "forwarding": (case_forwarding, {}),
+    "control": (case_control, {}),
+}
+
+
+def main():
+    binary, case = sys.argv[1], sys.argv[2]
+    if os.geteuid() != 0:
+        print("SKIP: needs root (network namespaces)")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory(prefix="swd") as tmp:
+        if case == "config_errors":
+            return config_errors(binary, tmp)
+        if case == "ping":
+            return case_ping(binary, tmp)
+        fn, opts = CASES[case]
+        lcores = opts.get("lcores", 1)
+        if lcores > os.cpu_count():
+            print(f"SKIP: needs {lcores} CPUs")
+            sys.exit(77)
+        topo = Topology(3)
+        try:
+            setns(NS)
+            sw = Switchd(binary, config_text(lcores=lcores, qpairs=lcores,
+                                             extra_switch=opts.get("extra_switch", ""),
+                                             port_extra=opts.get("port_extra")), tmp=tmp)
+            try:
+                fn(sw, lcores=lcores)
+            except SystemExit:
+                print(sw.output()[-3000:])
+                sw.p.kill()
+                raise
+            sw.stop()
+        finally:
+            topo.cleanup()
+
+
+if __name__ == "__main__":
+    main()
