@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * pipeline_bench: ina::process() throughput on one core, in process.
+ *
+ * Synthetic multi-job traffic: J jobs of W workers, each job with a window of
+ * in-flight fragments. Frames are built once. One round sends, for every
+ * fragment of every job's window, the W gradient packets (interleaved across
+ * jobs and workers, as they would arrive), then the PS's parameter packet
+ * that frees the aggregator, so the table is in steady state: every fragment
+ * is claimed, aggregated W times, completed and freed. A completed packet is
+ * rewritten in place; it is restored from its pristine copy (that copy, one
+ * per W + 1 packets, is inside the timing, standing in for the transmit).
+ *
+ * Every configuration runs on the scalar path and on each SIMD path the CPU
+ * has, in the same run, so the speed-up is a ratio measured here and now.
+ * Output: Mpps, the equivalent wire rate (frame + 20 B preamble and
+ * inter-frame gap), ns per packet, speed-up over scalar; --json prints one
+ * object per configuration.
+ */
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ina/hash.h"
+#include "ina/pipeline.h"
+#include "ina/wire.h"
+
+namespace {
+
+struct Options {
+	uint32_t workers = 8;
+	uint32_t jobs = 4;
+	uint32_t window = 128;
+	uint32_t aggregators = 16384;
+	std::vector<uint32_t> elements = {62, 256};
+	std::vector<std::string> simd; /* empty: scalar + every path the CPU has */
+	double seconds = 1.0;
+	bool hash = false; /* CRC-32 indices (collisions included) instead of disjoint ones */
+	bool json = false;
+	bool no_baseline = false; /* for profiling one path */
+};
+
+struct Traffic {
+	std::vector<uint8_t> frames;	/* all frames, back to back */
+	std::vector<uint8_t> pristine;	/* the same, never processed */
+	std::vector<uint32_t> offset;	/* frame i starts at frames[offset[i]] */
+	uint32_t frame_len = 0;
+	uint64_t wire_bytes = 0;	/* per round, with 20 B preamble + IFG each */
+	uint64_t completions = 0;	/* per round */
+};
+
+void put_frame(uint8_t *f, uint16_t job, uint32_t seq, uint32_t index, uint16_t flags, uint32_t bitmap,
+	       uint8_t fan_in, uint32_t elements, uint32_t worker)
+{
+	size_t payload = 4u * elements;
+	std::memset(f, 0, INA_PAYLOAD_OFFSET + payload);
+	static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x02}, src[6] = {0x02, 0, 0, 0, 0, 0x01};
+	std::memcpy(f, dst, 6);
+	std::memcpy(f + 6, src, 6);
+	ina_store16(f + 12, 0x0800);
+	uint8_t *ip = f + sizeof(ina_eth_hdr);
+	ip[0] = 0x45;
+	ina_store16(ip + 2, static_cast<uint16_t>(20 + 8 + INA_HDR_LEN + payload));
+	ip[8] = 64;
+	ip[9] = 17;
+	ina_store32(ip + 12, 0x0A000001u + worker);
+	ina_store32(ip + 16, 0x0A000064u);
+	uint8_t *udp = ip + sizeof(ina_ipv4_hdr);
+	ina_store16(udp, static_cast<uint16_t>(0xC000u | (index & 0x3FFFu)));
+	ina_store16(udp + 2, INA_UDP_PORT);
+	ina_store16(udp + 4, static_cast<uint16_t>(8 + INA_HDR_LEN + payload));
+	uint8_t *h = f + INA_HDR_OFFSET;
+	h[offsetof(ina_hdr, version)] = INA_VERSION;
+	h[offsetof(ina_hdr, type)] = INA_TYPE_DATA;
+	ina_store16(h + offsetof(ina_hdr, flags), flags);
+	ina_store16(h + offsetof(ina_hdr, job_id), job);
+	ina_store32(h + offsetof(ina_hdr, seq), seq);
+	ina_store32(h + offsetof(ina_hdr, agg_index), index);
+	ina_store32(h + offsetof(ina_hdr, remap_index), INA_NO_REMAP);
+	ina_store16(h + offsetof(ina_hdr, elem_count), static_cast<uint16_t>(elements));
+	h[offsetof(ina_hdr, level)] = 0;
+	h[offsetof(ina_hdr, levels)] = 1;
+	ina_store32(h + offsetof(ina_hdr, bitmap), bitmap);
+	h[offsetof(ina_hdr, fan_in)] = fan_in;
+	/* Small values of both signs: no saturation on the steady-state path. */
+	for (uint32_t e = 0; e < elements; e++)
+		ina_store32(f + INA_PAYLOAD_OFFSET + 4 * e,
+			    static_cast<uint32_t>(static_cast<int32_t>((seq * 31 + e * 7 + worker) % 2001) - 1000));
+}
+
+Traffic build_traffic(const Options &o, uint32_t elements)
+{
+	Traffic t;
+	t.frame_len = INA_FRAME_LEN(elements);
+	uint32_t slot = (t.frame_len + 63) & ~63u; /* each frame on its own cache lines, like mbufs */
+	uint64_t n = uint64_t(o.jobs) * o.window * (o.workers + 1);
+	t.frames.resize(n * slot);
+	uint32_t i = 0;
+	auto add = [&](uint16_t job, uint32_t seq, uint32_t index, uint16_t flags, uint32_t bitmap, uint32_t w) {
+		t.offset.push_back(i * slot);
+		put_frame(&t.frames[size_t(i) * slot], job, seq, index, flags, bitmap,
+			  static_cast<uint8_t>(o.workers), elements, w);
+		i++;
+	};
+	auto index_of = [&](uint16_t job, uint32_t seq) {
+		return o.hash ? ina::aggregator_index(job, seq, o.aggregators)
+			      : ((job - 1u) * o.window + seq) % o.aggregators;
+	};
+	/* Gradients: fragment by fragment, jobs and workers interleaved. */
+	for (uint32_t s = 0; s < o.window; s++)
+		for (uint32_t w = 0; w < o.workers; w++)
+			for (uint32_t j = 1; j <= o.jobs; j++)
+				add(static_cast<uint16_t>(j), s, index_of(uint16_t(j), s), 0, 1u << w, w);
+	/* Then the parameter packets, which free the aggregators. */
+	for (uint32_t s = 0; s < o.window; s++)
+		for (uint32_t j = 1; j <= o.jobs; j++)
+			add(static_cast<uint16_t>(j), s, index_of(uint16_t(j), s), INA_F_ACK, 0, 0);
+	t.pristine = t.frames;
+	t.wire_bytes = uint64_t(t.offset.size()) * (t.frame_len + 20);
+	t.completions = uint64_t(o.jobs) * o.window;
+	return t;
+}
+
+struct Measured {
+	double mpps = 0, gbps = 0, ns_per_packet = 0, seconds = 0;
+	uint64_t packets = 0, completed = 0, expected_completed = 0;
+};
+
+/* One round through all frames; returns the number of packets. */
+inline uint64_t round_trip(ina::AggregatorTable &table, ina::PipelineCounters &ctr, Traffic &t, uint64_t now)
+{
+	const uint32_t len = t.frame_len;
+	uint8_t *base = t.frames.data();
+	const uint8_t *clean = t.pristine.data();
+	for (uint32_t off : t.offset) {
+		ina::Result r = ina::process(table, ctr, base + off, len, now);
+		if (r.verdict == ina::Verdict::kDownstream)
+			std::memcpy(base + off, clean + off, len); /* the result left */
+	}
+	return t.offset.size();
+}
+
+Measured run(const Options &o, uint32_t elements, ina::SimdLevel simd, Traffic &t)
+{
+	ina::PipelineConfig cfg;
+	cfg.aggregators = o.aggregators;
+	cfg.elements = static_cast<uint16_t>(elements);
+	ina::AggregatorTable table(cfg, simd);
+	ina::PipelineCounters ctr;
+	t.frames = t.pristine;
+
+	uint64_t now = 1;
+	round_trip(table, ctr, t, now++); /* warm caches and branch predictors */
+	ina::PipelineCounters base = ctr;
+
+	using clock = std::chrono::steady_clock;
+	uint64_t packets = 0, rounds = 0;
+	auto start = clock::now();
+	double elapsed = 0;
+	do {
+		for (int k = 0; k < 8; k++) {
+			packets += round_trip(table, ctr, t, now++);
+			rounds++;
+		}
+		elapsed = std::chrono::duration<double>(clock::now() - start).count();
+	} while (elapsed < o.seconds);
+
+	Measured m;
+	m.packets = packets;
+	m.seconds = elapsed;
+	m.mpps = packets / elapsed / 1e6;
+	m.gbps = double(t.wire_bytes) * rounds * 8 / elapsed / 1e9;
+	m.ns_per_packet = elapsed * 1e9 / packets;
+	m.completed = ctr[ina::Counter::completed] - base[ina::Counter::completed];
+	m.expected_completed = o.hash ? 0 : t.completions * rounds;
+	if (table.occupied() != 0 && !o.hash)
+		throw std::runtime_error("aggregators left occupied after a round: traffic is not steady");
+	return m;
+}
+
+bool parse_simd(const std::string &s, ina::SimdLevel *out)
+{
+	for (ina::SimdLevel l : {ina::SimdLevel::kScalar, ina::SimdLevel::kAvx2, ina::SimdLevel::kAvx512}) {
+		if (s == ina::simd_name(l)) {
+			*out = l;
+			return true;
+		}
+	}
+	return false;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	Options o;
+	CLI::App app{"ina::process() throughput on one core: synthetic multi-job traffic"};
+	app.add_option("-w,--workers", o.workers, "workers per job (fan-in), 1..32")->check(CLI::Range(1, 32));
+	app.add_option("-j,--jobs", o.jobs, "jobs")->check(CLI::Range(1, 1000));
+	app.add_option("--window", o.window, "fragments in flight per job")->check(CLI::Range(1, 100000));
+	app.add_option("-a,--aggregators", o.aggregators, "aggregators in the table")->check(CLI::Range(1, 1 << 22));
+	app.add_option("-e,--elements", o.elements, "elements per packet (repeatable)")
+		->check(CLI::Range(1, int(INA_MAX_ELEMENTS)));
+	app.add_option("--simd", o.simd, "SIMD paths to run (scalar, avx2, avx512); default all the CPU has");
+	app.add_option("-t,--seconds", o.seconds, "seconds per configuration")->check(CLI::Range(0.01, 600.0));
+	app.add_flag("--hash", o.hash, "CRC-32 aggregator indices as workers compute them (collisions happen)");
+	app.add_flag("--json", o.json, "JSON: one object per configuration");
+	app.add_flag("--no-baseline", o.no_baseline, "do not add the scalar baseline (for profiling one path)");
+	CLI11_PARSE(app, argc, argv);
+
+	if (!o.hash && uint64_t(o.jobs) * o.window > o.aggregators) {
+		std::fprintf(stderr, "pipeline_bench: jobs x window (%u) exceeds the aggregators (%u)\n",
+			     o.jobs * o.window, o.aggregators);
+		return 2;
+	}
+	std::vector<ina::SimdLevel> paths;
+	if (o.simd.empty()) {
+		for (ina::SimdLevel l : {ina::SimdLevel::kScalar, ina::SimdLevel::kAvx2, ina::SimdLevel::kAvx512})
+			if (l <= ina::simd_best())
+				paths.push_back(l);
+	} else {
+		for (const std::string &s : o.simd) {
+			ina::SimdLevel l;
+			if (!parse_simd(s, &l) || l > ina::simd_best()) {
+				std::fprintf(stderr, "pipeline_bench: SIMD path '%s' unknown or not on this CPU\n",
+					     s.c_str());
+				return 2;
+			}
+			paths.push_back(l);
+		}
+	}
+	/* The scalar path is the baseline of every speed-up. */
+	if (!o.no_baseline && std::find(paths.begin(), paths.end(), ina::SimdLevel::kScalar) == paths.end())
+		paths.insert(paths.begin(), ina::SimdLevel::kScalar);
+
+	nlohmann::json out = nlohmann::json::array();
+	if (!o.json)
+		std::printf("pipeline_bench: %u jobs x %u workers, window %u, %u aggregators, %s indices, %.2f s "
+			    "per configuration, one core\n"
+			    "%8s %8s %9s %9s %8s %10s %9s\n",
+			    o.jobs, o.workers, o.window, o.aggregators, o.hash ? "CRC-32" : "disjoint", o.seconds,
+			    "elements", "simd", "Mpps", "Gbps", "ns/pkt", "vs scalar", "frame B");
+	int bad = 0;
+	for (uint32_t elements : o.elements) {
+		Traffic t = build_traffic(o, elements);
+		double scalar_mpps = 0;
+		for (ina::SimdLevel l : paths) {
+			Measured m;
+			try {
+				m = run(o, elements, l, t);
+			} catch (const std::exception &e) {
+				std::fprintf(stderr, "pipeline_bench: %s\n", e.what());
+				return 1;
+			}
+			if (l == ina::SimdLevel::kScalar)
+				scalar_mpps = m.mpps;
+			if (m.expected_completed && m.completed != m.expected_completed) {
+				std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu completions, expected %llu\n",
+					     elements, ina::simd_name(l), (unsigned long long)m.completed,
+					     (unsigned long long)m.expected_completed);
+				bad++;
+			}
+			double speedup = scalar_mpps > 0 ? m.mpps / scalar_mpps : 0;
+			if (o.json) {
+				out.push_back({{"elements", elements},
+					       {"simd", ina::simd_name(l)},
+					       {"mpps", m.mpps},
+					       {"gbps", m.gbps},
+					       {"ns_per_packet", m.ns_per_packet},
+					       {"speedup_vs_scalar", speedup},
+					       {"frame_bytes", t.frame_len},
+					       {"workers", o.workers},
+					       {"jobs", o.jobs},
+					       {"window", o.window},
+					       {"aggregators", o.aggregators},
+					       {"hash_indices", o.hash},
+					       {"packets", m.packets},
+					       {"seconds", m.seconds}});
+			} else {
+				std::printf("%8u %8s %9.2f %9.2f %8.1f %9.2fx %9u\n", elements, ina::simd_name(l), m.mpps,
+					    m.gbps, m.ns_per_packet, speedup, t.frame_len);
+			}
+		}
+	}
+	if (o.json) {
+		std::printf("[\n");
+		for (size_t i = 0; i < out.size(); i++)
+			std::printf("  %s%s\n", out[i].dump().c_str(), i + 1 < out.size() ? "," : "");
+		std::printf("]\n");
+	}
+	return bad ? 1 : 0;
+}
