@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The INA switch program for v1model (BMv2 simple_switch). The stages are
+ * the shared controls in stages/; this file only binds them to v1model's
+ * parser, intrinsic metadata, resubmit/recirculate and packet replication
+ * engine. Build: see docs/p4.md.
+ *
+ *   p4c-bm2-ss --std p4-16 -I pipeline/p4 -o ina_v1model.json \
+ *       pipeline/p4/ina_v1model.p4
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+#include "include/target.p4"
+#include "include/constants.p4"
+#include "include/headers.p4"
+#include "stages/parse.p4"
+#include "stages/filter.p4"
+#include "stages/aggregator_id.p4"
+#include "stages/aggregator_bitmap.p4"
+#include "stages/aggregator_count.p4"
+#include "stages/aggregator_value.p4"
+#include "stages/aggregator_flags.p4"
+#include "stages/deparse.p4"
+#include "stages/counters.p4"
+#include "stages/forward.p4"
+
+/* The port a packet is sent to for its second pass. BMv2 recirculates from
+ * any port; 68 is pipe 0's recirculation port on Tofino, kept for symmetry. */
+#ifndef INA_RECIRC_PORT
+#define INA_RECIRC_PORT 68
+#endif
+
+/* BMv2 instance types (simple_switch.cpp PKT_INSTANCE_TYPE_*). */
+const bit<32> INSTANCE_RECIRC = 4;
+const bit<32> INSTANCE_RESUBMIT = 6;
+
+parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
+                 inout standard_metadata_t sm) {
+    bit<16> remaining = 0;
+    bit<8> taken = 0;
+
+    state start {
+        transition select(sm.instance_type) {
+            INSTANCE_RECIRC: second_pass;
+            INSTANCE_RESUBMIT: second_pass;
+            default: parse_ethernet;
+        }
+    }
+    state second_pass {
+        meta.second = 1;
+        transition parse_ethernet;
+    }
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.version, hdr.ipv4.frag_offset, hdr.ipv4.proto) {
+            (4, 0, IP_PROTO_UDP): parse_ipv4_options;
+            default: accept;
+        }
+    }
+    /* One state per option word: no variable-length extract on Tofino, and
+     * the same shape here. */
+    state parse_ipv4_options {
+        transition select(hdr.ipv4.ihl) {
+            5: parse_udp;
+            6: opt1;  7: opt2;  8: opt3;  9: opt4; 10: opt5;
+           11: opt6; 12: opt7; 13: opt8; 14: opt9; 15: opt10;
+            default: accept;
+        }
+    }
+    state opt10 { pkt.extract(hdr.ipv4_opts.next); transition opt9; }
+    state opt9 { pkt.extract(hdr.ipv4_opts.next); transition opt8; }
+    state opt8 { pkt.extract(hdr.ipv4_opts.next); transition opt7; }
+    state opt7 { pkt.extract(hdr.ipv4_opts.next); transition opt6; }
+    state opt6 { pkt.extract(hdr.ipv4_opts.next); transition opt5; }
+    state opt5 { pkt.extract(hdr.ipv4_opts.next); transition opt4; }
+    state opt4 { pkt.extract(hdr.ipv4_opts.next); transition opt3; }
+    state opt3 { pkt.extract(hdr.ipv4_opts.next); transition opt2; }
+    state opt2 { pkt.extract(hdr.ipv4_opts.next); transition opt1; }
+    state opt1 { pkt.extract(hdr.ipv4_opts.next); transition parse_udp; }
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            INA_UDP_PORT: parse_ina;
+            default: accept;
+        }
+    }
+    state parse_ina {
+        /* Set before the extract: a frame cut inside the INA header is
+         * INA traffic that is too short, not other traffic. */
+        meta.is_ina = 1;
+        pkt.extract(hdr.ina);
+        remaining = hdr.ina.elem_count;
+        transition select(hdr.ina.version, hdr.ina.type, meta.second) {
+            (INA_VERSION, INA_TYPE_DATA, 0): elems;
+            (INA_VERSION, INA_TYPE_DATA, 1): head;
+            default: accept;
+        }
+    }
+    /* Second pass: the first 31 elements were done in the first pass. */
+    state head {
+        transition select(taken) {
+            INA_LANES: head_done;
+            default: head_one;
+        }
+    }
+    state head_one {
+        pkt.extract(hdr.head.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition head;
+    }
+    state head_done {
+        taken = 0;
+        transition elems;
+    }
+    /* At most 31 elements per pass; the rest stays payload. */
+    state elems {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_LANES): accept;
+            default: elem_one;
+        }
+    }
+    state elem_one {
+        pkt.extract(hdr.elems.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition elems;
+    }
+}
+
+control InaVerifyChecksum(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    /* The software switch does not check the IPv4 checksum either. */
+    apply { }
+}
+
+control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
+                   inout standard_metadata_t sm) {
+    switch_config() switch_config_0;
+    parse() parse_0;
+    filter() filter_0;
+    aggregator_id() aggregator_id_0;
+    aggregator_bitmap() aggregator_bitmap_0;
+    aggregator_count() aggregator_count_0;
+    aggregator_value() aggregator_value_0;
+    aggregator_flags() aggregator_flags_0;
+    deparse() deparse_0;
+    counters() counters_0;
+    forward() forward_0;
+
+    apply {
+        /* Target inputs of the shared stages. The clock is BMv2's
+         * microsecond timestamp in units of 64 us (bits 37:6), close to
+         * Tofino's 65.536 us; 32 bits last 76 hours. gc_timeout is
+         * configured in the same unit (tools/p4gen converts). */
+        meta.now = sm.ingress_global_timestamp[37:6];
+        meta.ts_now = ~meta.now;
+        meta.frame_len = sm.packet_length;
+        meta.parse_short = 0;
+        if (sm.parser_error == error.PacketTooShort) {
+            meta.parse_short = 1;
+        }
+        meta.in_port = sm.ingress_port;
+
+        switch_config_0.apply(hdr, meta);
+        if (meta.second == 0) {
+            parse_0.apply(hdr, meta);
+            filter_0.apply(hdr, meta);
+            aggregator_id_0.apply(hdr, meta);
+            aggregator_bitmap_0.apply(hdr, meta);
+            aggregator_count_0.apply(hdr, meta);
+        }
+        aggregator_value_0.apply(hdr, meta);
+        if (meta.second == 1 || meta.need_second == 0) {
+            aggregator_flags_0.apply(hdr, meta);
+        }
+        deparse_0.apply(hdr, meta);
+
+        if (meta.second == 0 && meta.need_second == 1) {
+            /* Two passes (ATP Appendix C): a packet that is dropped after
+             * aggregation is resubmitted (the original bytes come back);
+             * one that leaves is recirculated with its first half of
+             * results already written. */
+            meta.second = 1;
+            if (meta.verdict == VERDICT_DROP) {
+                resubmit_preserving_field_list(1);
+            } else {
+                meta.recirculate = 1;
+                sm.egress_spec = INA_RECIRC_PORT;
+            }
+        } else {
+            counters_0.apply(hdr, meta);
+            forward_0.apply(hdr, meta);
+            if (meta.fwd_drop == 1) {
+                mark_to_drop(sm);
+            } else if (meta.fwd_group != 0) {
+                sm.mcast_grp = meta.fwd_group;
+            } else {
+                sm.egress_spec = meta.fwd_port;
+            }
+        }
+    }
+}
+
+control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
+                  inout standard_metadata_t sm) {
+    egress_ina() egress_ina_0;
+
+    apply {
+        if (meta.recirculate == 1) {
+            recirculate_preserving_field_list(1);
+        } else {
+            bit<1> drop;
+            egress_ina_0.apply(hdr, meta, sm.egress_port, sm.egress_rid,
+                               (bit<32>)sm.enq_qdepth, drop);
+            if (drop == 1) {
+                mark_to_drop(sm);
+            }
+        }
+    }
+}
+
+control InaComputeChecksum(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    apply {
+        update_checksum(meta.ip_changed == 1 && hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos, hdr.ipv4.total_length,
+              hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,
+              hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst,
+              /* absent option words read as 0 and add nothing */
+              hdr.ipv4_opts[0].word, hdr.ipv4_opts[1].word, hdr.ipv4_opts[2].word, hdr.ipv4_opts[3].word,
+              hdr.ipv4_opts[4].word, hdr.ipv4_opts[5].word, hdr.ipv4_opts[6].word,
+              hdr.ipv4_opts[7].word, hdr.ipv4_opts[8].word, hdr.ipv4_opts[9].word },
+            hdr.ipv4.checksum, HashAlgorithm.csum16);
+    }
+}
+
+control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
+    apply {
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.ipv4);
+        pkt.emit(hdr.ipv4_opts);
+        pkt.emit(hdr.udp);
+        pkt.emit(hdr.ina);
+        pkt.emit(hdr.head);
+        pkt.emit(hdr.elems);
+    }
+}
+
+V1Switch(InaParser(), InaVerifyChecksum(), InaIngress(), InaEgress(),
+         InaComputeChecksum(), InaDeparser()) main;

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Constants of the INA protocol and switch program. Each one mirrors
+ * pipeline/include/ina/wire.h or pipeline/include/ina/pipeline.h; the vector
+ * runner (tests/p4/run_vectors.py) checks the counter numbering against
+ * pipeline.h, so the two never drift apart silently.
+ */
+#ifndef INA_P4_CONSTANTS
+#define INA_P4_CONSTANTS
+
+/* wire.h */
+const bit<16> ETHERTYPE_IPV4 = 0x0800;
+const bit<8>  IP_PROTO_UDP = 17;
+const bit<16> INA_UDP_PORT = 18766;
+const bit<8>  INA_VERSION = 1;
+const bit<8>  INA_TYPE_DATA = 0;
+const bit<8>  INA_TYPE_CONTROL = 1;
+const bit<8>  INA_MAX_LEVELS = 4;
+const bit<8>  INA_BITMAP_BITS = 32;
+const bit<16> INA_AGG_NODE_ANY = 0;
+const bit<32> INA_ALL_CHILDREN = 0xFFFFFFFF;
+/* UDP header + INA header, bytes: the UDP length is this + 4 * elem_count. */
+const bit<16> INA_UDP_FIXED_LEN = 52;
+/* Ethernet + IPv4 (no options) + UDP + INA header, bytes. */
+const bit<32> INA_PAYLOAD_OFFSET = 86;
+
+const bit<16> INA_F_ACK = 0x1;
+const bit<16> INA_F_RESEND = 0x2;
+const bit<16> INA_F_COLLISION = 0x4;
+const bit<16> INA_F_ECN = 0x8;
+const bit<16> INA_F_OVERFLOW = 0x10;
+const bit<16> INA_F_COL = 0x20;
+const bit<16> INA_F_BYPASS = 0x40;
+const bit<16> INA_F_FLOAT = 0x80;
+
+/* Elements per pass. Tofino's parser can hand the MAU at most a few hundred
+ * bytes of header vector per pass, and one stateful ALU updates one 32-bit
+ * register word per stage: 4 SALUs x 8 stages = 32 lanes is what is left after
+ * the control registers. 31 lanes keep one SALU free for aggregator_count in
+ * the first lane stage; 62 elements (the protocol default) take two passes
+ * (ATP Appendix C). BMv2 has no such limit but runs the same two passes so
+ * that both targets execute one program. */
+#define INA_LANES 31
+const bit<16> INA_LANES_16 = 31;
+/* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
+const bit<16> INA_P4_MAX_ELEMENTS = 62;
+/* Aggregation levels the P4 build implements (ATP's two); a packet whose
+ * level is 2 or 3 is forwarded as past its levels (docs/p4.md). */
+const bit<8>  INA_P4_LEVELS = 2;
+
+/* Register array size: aggregators this build holds. The `aggregators` value
+ * of the configuration (table ina_config) may be smaller, never larger. */
+#ifndef INA_AGGREGATORS
+#define INA_AGGREGATORS 4096
+#endif
+/* Value lanes hold two rows per aggregator: row 2i in pass 1, 2i+1 in pass 2. */
+#define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
+
+/* aggregator_flags register bits (pipeline/src/registers.h). */
+const bit<8> AGG_ECN = 0x1;
+const bit<8> AGG_COL = 0x2;
+const bit<8> AGG_OVERFLOW = 0x4;
+
+/* Verdicts (pipeline.h enum class Verdict). */
+typedef bit<3> verdict_t;
+const verdict_t VERDICT_DROP = 0;
+const verdict_t VERDICT_DOWNSTREAM = 1;
+const verdict_t VERDICT_MULTICAST = 2;
+const verdict_t VERDICT_PASS = 3;
+const verdict_t VERDICT_CONTROL = 4;
+
+/* Counters, in the order of INA_PIPELINE_COUNTERS in pipeline.h. */
+typedef bit<8> reason_t;
+const reason_t CTR_pass_through = 0;
+const reason_t CTR_control = 1;
+const reason_t CTR_malformed_short = 2;
+const reason_t CTR_malformed_version = 3;
+const reason_t CTR_malformed_type = 4;
+const reason_t CTR_malformed_length = 5;
+const reason_t CTR_malformed_elements = 6;
+const reason_t CTR_malformed_level = 7;
+const reason_t CTR_malformed_fan_in = 8;
+const reason_t CTR_malformed_bitmap = 9;
+const reason_t CTR_malformed_index = 10;
+const reason_t CTR_malformed_job = 11;
+const reason_t CTR_misrouted = 12;
+const reason_t CTR_bypass = 13;
+const reason_t CTR_float_forwarded = 14;
+const reason_t CTR_goat_forwarded = 15;
+const reason_t CTR_past_levels = 16;
+const reason_t CTR_claimed = 17;
+const reason_t CTR_aggregated = 18;
+const reason_t CTR_completed = 19;
+const reason_t CTR_collision = 20;
+const reason_t CTR_duplicate = 21;
+const reason_t CTR_resend_merged = 22;
+const reason_t CTR_resend_flushed = 23;
+const reason_t CTR_resend_forwarded = 24;
+const reason_t CTR_overflow = 25;
+const reason_t CTR_ack_freed = 26;
+const reason_t CTR_gc_freed = 27;
+const reason_t CTR_ack_unmatched = 28;
+const reason_t CTR_multicast = 29;
+#define INA_COUNTERS 30
+/* "Nothing decided yet": no counter. */
+const reason_t CTR_NONE = 0xFF;
+
+/* Outcome of the aggregator_id stage (process.cpp enum IdHit). */
+typedef bit<8> id_hit_t;
+const id_hit_t ID_NONE = 0;
+const id_hit_t ID_CLAIMED = 1;
+const id_hit_t ID_MATCH = 2;
+const id_hit_t ID_COLLIDE = 3;
+const id_hit_t ID_MISS = 4;
+const id_hit_t ID_RELEASED = 5;
+const id_hit_t ID_RELEASED_STALE = 6;
+
+/* Packet classes the register stages dispatch on, decided by filter. */
+typedef bit<2> ina_class_t;
+const ina_class_t CLASS_NONE = 0;     /* no register stage runs */
+const ina_class_t CLASS_GRADIENT = 1;
+const ina_class_t CLASS_RESEND = 2;
+const ina_class_t CLASS_ACK = 3;
+
+/* Which value action the lanes run, decided before the lanes and carried to
+ * the second pass. */
+typedef bit<3> value_op_t;
+const value_op_t VALUE_NONE = 0;
+const value_op_t VALUE_WRITE = 1;
+const value_op_t VALUE_ADD = 2;
+const value_op_t VALUE_ADD_READ = 3;
+const value_op_t VALUE_READ = 4;
+
+/* Which flags action runs (in the last pass: it records the overflow of
+ * every lane). */
+typedef bit<3> flags_op_t;
+const flags_op_t FLAGS_NONE = 0;
+const flags_op_t FLAGS_INIT = 1;
+const flags_op_t FLAGS_MERGE = 2;
+const flags_op_t FLAGS_SET_COL = 3;
+const flags_op_t FLAGS_READ_CLEAR = 4;
+const flags_op_t FLAGS_CLEAR = 5;
+const flags_op_t FLAGS_MERGE_ECN = 6;
+
+#endif

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Headers and metadata of the INA switch program: the byte layout of
+ * pipeline/include/ina/wire.h (docs/protocol.md), shared by the TNA and the
+ * v1model build.
+ */
+#ifndef INA_P4_HEADERS
+#define INA_P4_HEADERS
+
+header ethernet_h {
+    bit<48> dst;
+    bit<48> src;
+    bit<16> ether_type;
+}
+
+/* IHL 5 only: see the parsers for why options are not parsed. */
+header ipv4_h {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  tos;
+    bit<16> total_length;
+    bit<16> id;
+    bit<3>  flags;
+    bit<13> frag_offset;
+    bit<8>  ttl;
+    bit<8>  proto;
+    bit<16> checksum;
+    bit<32> src;
+    bit<32> dst;
+}
+
+/* One 4-byte word of IPv4 options: receivers accept options (docs/protocol.md)
+ * and the parsers skip them word by word, with fixed-size states, because
+ * Tofino's parser has no variable-length extract. */
+header ipv4_opt_h {
+    bit<32> word;
+}
+
+header udp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<16> length;
+    bit<16> checksum;
+}
+
+/* struct ina_hdr, 44 bytes. The four levels are separate fields rather than
+ * a stack because Tofino cannot index a header stack with a run-time value;
+ * the stages pick level 0 or 1 with a gateway instead. */
+header ina_h {
+    bit<8>  version;
+    bit<8>  type;
+    bit<16> flags;
+    bit<16> job_id;
+    bit<16> agg_node;
+    bit<32> seq;
+    bit<32> agg_index;
+    bit<32> remap_index;
+    bit<16> elem_count;
+    bit<8>  level;
+    bit<8>  levels;
+    bit<32> bitmap0;
+    bit<32> bitmap1;
+    bit<32> bitmap2;
+    bit<32> bitmap3;
+    bit<8>  fan_in0;
+    bit<8>  fan_in1;
+    bit<8>  fan_in2;
+    bit<8>  fan_in3;
+}
+
+/* One payload element: int32, big endian. */
+header ina_elem_h {
+    bit<32> v;
+}
+
+/* State carried from the first pass to the second (resubmit or recirculate).
+ * On Tofino the resubmit path carries at most 64 bits (Tofino 1), so the
+ * fields that the second pass needs are packed into 8 bytes; the recirculate
+ * path carries the same 8 bytes as a bridged header in front of the frame. */
+header ina_pass_h {
+    bit<1>  second;      /* this is the second pass */
+    bit<3>  value_op;    /* value_op_t */
+    bit<3>  flags_op;    /* flags_op_t */
+    bit<1>  clipped;     /* a lane of pass 1 saturated */
+    bit<3>  verdict;     /* verdict_t of the packet */
+    bit<1>  carry;       /* the aggregator's flags go into the packet */
+    bit<4>  pad0;
+    bit<8>  reason;      /* reason_t of the packet */
+    bit<8>  flags_in;    /* aggregator flag bits the packet brings */
+    bit<8>  side;        /* side counters to bump (SIDE_*) */
+    bit<24> pad1;
+}
+
+/* Tofino only: what ingress tells egress (the two pipelines share no
+ * metadata), in front of the frame between them. */
+header ina_bridge_h {
+    bit<1>  recirculate; /* egress sends it back in for its second pass */
+    bit<6>  pad0;
+    bit<9>  in_port;
+    bit<16> flood_group;
+}
+
+struct ina_headers_t {
+    /* Tofino only: the bridge (ingress to egress) and the pass state
+     * (first pass to second); never valid on BMv2. */
+    ina_bridge_h bridge;
+    ina_pass_h pass;
+    ethernet_h ethernet;
+    ipv4_h     ipv4;
+    ipv4_opt_h[10] ipv4_opts;
+    udp_h      udp;
+    ina_h      ina;
+    /* Elements 0..30, left untouched in the second pass. */
+    ina_elem_h[INA_LANES] head;
+    /* The elements this pass aggregates: 0..30 in pass 1, 31..61 in pass 2. */
+    ina_elem_h[INA_LANES] elems;
+}
+
+/* Side counters: counters a packet bumps besides its reason (process.cpp
+ * increments `aggregated`, `claimed`, `overflow` and `multicast` next to the
+ * reason). One Counter extern each, because a Tofino counter array is updated
+ * once per packet. */
+const bit<8> SIDE_CLAIMED = 0x1;
+const bit<8> SIDE_AGGREGATED = 0x2;
+const bit<8> SIDE_OVERFLOW = 0x4;
+const bit<8> SIDE_MULTICAST = 0x8;
+
+/* Configuration of the switch program, one entry (table ina_config). */
+struct ina_config_t {
+    bit<32> aggregators; /* PipelineConfig::aggregators */
+    bit<16> elements;    /* PipelineConfig::elements (at most 62 here) */
+    bit<16> switch_id;   /* PipelineConfig::switch_id (GOAT) */
+    bit<32> gc_timeout;  /* PipelineConfig::gc_timeout, in clock ticks; 0 = never */
+}
+
+struct ina_meta_t {
+    ina_config_t cfg;
+    /* Target-neutral inputs, filled by the architecture wrapper. */
+    bit<32> now;         /* clock, in ticks of the configured unit */
+    bit<32> ts_now;      /* ~now, as aggregator_id stores it */
+    bit<32> frame_len;   /* frame length in bytes, 0 when the target cannot tell */
+    bit<1>  parse_short; /* the parser ran out of bytes */
+    INA_PRESERVE bit<1>  second;      /* second pass */
+
+    /* parse */
+    bit<1>  is_ina;
+    bit<32> bitmap;      /* bitmap[level] */
+    bit<8>  fan_in;      /* fan_in[level] */
+    bit<32> allowed;     /* bits a bitmap may have under fan_in */
+    bit<32> key;         /* aggregator identifier, see aggregator_id.p4 */
+    bit<32> gc_before;   /* a foreign aggregator last written before this is stale */
+    bit<32> row;         /* aggregator index (this table owns every index) */
+    bit<32> value_row;   /* 2 * row + pass */
+
+    /* filter and the register stages */
+    ina_class_t cls;
+    id_hit_t    id_hit;
+    bit<32>     old_bitmap;
+    bit<32>     merged;  /* bitmap after this packet */
+    bit<32>     count;
+    bit<1>      complete;
+    bit<1>      fresh;   /* resend: its bit was not in the aggregator yet */
+    INA_PRESERVE value_op_t value_op;
+    INA_PRESERVE flags_op_t flags_op;
+    INA_PRESERVE bit<8> flags_in; /* aggregator flag bits the packet brings */
+    bit<8>      flags_out; /* aggregator flag bits the result carries */
+    INA_PRESERVE bit<1> clipped; /* a lane saturated (this pass or the first) */
+    bit<1>      need_second; /* the lanes of elements 31..61 still have to run */
+    bit<1>      write_bitmaps; /* the packet carries this level's result */
+    bit<1>      advance;       /* the packet leaves this level: level + 1 */
+    INA_PRESERVE bit<1> carry_flags; /* the aggregator's flags go into the packet */
+    bit<16>     set_flags;     /* header flags this switch adds */
+
+    /* forwarding (switchd's job in the software switch) */
+    bit<9>  fwd_port;
+    bit<16> fwd_group;   /* multicast group, 0 = none */
+    bit<1>  fwd_drop;
+    bit<9>  cpu_port;
+    bit<16> flood_group;
+    bit<9>  in_port;
+    bit<1>  ip_changed;  /* IPv4 header rewritten: recompute its checksum */
+
+    /* verdict */
+    INA_PRESERVE verdict_t verdict;
+    INA_PRESERVE reason_t reason;
+    INA_PRESERVE bit<8> side;
+    bit<1>    recirculate; /* v1model: recirculate at the end of egress */
+}
+
+#endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Stage `aggregator_value`: the running sums. One register array per lane,
+ * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
+ * holds element i in pass 1 (row 2 * index) and element 31 + i in pass 2
+ * (row 2 * index + 1), so 62 elements need two passes through the same 31
+ * lanes (ATP Appendix C). Each lane has the four RegisterActions of the
+ * software switch's value kernels (value_write, value_add, value_add_read,
+ * value_read), suffixed with the lane number.
+ *
+ * The register saturates (|+| on int<32>, done by the stateful ALU). A
+ * stateful ALU has a single output word, and the packet needs both the sum
+ * and whether it clipped; so the adding actions return the register's old
+ * value, and the lane recomputes the saturated sum and the clip test from
+ * old value and packet value in the action ALUs that follow:
+ *
+ *   sum     = old |+| pkt
+ *   clipped = sign bit of ((old ^ wrapped) & (pkt ^ wrapped)), wrapped = old + pkt
+ *
+ * which is exact (a sum that lands on INT32_MAX without clipping is not an
+ * overflow). value_add and value_add_read run the same register program;
+ * they differ in whether the packet takes the sum, as in the C++ kernels.
+ */
+#ifndef INA_P4_STAGE_AGGREGATOR_VALUE
+#define INA_P4_STAGE_AGGREGATOR_VALUE
+
+#define INA_LANE(I) \
+    int<32> old_##I = 0; \
+    INA_REGISTER(int<32>, aggregator_value_##I, INA_VALUE_ROWS); \
+    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_write_##I, meta.value_row, old_##I, \
+        value = (int<32>)hdr.elems[I].v; \
+        result = 0; \
+    ) \
+    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
+        result = value; \
+        value = value |+| (int<32>)hdr.elems[I].v; \
+    ) \
+    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_add_read_##I, meta.value_row, old_##I, \
+        result = value; \
+        value = value |+| (int<32>)hdr.elems[I].v; \
+    ) \
+    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_read_##I, meta.value_row, old_##I, \
+        result = value; \
+    )
+
+/* Clip test of lane I, accumulated into `clip` (sign bit). */
+#define INA_LANE_CLIP(I) \
+    clip = clip | ((((bit<32>)old_##I) ^ ((bit<32>)old_##I + hdr.elems[I].v)) & \
+                   (hdr.elems[I].v ^ ((bit<32>)old_##I + hdr.elems[I].v)));
+
+#define INA_LANE_APPLY(I) \
+    if (hdr.elems[I].isValid()) { \
+        if (meta.value_op == VALUE_WRITE) { \
+            value_write_##I(); \
+        } else if (meta.value_op == VALUE_ADD) { \
+            value_add_##I(); \
+            INA_LANE_CLIP(I) \
+        } else if (meta.value_op == VALUE_ADD_READ) { \
+            value_add_read_##I(); \
+            INA_LANE_CLIP(I) \
+            hdr.elems[I].v = (bit<32>)(old_##I |+| (int<32>)hdr.elems[I].v); \
+        } else if (meta.value_op == VALUE_READ) { \
+            value_read_##I(); \
+            hdr.elems[I].v = (bit<32>)old_##I; \
+        } \
+    }
+
+control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    INA_LANE(0)
+    INA_LANE(1)
+    INA_LANE(2)
+    INA_LANE(3)
+    INA_LANE(4)
+    INA_LANE(5)
+    INA_LANE(6)
+    INA_LANE(7)
+    INA_LANE(8)
+    INA_LANE(9)
+    INA_LANE(10)
+    INA_LANE(11)
+    INA_LANE(12)
+    INA_LANE(13)
+    INA_LANE(14)
+    INA_LANE(15)
+    INA_LANE(16)
+    INA_LANE(17)
+    INA_LANE(18)
+    INA_LANE(19)
+    INA_LANE(20)
+    INA_LANE(21)
+    INA_LANE(22)
+    INA_LANE(23)
+    INA_LANE(24)
+    INA_LANE(25)
+    INA_LANE(26)
+    INA_LANE(27)
+    INA_LANE(28)
+    INA_LANE(29)
+    INA_LANE(30)
+
+    apply {
+        if (meta.second == 0) {
+            /* Which value action this packet runs, in both passes. */
+            meta.value_op = VALUE_NONE;
+            if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_CLAIMED) {
+                meta.value_op = VALUE_WRITE;
+            } else if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH &&
+                       meta.reason != CTR_duplicate) {
+                if (meta.complete == 1) {
+                    meta.value_op = VALUE_ADD_READ;
+                } else {
+                    meta.value_op = VALUE_ADD;
+                }
+            } else if (meta.cls == CLASS_RESEND && meta.reason == CTR_resend_merged) {
+                if (meta.fresh == 1) {
+                    meta.value_op = VALUE_ADD_READ;
+                } else {
+                    meta.value_op = VALUE_READ;
+                }
+            }
+            meta.need_second = 0;
+            if (meta.value_op != VALUE_NONE && hdr.ina.elem_count > INA_LANES_16) {
+                meta.need_second = 1;
+            }
+        }
+        meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
+        bit<32> clip = 0;
+        INA_LANE_APPLY(0)
+        INA_LANE_APPLY(1)
+        INA_LANE_APPLY(2)
+        INA_LANE_APPLY(3)
+        INA_LANE_APPLY(4)
+        INA_LANE_APPLY(5)
+        INA_LANE_APPLY(6)
+        INA_LANE_APPLY(7)
+        INA_LANE_APPLY(8)
+        INA_LANE_APPLY(9)
+        INA_LANE_APPLY(10)
+        INA_LANE_APPLY(11)
+        INA_LANE_APPLY(12)
+        INA_LANE_APPLY(13)
+        INA_LANE_APPLY(14)
+        INA_LANE_APPLY(15)
+        INA_LANE_APPLY(16)
+        INA_LANE_APPLY(17)
+        INA_LANE_APPLY(18)
+        INA_LANE_APPLY(19)
+        INA_LANE_APPLY(20)
+        INA_LANE_APPLY(21)
+        INA_LANE_APPLY(22)
+        INA_LANE_APPLY(23)
+        INA_LANE_APPLY(24)
+        INA_LANE_APPLY(25)
+        INA_LANE_APPLY(26)
+        INA_LANE_APPLY(27)
+        INA_LANE_APPLY(28)
+        INA_LANE_APPLY(29)
+        INA_LANE_APPLY(30)
+        if (clip[31:31] == 1) {
+            meta.clipped = 1;
+        }
+    }
+}
+
+#endif

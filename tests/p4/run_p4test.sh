@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Type-checks the P4 programs with p4test: the v1model build, and the TNA
+# build for Tofino 1 and 2. TNA's architecture files come from p4c's source
+# tree (backends/tofino/bf-p4c/p4include) or an SDE; point INA_TNA_INCLUDE at
+# the directory that holds tna.p4.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+p4=$root/pipeline/p4
+if ! command -v p4test >/dev/null 2>&1; then
+	echo "skipped: p4test not on PATH (the P4 toolchain; see docs/p4.md)"
+	exit 77
+fi
+status=0
+check() {
+	echo "p4test $*"
+	if ! p4test --std p4-16 -I "$p4" "$@"; then
+		status=1
+	fi
+}
+check "$p4/ina_v1model.p4"
+tna=${INA_TNA_INCLUDE:-}
+if [ -z "$tna" ]; then
+	p4test_dir=$(dirname "$(command -v p4test)")
+	for d in "$p4test_dir/../share/p4c/p4include" \
+		"${SDE_INSTALL:-/nonexistent}/share/p4c/p4include"; do
+		if [ -f "$d/tna.p4" ]; then
+			tna=$d
+			break
+		fi
+	done
+fi
+if [ -n "$tna" ] && [ -f "$tna/tna.p4" ]; then
+	check -I "$tna" -D__TARGET_TOFINO__=1 "$p4/ina_tna.p4"
+	check -I "$tna" -D__TARGET_TOFINO__=2 "$p4/ina_tna.p4"
+else
+	echo "note: tna.p4 not found (set INA_TNA_INCLUDE); TNA build not checked"
+fi
+exit $status

@@ -1,0 +1,638 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plays the conformance vectors (tests/vectors/*.vec, format in
+tests/vectors/README.md) against the v1model build of the switch program on
+BMv2.
+
+    run_vectors.py [-v] [--keep] [--all] [--wait S] [file.vec | dir]...
+
+Needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH; without them
+it prints what is missing and exits 77 (skipped). Vectors whose `targets`
+line does not name `p4` are counted as skipped (`--all` runs them anyway, to
+see which of the listed differences still hold).
+
+Each vector runs in a fresh simple_switch that reads and writes pcap files
+(--use-files): port 1 is where every packet comes in, port 2 leads to the PS
+(10.0.0.100, the vectors' destination), ports 3 and 4 hold the job's workers
+(the multicast group), port 5 is the CPU port (control messages). The tables
+are written by tools/p4gen (the same code that programs a deployment), the
+`before` registers by simple_switch_CLI, and the counters and registers are
+read back the same way once every packet has been counted.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+P4_DIR = os.path.join(ROOT, "pipeline", "p4")
+P4_MAIN = os.path.join(P4_DIR, "ina_v1model.p4")
+PIPELINE_H = os.path.join(ROOT, "pipeline", "include", "ina", "pipeline.h")
+CONSTANTS_P4 = os.path.join(P4_DIR, "include", "constants.p4")
+VECTOR_DIR = os.path.join(ROOT, "tests", "vectors")
+sys.path.insert(0, os.path.join(ROOT, "tools", "p4gen"))
+import p4gen  # noqa: E402
+
+SKIP = 77
+LANES = 31
+P4_AGGREGATORS = 4096          # INA_AGGREGATORS of the build
+PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU = 1, 2, 3, 4, 5
+PORTS = (PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU)
+PS_IP, PS_MAC = 0x0A000064, 0x020000000002
+FLAGS = {"ACK": 0x1, "RESEND": 0x2, "COLLISION": 0x4, "ECN": 0x8, "OVERFLOW": 0x10,
+         "COL": 0x20, "BYPASS": 0x40, "FLOAT": 0x80}
+ING = "InaIngress"
+REG_ID = ING + ".aggregator_id_0.aggregator_id_reg"
+REG_BITMAP = ING + ".aggregator_bitmap_0.aggregator_bitmap_reg"
+REG_COUNT = ING + ".aggregator_count_0.aggregator_count_reg"
+REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
+REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
+CTR_REASON = ING + ".counters_0.reason_counter"
+CTR_SIDE = {"claimed": ING + ".counters_0.claimed_counter",
+            "aggregated": ING + ".counters_0.aggregated_counter",
+            "overflow": ING + ".counters_0.overflow_counter",
+            "multicast": ING + ".counters_0.multicast_counter"}
+
+
+class VectorError(Exception):
+    pass
+
+
+# ---- the vector file -------------------------------------------------------
+
+def parse_int(s):
+    s = s.strip()
+    return int(s, 16) if s.lower().startswith(("0x", "-0x")) else int(s, 10)
+
+
+def parse_flags(s):
+    v = 0
+    for n in s.split("|"):
+        n = n.strip()
+        if n in FLAGS:
+            v |= FLAGS[n]
+        else:
+            v |= parse_int(n)
+    return v
+
+
+def parse_values(s):
+    out = []
+    if s == "":
+        return out
+    for item in s.split(","):
+        if "*" in item:
+            v, n = item.split("*")
+            out += [parse_int(v)] * parse_int(n)
+        elif ".." in item[1:]:
+            i = item.index("..", 1)
+            a, b = parse_int(item[:i]), parse_int(item[i + 2:])
+            out += list(range(a, b + 1)) if a <= b else list(range(a, b - 1, -1))
+        else:
+            out.append(parse_int(item))
+    return [v & 0xFFFFFFFF for v in out]
+
+
+def parse_list(s, n=4):
+    items = [parse_int(x) for x in s.split(",")] if s else []
+    return items + [0] * (n - len(items))
+
+
+def kv(words):
+    out = {}
+    for w in words:
+        k, sep, v = w.partition("=")
+        if not sep:
+            raise VectorError(f"expected key=value, got '{w}'")
+        out[k] = v
+    return out
+
+
+def parse_vector(path):
+    v = {"path": path, "name": os.path.basename(path)[:-4], "targets": [], "skip": {},
+         "config": {}, "before": [], "after": [], "io": [], "counters": {}}
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, sep, rest = line.partition(":")
+            if not sep:
+                raise VectorError(f"{path}:{no}: no keyword")
+            rest = rest.strip()
+            try:
+                if key == "name":
+                    v["name"] = rest
+                elif key == "targets":
+                    v["targets"] = rest.split()
+                elif key == "skip":
+                    t, _, why = rest.partition(" ")
+                    v["skip"][t] = why
+                elif key == "config":
+                    v["config"].update({k: parse_int(x) for k, x in kv(rest.split()).items()})
+                elif key in ("before", "after"):
+                    w = rest.split()
+                    agg = {"index": parse_int(w[0])}
+                    if len(w) == 2 and w[1] == "empty":
+                        agg["empty"] = True
+                    else:
+                        agg.update(kv(w[1:]))
+                    v[key].append(agg)
+                elif key == "in":
+                    v["io"].append({"in": kv(rest.split()), "out": None})
+                elif key == "out":
+                    w = rest.split()
+                    if not v["io"] or v["io"][-1]["out"] is not None:
+                        raise VectorError("out: without its in:")
+                    v["io"][-1]["out"] = {"verdict": w[0], "reason": w[1], "fields": kv(w[2:])}
+                elif key == "counters":
+                    v["counters"].update({k: parse_int(x) for k, x in kv(rest.split()).items()})
+                elif key == "doc":
+                    pass
+                else:
+                    raise VectorError(f"unknown keyword '{key}'")
+            except (ValueError, IndexError) as e:
+                raise VectorError(f"{path}:{no}: {e}")
+    return v
+
+
+def put_ina(b, f):
+    """Writes the INA header and payload of frame fields `f` into bytearray b."""
+    values = parse_values(f["values"]) if "values" in f else [0] * parse_int(f.get("elems", "0"))
+    elems = parse_int(f["elems"]) if "elems" in f else len(values)
+    typ = f.get("type", "0")
+    typ = {"data": 0, "control": 1}.get(typ, None)
+    typ = typ if typ is not None else parse_int(f["type"])
+    remap = f.get("remap", "none")
+    hdr = struct.pack(
+        "!BBHHHIIIHBB4I4B",
+        parse_int(f.get("version", "1")), typ, parse_flags(f.get("flags", "0")),
+        parse_int(f.get("job", "0")), parse_int(f.get("agg_node", "0")),
+        parse_int(f.get("seq", "0")), parse_int(f.get("index", "0")),
+        0xFFFFFFFF if remap == "none" else parse_int(remap), elems,
+        parse_int(f.get("level", "0")), parse_int(f.get("levels", "1")),
+        *parse_list(f.get("bitmaps", "")), *parse_list(f.get("fan_ins", "")))
+    need = 42 + 44 + 4 * len(values)
+    if len(b) < need:
+        b.extend(bytes(need - len(b)))
+    b[42:86] = hdr
+    for i, x in enumerate(values):
+        b[86 + 4 * i:90 + 4 * i] = struct.pack("!I", x)
+    return len(values)
+
+
+def build_frame(f):
+    if "raw" in f:
+        return bytes.fromhex(f["raw"])
+    values = parse_values(f["values"]) if "values" in f else [0] * parse_int(f.get("elems", "0"))
+    payload = 4 * len(values)
+    b = bytearray(86 + payload)
+    b[0:6] = bytes.fromhex("020000000002")
+    b[6:12] = bytes.fromhex("020000000001")
+    b[12:14] = struct.pack("!H", parse_int(f.get("eth_type", "0x0800")))
+    ip = bytearray(struct.pack(
+        "!BBHHHBBHII", parse_int(f.get("ip_vihl", "0x45")), parse_int(f.get("ip_tos", "0")),
+        parse_int(f.get("ip_len", str(20 + 8 + 44 + payload))), 0, 0x4000, 64,
+        parse_int(f.get("ip_proto", "17")), 0, 0x0A000001, 0x0A000064))
+    s = sum(struct.unpack("!10H", ip))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
+    b[14:34] = ip
+    b[34:42] = struct.pack("!HHHH", 18766, parse_int(f.get("udp_dport", "18766")),
+                           parse_int(f.get("udp_len", str(8 + 44 + payload))), 0)
+    put_ina(b, f)
+    if "frame_len" in f:
+        n = parse_int(f["frame_len"])
+        b = b[:n] if n <= len(b) else b + bytes(n - len(b))
+    return bytes(b)
+
+
+def build_expected(fields, in_frame):
+    b = bytearray(in_frame)
+    put_ina(b, fields)
+    return bytes(b)
+
+
+# ---- pcap ------------------------------------------------------------------
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1 + i, 0, len(fr), len(fr)))
+            f.write(fr)
+
+
+def read_pcap(path):
+    frames = []
+    try:
+        data = open(path, "rb").read()
+    except FileNotFoundError:
+        return frames
+    if len(data) < 24:
+        return frames
+    magic = struct.unpack("<I", data[:4])[0]
+    end = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off = 24
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(end + "IIII", data[off:off + 16])
+        off += 16
+        frames.append(data[off:off + incl])
+        off += incl
+    return frames
+
+
+# ---- the switch ------------------------------------------------------------
+
+def counter_names():
+    """INA_PIPELINE_COUNTERS of pipeline.h, in order; checked against the P4
+    constants so that a counter added on one side only is caught."""
+    text = open(PIPELINE_H).read()
+    block = text[text.index("#define INA_PIPELINE_COUNTERS"):]
+    block = block[:block.index("enum class Counter")]
+    names = re.findall(r"X\((\w+),", block)
+    p4 = {}
+    for n, i in re.findall(r"const reason_t CTR_(\w+) = (\d+);", open(CONSTANTS_P4).read()):
+        p4[n] = int(i)
+    for i, n in enumerate(names):
+        if p4.get(n) != i:
+            raise VectorError(f"counter '{n}' is number {i} in pipeline.h but "
+                              f"{p4.get(n)} in pipeline/p4/include/constants.p4")
+    if len(p4) != len(names):
+        extra = sorted(set(p4) - set(names))
+        raise VectorError(f"constants.p4 has counters pipeline.h lacks: {extra}")
+    return names
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+class Cli:
+    def __init__(self, tools, port):
+        self.tools = tools
+        self.port = port
+
+    def run(self, commands):
+        cmd = self.tools["cli"] + ["--thrift-port", str(self.port)]
+        r = subprocess.run(cmd, input="\n".join(commands) + "\n", capture_output=True,
+                           text=True, timeout=120)
+        if r.returncode != 0:
+            raise VectorError(f"simple_switch_CLI failed: {r.stderr.strip()[-500:]}")
+        errs = [l for l in r.stdout.splitlines()
+                if re.search(r"Error|Invalid|not found|No such|exception", l, re.I)]
+        if errs:
+            raise VectorError("simple_switch_CLI: " + "; ".join(errs[:3]))
+        return r.stdout
+
+    def read_register(self, name):
+        out = self.run([f"register_read {name}"])
+        m = re.search(re.escape(name) + r"\s*=\s*(.*)", out)
+        if not m:
+            raise VectorError(f"cannot read register {name}: {out[-300:]}")
+        return [int(x) for x in m.group(1).replace(",", " ").split()]
+
+    def read_counters(self, names):
+        cmds = [f"counter_read {CTR_REASON} {i}" for i in range(len(names))]
+        cmds += [f"counter_read {CTR_SIDE[n]} 0" for n in sorted(CTR_SIDE)]
+        out = self.run(cmds)
+        vals = [int(x) for x in re.findall(r"packets=(\d+)", out)]
+        if len(vals) != len(cmds):
+            raise VectorError(f"counter_read: {len(vals)} values for {len(cmds)} reads")
+        c = dict(zip(names, vals[:len(names)]))
+        reasons = sum(vals[:len(names)])
+        for n, x in zip(sorted(CTR_SIDE), vals[len(names):]):
+            c[n] += x
+        return c, reasons
+
+
+def tools_or_skip():
+    need = {"p4c-bm2-ss": shutil.which("p4c-bm2-ss"), "simple_switch": shutil.which("simple_switch"),
+            "simple_switch_CLI": shutil.which("simple_switch_CLI")}
+    missing = [k for k, v in need.items() if not v]
+    if missing:
+        print(f"skipped: {', '.join(missing)} not on PATH (the P4 toolchain; see docs/p4.md)")
+        sys.exit(SKIP)
+    # simple_switch_CLI needs the thrift Python module; run it with an
+    # interpreter that has it.
+    cli = [need["simple_switch_CLI"]]
+    for py in (os.environ.get("INA_P4_PYTHON"), "/usr/bin/python3", sys.executable):
+        if py and subprocess.run([py, "-c", "import thrift"], capture_output=True).returncode == 0:
+            cli = [py, need["simple_switch_CLI"]]
+            break
+    return {"p4c": need["p4c-bm2-ss"], "switch": need["simple_switch"], "cli": cli}
+
+
+def compile_program(tools, workdir):
+    out = os.path.join(workdir, "ina_v1model.json")
+    r = subprocess.run([tools["p4c"], "--std", "p4-16", "-I", P4_DIR,
+                        f"-DINA_AGGREGATORS={P4_AGGREGATORS}", "-o", out, P4_MAIN],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise VectorError("p4c-bm2-ss failed:\n" + r.stderr)
+    return out
+
+
+def agg_key(job, seq):
+    return (job << 16) | (seq & 0xFFFF)
+
+
+def before_commands(v, elements):
+    cmds = []
+    for a in v["before"]:
+        i = a["index"]
+        job, seq = parse_int(a.get("job", "0")), parse_int(a.get("seq", "0"))
+        # The timestamp is stored inverted (aggregator_id.p4); a vector's
+        # clock means nothing to BMv2's, so the aggregator is made young.
+        cmds.append(f"register_write {REG_ID} {i} {agg_key(job, seq)}")
+        cmds.append(f"register_write {REG_BITMAP} {i} {parse_int(a.get('bitmap', '0'))}")
+        cmds.append(f"register_write {REG_COUNT} {i} {parse_int(a.get('count', '0'))}")
+        fl = (parse_int(a.get("ecn", "0")) | parse_int(a.get("col", "0")) << 1 |
+              parse_int(a.get("overflow", "0")) << 2)
+        cmds.append(f"register_write {REG_FLAGS} {i} {fl}")
+        values = parse_values(a.get("values", ""))
+        for e, x in enumerate(values[:2 * LANES]):
+            lane, row = (e, 2 * i) if e < LANES else (e - LANES, 2 * i + 1)
+            sx = x - (1 << 32) if x & 0x80000000 else x
+            cmds.append(f"register_write {REG_LANE.format(lane)} {row} {sx}")
+    return cmds
+
+
+def table_commands(v, jobs):
+    cfg = v["config"]
+    model = {
+        "switch_id": cfg.get("switch_id", 1),
+        "aggregators": cfg.get("aggregators", 4096),
+        "elements": cfg.get("elements", 62),
+        "gc_timeout_ms": 0,
+        "ports": [
+            {"name": f"p{p}", "device": f"p{p}", "ecn_threshold": 0,
+             "neighbours": [{"ip": PS_IP, "mac": PS_MAC}] if p == PORT_PS else []}
+            for p in PORTS],
+        # Two workers, one behind each worker port, so that the group has
+        # two ports; their addresses are never rewritten here (below).
+        "jobs": [{"id": j, "levels": 1, "fan_in": [2], "workers": [
+            {"ip": 0x0A000101, "mac": 0x020000000101, "bit": [0]},
+            {"ip": 0x0A000102, "mac": 0x020000000102, "bit": [1]}]} for j in sorted(jobs)],
+    }
+    model["ports"][PORTS.index(PORT_W1)]["neighbours"] = [{"ip": 0x0A000101, "mac": 0x020000000101}]
+    model["ports"][PORTS.index(PORT_W2)]["neighbours"] = [{"ip": 0x0A000102, "mac": 0x020000000102}]
+    port_map = {i: p for i, p in enumerate(PORTS)}
+    pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
+    # A vector states the frame process() returns, before switchd's per-port
+    # address rewrite of multicast copies; and config aggregators/elements
+    # are the vector's own, not capped.
+    pl["rewrites"] = []
+    pl["config"]["elements"] = cfg.get("elements", 62)
+    return [l for l in p4gen.emit_bmv2(pl).splitlines() if l and not l.startswith("#")]
+
+
+def expected_outputs(v):
+    """Per port, the frames that must come out, in order."""
+    exp = {p: [] for p in PORTS}
+    for step in v["io"]:
+        frame = build_frame(step["in"])
+        o = step["out"]
+        if o is None:
+            raise VectorError("in: without its out:")
+        verdict = o["verdict"]
+        if verdict == "drop":
+            continue
+        if verdict in ("pass", "control"):
+            out = frame
+        else:
+            out = build_expected(o["fields"], frame)
+        if verdict == "multicast":
+            exp[PORT_W1].append(out)
+            exp[PORT_W2].append(out)
+        elif verdict == "control":
+            exp[PORT_CPU].append(out)
+        else:
+            exp[PORT_PS].append(out)
+    return exp
+
+
+def diff_frame(a, b):
+    if len(a) != len(b):
+        return f"length {len(a)}, expected {len(b)}"
+    for i in range(len(a)):
+        if a[i] != b[i]:
+            where = ("INA header" if 42 <= i < 86 else "payload" if i >= 86 else "outer headers")
+            return f"first difference at byte {i} ({where}): got {a[i]:#04x}, expected {b[i]:#04x}"
+    return ""
+
+
+def run_vector(v, tools, json_path, names, args):
+    problems = []
+    cfg = v["config"]
+    if cfg.get("stride", 1) != 1:
+        raise VectorError("stride != 1 has no meaning on a P4 switch (mark it `targets: cpu`)")
+    if cfg.get("aggregators", 4096) > P4_AGGREGATORS:
+        raise VectorError(f"aggregators above the build's {P4_AGGREGATORS}")
+    jobs = set()
+    for step in v["io"]:
+        if "job" in step["in"]:
+            jobs.add(parse_int(step["in"]["job"]))
+    jobs.discard(0)
+    frames = [build_frame(s["in"]) for s in v["io"]]
+    exp = expected_outputs(v)
+    work = tempfile.mkdtemp(prefix=f"ina-p4-{v['name']}-")
+    try:
+        for p in PORTS:
+            write_pcap(os.path.join(work, f"p{p}_in.pcap"), frames if p == PORT_IN else [])
+        thrift = free_port()
+        cmd = [tools["switch"], "--use-files", str(args.wait), "--thrift-port", str(thrift),
+               "--device-id", "0"]
+        for p in PORTS:
+            cmd += ["-i", f"{p}@p{p}"]
+        cmd.append(json_path)
+        log = open(os.path.join(work, "switch.log"), "w")
+        start = time.monotonic()
+        sw = subprocess.Popen(cmd, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            cli = Cli(tools, thrift)
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", thrift), timeout=0.2).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or sw.poll() is not None:
+                        raise VectorError("simple_switch did not start (switch.log in --keep)")
+                    time.sleep(0.05)
+            cli.run(table_commands(v, jobs) + before_commands(v, cfg.get("elements", 62)))
+            if time.monotonic() - start > args.wait - 0.2:
+                raise VectorError(f"programming took longer than --wait {args.wait}s; "
+                                  f"packets may have run before it")
+            # Every packet bumps exactly one reason counter, in its last pass.
+            deadline = time.monotonic() + args.wait + 20
+            while True:
+                time.sleep(0.3)
+                c, reasons = cli.read_counters(names)
+                if reasons >= len(frames) or time.monotonic() > deadline:
+                    break
+            time.sleep(0.2)
+            c, reasons = cli.read_counters(names)
+            if reasons != len(frames):
+                problems.append(f"{reasons} packets counted, {len(frames)} sent")
+            regs = read_registers(cli, v)
+        finally:
+            sw.terminate()
+            try:
+                sw.wait(5)
+            except subprocess.TimeoutExpired:
+                sw.kill()
+                sw.wait()
+            log.close()
+        got = {p: read_pcap(os.path.join(work, f"p{p}_out.pcap")) for p in PORTS}
+    finally:
+        if args.keep:
+            print(f"  kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    for p in PORTS:
+        e, g = exp[p], got[p]
+        for k in range(max(len(e), len(g))):
+            if k >= len(g):
+                problems.append(f"port {p}: frame {k + 1} missing ({len(e)} expected, {len(g)} out)")
+                break
+            if k >= len(e):
+                problems.append(f"port {p}: {len(g) - len(e)} unexpected frame(s)")
+                break
+            d = diff_frame(g[k], e[k])
+            if d:
+                problems.append(f"port {p}: frame {k + 1}: {d}")
+    want = {n: v["counters"].get(n, 0) for n in names}
+    for n in names:
+        if c[n] != want[n]:
+            problems.append(f"counter {n} = {c[n]}, expected {want[n]}")
+    problems += check_registers(v, regs)
+    return problems
+
+
+def read_registers(cli, v):
+    regs = {"id": cli.read_register(REG_ID), "bitmap": cli.read_register(REG_BITMAP),
+            "count": cli.read_register(REG_COUNT), "flags": cli.read_register(REG_FLAGS)}
+    need_lanes = any("values" in a for a in v["after"])
+    if need_lanes:
+        regs["lanes"] = [cli.read_register(REG_LANE.format(l)) for l in range(LANES)]
+    return regs
+
+
+def check_registers(v, regs):
+    problems = []
+    n = v["config"].get("aggregators", 4096)
+    listed = set()
+    for a in v["after"]:
+        i = a["index"]
+        listed.add(i)
+        word = regs["id"][i]
+        key = word & 0xFFFFFFFF
+        if a.get("empty"):
+            if key != 0:
+                problems.append(f"aggregator {i}: occupied by job {key >> 16}, expected empty")
+            continue
+        job, seq = parse_int(a.get("job", "0")), parse_int(a.get("seq", "0"))
+        if key != agg_key(job, seq):
+            problems.append(f"aggregator {i}: key job {key >> 16} seq&0xffff {key & 0xFFFF}, "
+                            f"expected job {job} seq {seq}")
+        for name, reg in (("bitmap", "bitmap"), ("count", "count")):
+            want = parse_int(a.get(name, "0"))
+            if regs[reg][i] != want:
+                problems.append(f"aggregator {i}: {name} {regs[reg][i]:#x}, expected {want:#x}")
+        fl = regs["flags"][i]
+        for bit, name in ((1, "ecn"), (2, "col"), (4, "overflow")):
+            want = parse_int(a.get(name, "0"))
+            if bool(fl & bit) != bool(want):
+                problems.append(f"aggregator {i}: {name} {int(bool(fl & bit))}, expected {want}")
+        if "values" in a:
+            values = parse_values(a["values"])
+            for e, x in enumerate(values[:2 * LANES]):
+                lane, row = (e, 2 * i) if e < LANES else (e - LANES, 2 * i + 1)
+                got = regs["lanes"][lane][row] & 0xFFFFFFFF
+                if got != x:
+                    problems.append(f"aggregator {i}: value[{e}] {got:#x}, expected {x:#x}")
+                    break
+    for i in range(min(n, len(regs["id"]))):
+        if regs["id"][i] & 0xFFFFFFFF and i not in listed:
+            problems.append(f"aggregator {i}: occupied but has no after: line")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="*", default=[VECTOR_DIR])
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep each run's pcap files and log")
+    ap.add_argument("--all", action="store_true", help="also run vectors not marked for p4")
+    ap.add_argument("--wait", type=int, default=3,
+                    help="seconds simple_switch waits before replaying (programming time)")
+    args = ap.parse_args()
+    tools = tools_or_skip()
+    files = []
+    for p in args.paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".vec"))
+        else:
+            files.append(p)
+    try:
+        names = counter_names()
+    except VectorError as e:
+        print(f"error: {e}")
+        return 1
+    build = tempfile.mkdtemp(prefix="ina-p4-build-")
+    try:
+        try:
+            json_path = compile_program(tools, build)
+        except VectorError as e:
+            print(f"error: {e}")
+            return 1
+        passed = failed = skipped = 0
+        for path in files:
+            try:
+                v = parse_vector(path)
+            except (VectorError, OSError) as e:
+                print(f"ERROR {path}: {e}")
+                failed += 1
+                continue
+            if "p4" not in v["targets"] and not args.all:
+                skipped += 1
+                if args.verbose:
+                    print(f"skip  {v['name']}: {v['skip'].get('p4', 'not a p4 vector')}")
+                continue
+            t0 = time.monotonic()
+            try:
+                problems = run_vector(v, tools, json_path, names, args)
+            except VectorError as e:
+                problems = [str(e)]
+            tag = "" if "p4" in v["targets"] else " (not a p4 vector)"
+            if problems:
+                failed += 1
+                print(f"FAIL  {v['name']}{tag}")
+                for p in problems:
+                    print(f"      {p}")
+            else:
+                passed += 1
+                print(f"pass  {v['name']}{tag} ({time.monotonic() - t0:.1f}s)")
+        print(f"{passed} passed, {failed} failed, {skipped} skipped")
+        return 1 if failed else 0
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,361 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Control plane of the P4 build: turns the configuration ina-switchd reads
+(config/README.md) into table entries and multicast groups, as a bfrt_python
+script for Tofino or simple_switch_CLI commands for BMv2. One source of truth
+for the software switch and both P4 targets.
+
+    p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.toml > cmds.txt
+    p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.toml > setup.py
+
+The functions are also used by tests/p4/run_vectors.py, so the vector runner
+programs BMv2 exactly the way a deployment does.
+"""
+
+import argparse
+import ipaddress
+import sys
+
+try:
+    import tomllib as _toml
+
+    def _load_toml(path):
+        with open(path, "rb") as f:
+            return _toml.load(f)
+except ImportError:  # Python < 3.11: Debian's python3-toml
+    import toml as _toml
+
+    def _load_toml(path):
+        return _toml.load(path)
+
+MAX_LEVELS = 4
+P4_MAX_ELEMENTS = 62          # two passes of 31 lanes (docs/p4.md)
+P4_LEVELS = 2
+DEFAULT_ELEMENTS = 62
+DEFAULT_AGGREGATORS = 4096
+DEFAULT_GC_TIMEOUT_MS = 1000
+# Clock ticks of the two targets (the `now` the P4 program compares), in ns.
+TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
+# Tofino's queue depth counts 80-byte cells; BMv2's counts packets.
+TOFINO_CELL_BYTES = 80
+# Table, action and register names, as the P4 program defines them.
+INGRESS = "InaIngress"
+EGRESS = "InaEgress"
+T_CONFIG = INGRESS + ".switch_config_0.ina_config"
+T_ROUTE = INGRESS + ".forward_0.ipv4_route"
+T_L2 = INGRESS + ".forward_0.l2_forward"
+T_JOB_MC = INGRESS + ".forward_0.job_multicast"
+T_MC_REWRITE = EGRESS + ".egress_ina_0.mcast_rewrite"
+T_ECN = EGRESS + ".egress_ina_0.ecn_threshold"
+
+
+class ConfigError(Exception):
+    pass
+
+
+def ip_int(s, where):
+    try:
+        return int(ipaddress.IPv4Address(s))
+    except (ipaddress.AddressValueError, ValueError):
+        raise ConfigError(f"{where}: not an IPv4 address: {s!r}")
+
+
+def ip_str(v):
+    return str(ipaddress.IPv4Address(v))
+
+
+def mac_int(s, where):
+    parts = str(s).split(":")
+    if len(parts) != 6 or not all(len(p) == 2 for p in parts):
+        raise ConfigError(f"{where}: not a MAC address: {s!r}")
+    try:
+        return int("".join(parts), 16)
+    except ValueError:
+        raise ConfigError(f"{where}: not a MAC address: {s!r}")
+
+
+def mac_str(v):
+    return ":".join(f"{(v >> (8 * i)) & 0xFF:02x}" for i in range(5, -1, -1))
+
+
+def load_config(path):
+    """Reads a switchd TOML file into the plain model the emitters use."""
+    try:
+        raw = _load_toml(path)
+    except Exception as e:  # toml's errors have no common base class
+        raise ConfigError(f"{path}: {e}")
+    return model_from_dict(raw, path)
+
+
+def model_from_dict(raw, where="config"):
+    sw = raw.get("switch")
+    if not isinstance(sw, dict):
+        raise ConfigError(f"{where}: missing [switch] table")
+    m = {
+        "switch_id": int(sw.get("id", 1)),
+        "ip": ip_int(sw["ip"], f"{where}: switch.ip") if "ip" in sw else 0,
+        "aggregators": int(sw.get("aggregators", DEFAULT_AGGREGATORS)),
+        "elements": int(sw.get("elements", DEFAULT_ELEMENTS)),
+        "gc_timeout_ms": int(sw.get("gc_timeout_ms", DEFAULT_GC_TIMEOUT_MS)),
+        "ports": [],
+        "jobs": [],
+    }
+    egress_default = dict(raw.get("egress", {}))
+    for i, p in enumerate(raw.get("port", [])):
+        pw = f"{where}: port[{i}]"
+        if "device" not in p:
+            raise ConfigError(f"{pw}: missing device")
+        eg = dict(egress_default)
+        for k in ("rate_gbps", "queue_capacity", "ecn_threshold", "drop_rate"):
+            if k in p:
+                eg[k] = p[k]
+        nbs = []
+        for k, n in enumerate(p.get("neighbour", [])):
+            nw = f"{pw}.neighbour[{k}]"
+            nbs.append({"ip": ip_int(n["ip"], nw + ".ip"), "mac": mac_int(n["mac"], nw + ".mac")})
+        m["ports"].append({
+            "device": p["device"],
+            "name": p["device"].split(",")[0],
+            "ecn_threshold": int(eg.get("ecn_threshold", 0)),
+            "neighbours": nbs,
+        })
+    for i, j in enumerate(raw.get("job", [])):
+        jw = f"{where}: job[{i}]"
+        levels = int(j.get("levels", 1))
+        workers = []
+        for k, w in enumerate(j.get("worker", [])):
+            ww = f"{jw}.worker[{k}]"
+            workers.append({
+                "ip": ip_int(w["ip"], ww + ".ip"),
+                "mac": mac_int(w["mac"], ww + ".mac") if "mac" in w else 0,
+                "bit": list(w.get("bit", [])),
+            })
+        m["jobs"].append({
+            "id": int(j["id"]),
+            "levels": levels,
+            "fan_in": list(j.get("fan_in", [])),
+            "workers": workers,
+        })
+    return m
+
+
+def check_p4_limits(m):
+    """What the P4 build cannot do that the software switch can: reported, the
+    entries are still generated for what it can do (docs/p4.md)."""
+    notes = []
+    if m["elements"] > P4_MAX_ELEMENTS:
+        notes.append(f"elements = {m['elements']}: the P4 build aggregates at most "
+                     f"{P4_MAX_ELEMENTS}; larger packets are dropped as malformed_elements")
+    for j in m["jobs"]:
+        if j["levels"] > P4_LEVELS:
+            notes.append(f"job {j['id']}: levels = {j['levels']}; the P4 build aggregates "
+                         f"levels 0 and 1 only, higher levels are forwarded to the PS")
+    return notes
+
+
+def parse_port_map(text, m):
+    """'0=1,1=2' or 'eth0=1' (config port index or device name = P4 port)."""
+    mapping = {i: i for i in range(len(m["ports"]))}
+    if not text:
+        return mapping
+    names = {p["name"]: i for i, p in enumerate(m["ports"])}
+    for item in text.split(","):
+        k, sep, v = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--port-map: '{item}' is not KEY=PORT")
+        k = k.strip()
+        if k.isdigit():
+            idx = int(k)
+        elif k in names:
+            idx = names[k]
+        else:
+            raise ConfigError(f"--port-map: no port '{k}' in the configuration")
+        if idx >= len(m["ports"]):
+            raise ConfigError(f"--port-map: port index {idx} is beyond the configuration")
+        mapping[idx] = int(v, 0)
+    return mapping
+
+
+def plan(m, port_map, cpu_port, target, flood_group=None):
+    """Everything both targets need, target-neutral."""
+    if target not in TICK_NS:
+        raise ConfigError(f"unknown target {target}")
+    p4port = lambda i: port_map[i]
+    by_ip, by_mac = {}, {}
+    routes, l2 = [], []
+    for i, p in enumerate(m["ports"]):
+        for n in p["neighbours"]:
+            by_ip[n["ip"]] = (i, n["mac"])
+            by_mac[n["mac"]] = i
+            routes.append((n["ip"], p4port(i), n["mac"]))
+            l2.append((n["mac"], p4port(i)))
+    job_ids = {j["id"] for j in m["jobs"]}
+    if flood_group is None:
+        flood_group = 0xFFFF
+        while flood_group in job_ids:
+            flood_group -= 1
+    groups = []      # (group, rid, [ports])
+    job_mc = []      # (job, group)
+    rewrites = []    # (rid, port, mac, ip)
+    warnings = []
+    for j in m["jobs"]:
+        gid = j["id"]
+        group_ip = (239 << 24) | (18 << 16) | j["id"]
+        group_mac = 0x01005E120000 | j["id"]
+        per_port = {}
+        for w in j["workers"]:
+            hop = by_ip.get(w["ip"])
+            port = hop[0] if hop else by_mac.get(w["mac"])
+            if port is None:
+                warnings.append(f"job {j['id']}: worker {ip_str(w['ip'])} is not a neighbour "
+                                f"of any port: no parameter copy for it")
+                continue
+            per_port.setdefault(port, []).append(w)
+        ports = sorted(per_port)
+        if not ports:
+            continue
+        groups.append((gid, gid, [p4port(i) for i in ports]))
+        job_mc.append((j["id"], gid))
+        for i in ports:
+            ws = per_port[i]
+            if len(ws) == 1:
+                hop = by_ip.get(ws[0]["ip"])
+                mac = hop[1] if hop else ws[0]["mac"]
+                rewrites.append((gid, p4port(i), mac, ws[0]["ip"]))
+            else:
+                rewrites.append((gid, p4port(i), group_mac, group_ip))
+    all_ports = [p4port(i) for i in range(len(m["ports"]))]
+    if all_ports:
+        groups.append((flood_group, flood_group, all_ports))
+    tick = TICK_NS[target]
+    gc_ticks = (m["gc_timeout_ms"] * 1_000_000 + tick - 1) // tick
+    ecn = []
+    frame = 86 + 4 * min(m["elements"], P4_MAX_ELEMENTS)
+    for i, p in enumerate(m["ports"]):
+        if p["ecn_threshold"]:
+            depth = p["ecn_threshold"]
+            if target == "tofino":
+                depth *= (frame + TOFINO_CELL_BYTES - 1) // TOFINO_CELL_BYTES
+            ecn.append((p4port(i), depth))
+    return {
+        "config": {
+            "aggregators": m["aggregators"],
+            "elements": min(m["elements"], P4_MAX_ELEMENTS),
+            "switch_id": m["switch_id"],
+            "gc_timeout": gc_ticks,
+            "cpu_port": cpu_port,
+            "flood_group": flood_group,
+        },
+        "routes": routes,
+        "l2": l2,
+        "groups": groups,
+        "job_multicast": job_mc,
+        "rewrites": rewrites,
+        "ecn": ecn,
+        "warnings": warnings + check_p4_limits(m),
+    }
+
+
+def emit_bmv2(pl):
+    c = pl["config"]
+    out = ["# generated by tools/p4gen/p4gen.py: simple_switch_CLI commands"]
+    for w in pl["warnings"]:
+        out.append(f"# warning: {w}")
+    out.append(f"table_set_default {T_CONFIG} set_config {c['aggregators']} {c['elements']} "
+               f"{c['switch_id']} {c['gc_timeout']} {c['cpu_port']} {c['flood_group']}")
+    for ip, port, mac in pl["routes"]:
+        out.append(f"table_add {T_ROUTE} to_neighbour {ip_str(ip)} => {port} {mac_str(mac)}")
+    for mac, port in pl["l2"]:
+        out.append(f"table_add {T_L2} to_port {mac_str(mac)} => {port}")
+    for job, gid in pl["job_multicast"]:
+        out.append(f"table_add {T_JOB_MC} to_group {job} => {gid}")
+    for rid, port, mac, ip in pl["rewrites"]:
+        out.append(f"table_add {T_MC_REWRITE} rewrite {rid} {port} => {mac_str(mac)} {ip_str(ip)}")
+    for port, depth in pl["ecn"]:
+        out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
+    # The PRE numbers nodes in creation order, from 0.
+    for node, (gid, rid, ports) in enumerate(pl["groups"]):
+        out.append(f"mc_mgrp_create {gid}")
+        out.append(f"mc_node_create {rid} {' '.join(str(p) for p in ports)}")
+        out.append(f"mc_node_associate {gid} {node}")
+    return "\n".join(out) + "\n"
+
+
+def emit_tofino(pl, program="ina_tna"):
+    c = pl["config"]
+    out = [
+        "# generated by tools/p4gen/p4gen.py: run with bfshell -b <this file>",
+        "# (SDE 9.x bfrt_python). Clears and reprograms every INA table.",
+    ]
+    for w in pl["warnings"]:
+        out.append(f"# warning: {w}")
+    out += [
+        f"p4 = bfrt.{program}.pipe",
+        "ig = p4.InaIngress",
+        "eg = p4.InaEgress",
+        "for t in (ig.forward_0.ipv4_route, ig.forward_0.l2_forward,",
+        "          ig.forward_0.job_multicast, eg.egress_ina_0.mcast_rewrite,",
+        "          eg.egress_ina_0.ecn_threshold):",
+        "    t.clear()",
+        f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
+        f"elements={c['elements']}, switch_id={c['switch_id']}, gc_timeout={c['gc_timeout']}, "
+        f"cpu_port={c['cpu_port']}, flood_group={c['flood_group']})",
+    ]
+    for ip, port, mac in pl["routes"]:
+        out.append(f"ig.forward_0.ipv4_route.add_with_to_neighbour(dst='{ip_str(ip)}', "
+                   f"port={port}, mac='{mac_str(mac)}')")
+    for mac, port in pl["l2"]:
+        out.append(f"ig.forward_0.l2_forward.add_with_to_port(dst='{mac_str(mac)}', port={port})")
+    for job, gid in pl["job_multicast"]:
+        out.append(f"ig.forward_0.job_multicast.add_with_to_group(job_id={job}, group={gid})")
+    for rid, port, mac, ip in pl["rewrites"]:
+        out.append(f"eg.egress_ina_0.mcast_rewrite.add_with_rewrite(rid={rid}, egress_port={port}, "
+                   f"mac='{mac_str(mac)}', ip='{ip_str(ip)}')")
+    for port, depth in pl["ecn"]:
+        out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
+                   f"depth={depth})")
+    out += ["pre = bfrt.pre",
+            "pre.mgid.clear()",
+            "pre.node.clear()"]
+    for node, (gid, rid, ports) in enumerate(pl["groups"], start=1):
+        out.append(f"pre.node.entry(MULTICAST_NODE_ID={node}, MULTICAST_RID={rid}, "
+                   f"MULTICAST_LAG_ID=[], DEV_PORT={ports}).push()")
+        out.append(f"pre.mgid.entry(MGID={gid}, MULTICAST_NODE_ID=[{node}], "
+                   f"MULTICAST_NODE_L1_XID_VALID=[False], MULTICAST_NODE_L1_XID=[0]).push()")
+    out.append("bfrt.complete_operations()")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("config", help="ina-switchd TOML configuration")
+    ap.add_argument("--target", choices=("bmv2", "tofino"), required=True)
+    ap.add_argument("--port-map", default="",
+                    help="config port (index or device name) = P4 port, comma separated; "
+                         "default: port i is P4 port i")
+    ap.add_argument("--cpu-port", type=int, default=None,
+                    help="where control messages go (default: 64 on BMv2, 192 on Tofino)")
+    ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
+    ap.add_argument("-o", "--output", default="-")
+    a = ap.parse_args(argv)
+    try:
+        m = load_config(a.config)
+        pm = parse_port_map(a.port_map, m)
+        cpu = a.cpu_port if a.cpu_port is not None else (64 if a.target == "bmv2" else 192)
+        pl = plan(m, pm, cpu, a.target)
+    except ConfigError as e:
+        print(f"p4gen: {e}", file=sys.stderr)
+        return 2
+    for w in pl["warnings"]:
+        print(f"p4gen: warning: {w}", file=sys.stderr)
+    text = emit_bmv2(pl) if a.target == "bmv2" else emit_tofino(pl, a.program)
+    if a.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(a.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
