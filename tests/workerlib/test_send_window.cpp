@@ -170,6 +170,18 @@ TEST(Rtt, FollowsRfc6298)
 	EXPECT_EQ(r.rto_ns(), 2 * (110000u + 4 * 57500u));
 }
 
+TEST(Rtt, RtoIsAtLeastTwiceSrtt)
+{
+	RttConfig c;
+	c.min_rto_ns = 1000;
+	RttEstimator r(c);
+	for (int i = 0; i < 50; i++)
+		r.sample(1000000);
+	EXPECT_EQ(r.srtt_ns(), 1000000u);
+	EXPECT_LT(r.rttvar_ns(), 1000u);
+	EXPECT_EQ(r.rto_ns(), 2000000u);
+}
+
 TEST(Rtt, ClampsToMinAndMax)
 {
 	RttConfig c;

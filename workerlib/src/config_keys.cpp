@@ -143,6 +143,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"max_rto_us", us(&c->rtt.max_rto_ns)},
 		{"initial_rto_us", us(&c->rtt.initial_rto_ns)},
 		{"window_capacity", u(&c->window_capacity, 1u << 24)},
+		{"ps_window", u(&c->ps_window, 1u << 30)},
 		{"stall_timeout_ms",
 		 [c](const std::string &s) {
 			 uint64_t x;

@@ -24,7 +24,8 @@ void RttEstimator::sample(uint64_t r)
 		rttvar_ns_ = (3 * rttvar_ns_ + diff) / 4;
 		srtt_ns_ = (7 * srtt_ns_ + r) / 8;
 	}
-	rto_ns_ = clamp(srtt_ns_ + 4 * rttvar_ns_);
+	uint64_t var = 4 * rttvar_ns_;
+	rto_ns_ = clamp(srtt_ns_ + (var > srtt_ns_ ? var : srtt_ns_));
 }
 
 void RttEstimator::backoff()

@@ -127,6 +127,7 @@ Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const 
       win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows)),
       retx_queued_(win_.capacity(), 0)
 {
+	span_ = static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size();
 	for (const PsAddress &p : cfg.ps)
 		writers_.emplace_back(endpoint_of(*tx_), ps_endpoint(cfg, p), template_of(cfg));
 	retx_.reserve(win_.capacity());
@@ -176,6 +177,10 @@ void Sender::give(std::shared_ptr<TensorState> t)
 	load_.fetch_add(t->n * sizeof(float), std::memory_order_relaxed);
 	{
 		std::lock_guard<std::mutex> g(inbox_m_);
+		/* Tensors arrive in seq order, so this only lowers an idle
+		 * thread's floor. */
+		if (t->seq64 < floor_.load(std::memory_order_relaxed))
+			floor_.store(t->seq64, std::memory_order_relaxed);
 		inbox_.push_back(std::move(t));
 		inbox_nonempty_.store(true, std::memory_order_release);
 	}
@@ -190,6 +195,11 @@ void Sender::take_new_tensors()
 	while (!inbox_.empty()) {
 		std::shared_ptr<TensorState> t = std::move(inbox_.front());
 		inbox_.pop_front();
+		if (w_->failed()) {
+			load_.fetch_sub(t->n * sizeof(float), std::memory_order_relaxed);
+			t->finish(-1, "worker failed earlier");
+			continue;
+		}
 		t->local_base = stream_end_;
 		stream_end_ += t->nfrags;
 		t->as_float.assign(t->nfrags, 0);
@@ -198,11 +208,6 @@ void Sender::take_new_tensors()
 		active_.push_back(std::move(t));
 	}
 	inbox_nonempty_.store(false, std::memory_order_relaxed);
-}
-
-bool Sender::have_unsent() const
-{
-	return win_.next() < stream_end_;
 }
 
 TensorState *Sender::tensor_of_k(uint64_t k, uint32_t *frag)
@@ -233,7 +238,7 @@ void Sender::queue_retransmit(uint64_t k)
 	retx_.push_back(k);
 }
 
-void Sender::pump_send(uint64_t now)
+bool Sender::pump_send(uint64_t now)
 {
 	const uint32_t epp = cfg_.elements_per_packet;
 	for (;;) {
@@ -271,12 +276,13 @@ void Sender::pump_send(uint64_t now)
 		uint32_t win = cc_->window();
 		uint32_t agg_win = cc_->agg_window();
 		uint32_t fresh = 0;
+		const uint64_t limit = w_->floor() + span_;
 		while (nb < kTxBatch && next_new + fresh < stream_end_ && in_flight + fresh < win &&
 		       next_new + fresh - win_.base() <= win_.capacity() - 1) {
 			uint64_t k = next_new + fresh;
 			uint32_t f;
 			TensorState *t = tensor_of_k(k, &f);
-			if (!t)
+			if (!t || t->seq64 + f >= limit)
 				break;
 			uint32_t seq = t->seq_base + f;
 			uint32_t index = w_->remap().index(seq);
@@ -293,7 +299,7 @@ void Sender::pump_send(uint64_t now)
 			fresh++;
 		}
 		if (nb == 0)
-			return;
+			return false;
 
 		uint32_t sent = tx_->send(txbufs_.data(), nb);
 		if (sent < nb)
@@ -321,7 +327,7 @@ void Sender::pump_send(uint64_t now)
 			}
 		}
 		if (sent < nb)
-			return;
+			return true;
 	}
 }
 
@@ -402,6 +408,8 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	bump(C_ACKS);
 	if (o.kind == SendWindow::AckKind::out_of_order)
 		bump(C_OOO_ACKS);
+	else
+		update_floor();
 	if (m.flags & INA_F_ECN)
 		bump(C_ECN_ACKS);
 	if (m.flags & INA_F_COL)
@@ -435,6 +443,18 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		t->finish(1);
 		retire_done();
 	}
+}
+
+void Sender::update_floor()
+{
+	uint32_t f;
+	TensorState *t = win_.base() < stream_end_ ? tensor_of_k(win_.base(), &f) : nullptr;
+	if (t) {
+		floor_.store(t->seq64 + f, std::memory_order_relaxed);
+		return;
+	}
+	std::lock_guard<std::mutex> g(inbox_m_);
+	floor_.store(inbox_.empty() ? UINT64_MAX : inbox_.front()->seq64, std::memory_order_relaxed);
 }
 
 void Sender::retire_done()
@@ -485,6 +505,7 @@ void Sender::fail_all(const std::string &why)
 		}
 	}
 	active_.clear();
+	floor_.store(UINT64_MAX, std::memory_order_relaxed);
 	/* Forget the stream: a failed job accepts no more tensors. */
 	retx_.clear();
 	std::fill(retx_queued_.begin(), retx_queued_.end(), 0);
@@ -508,9 +529,8 @@ void Sender::run()
 				inbox_cv_.wait_for(g, std::chrono::microseconds(kIdleWaitUs));
 			continue;
 		}
-		pump_send(now);
-		bool can_send = (have_unsent() && win_.in_flight() < cc_->window()) || !retx_.empty();
-		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, can_send ? 0 : kBusyWaitUs);
+		bool pushed_back = pump_send(now);
+		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, pushed_back ? 0 : kBusyWaitUs);
 		now = now_ns();
 		for (uint32_t i = 0; i < n; i++)
 			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);

@@ -66,6 +66,9 @@ public:
 	/* Scheduler side. */
 	void give(std::shared_ptr<TensorState> t);
 	uint64_t load() const { return load_.load(std::memory_order_relaxed); }
+	/* Lowest job-wide fragment number this thread has not seen ACKed,
+	 * including tensors waiting in its inbox; UINT64_MAX when idle. */
+	uint64_t floor() const { return floor_.load(std::memory_order_relaxed); }
 	FrameRing &ring_from(uint32_t thread) { return *rings_[thread]; }
 	void add_stats(WorkerStats *s) const;
 	const char *transport_name() const { return tx_->name(); }
@@ -78,16 +81,17 @@ private:
 
 	void run();
 	void take_new_tensors();
-	bool have_unsent() const;
 	TensorState *tensor_of_k(uint64_t k, uint32_t *frag);
 	TensorState *tensor_of_seq(uint32_t seq);
-	void pump_send(uint64_t now);
+	/* Sends what the window allows; true if the transport pushed back. */
+	bool pump_send(uint64_t now);
 	void handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded);
 	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_overflow(TensorState *t, const PsMessage &m);
 	void queue_retransmit(uint64_t k);
 	void check_timeouts(uint64_t now);
 	void retire_done();
+	void update_floor();
 	void fail_all(const std::string &why);
 	void bump(uint32_t c, uint64_t n = 1);
 
@@ -104,6 +108,7 @@ private:
 	/* Tensors of this thread in stream order (front = oldest). */
 	std::deque<std::shared_ptr<TensorState>> active_;
 	uint64_t stream_end_ = 0; /* local index after the last tensor */
+	uint64_t span_;           /* ps_window x PS count */
 	/* Local indices waiting for a retransmission. */
 	std::vector<uint64_t> retx_;
 	std::vector<uint8_t> retx_queued_; /* by k & mask */
@@ -116,6 +121,7 @@ private:
 	std::deque<std::shared_ptr<TensorState>> inbox_;
 	std::atomic<bool> inbox_nonempty_{false};
 	std::atomic<uint64_t> load_{0};
+	std::atomic<uint64_t> floor_{UINT64_MAX};
 
 	/* ACKs forwarded by other threads: rings_[from]. */
 	std::vector<std::unique_ptr<FrameRing>> rings_;

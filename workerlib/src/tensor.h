@@ -18,7 +18,8 @@ namespace ina {
 struct TensorState {
 	float *data = nullptr;
 	size_t n = 0;
-	uint32_t seq_base = 0; /* seq of fragment 0 */
+	uint64_t seq64 = 0;    /* job-wide fragment number of fragment 0 */
+	uint32_t seq_base = 0; /* seq of fragment 0: seq64 mod 2^32 */
 	uint32_t nfrags = 0;
 	uint32_t thread = 0;
 

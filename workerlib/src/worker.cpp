@@ -80,6 +80,8 @@ bool validate(const WorkerConfig &c, std::string *error)
 		return fail("A2TP weights w and g must be in (0, 1)");
 	if (c.cc.a2tp_h >= 1)
 		return fail("A2TP threshold H must be below 1");
+	if (c.ps_window < 1)
+		return fail("PS window must be at least 1");
 	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)
 		return fail("RTO bounds must satisfy 0 < min <= max");
 	return true;
@@ -161,6 +163,14 @@ void WorkerImpl::set_failed(const std::string &why)
 	}
 }
 
+uint64_t WorkerImpl::floor() const
+{
+	uint64_t f = UINT64_MAX;
+	for (auto &s : senders_)
+		f = std::min(f, s->floor());
+	return f;
+}
+
 int WorkerImpl::owner_of(uint32_t seq) const
 {
 	uint64_t count = dir_count_.load(std::memory_order_acquire);
@@ -197,7 +207,8 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, std::string *
 	std::lock_guard<std::mutex> g(sched_m_);
 	if (failed_.load())
 		return fail("worker failed: " + failure_);
-	t->seq_base = next_seq_;
+	t->seq64 = next_seq_;
+	t->seq_base = static_cast<uint32_t>(next_seq_);
 	next_seq_ += t->nfrags;
 	uint32_t best = 0;
 	for (uint32_t i = 1; i < senders_.size(); i++)

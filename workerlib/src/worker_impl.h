@@ -37,6 +37,10 @@ public:
 	/* The thread that owns fragment seq, -1 if unknown. */
 	int owner_of(uint32_t seq) const;
 	void set_failed(const std::string &why);
+	bool failed() const { return failed_.load(std::memory_order_relaxed); }
+	/* Lowest job-wide fragment number not yet ACKed over all threads
+	 * (UINT64_MAX when none is pending). */
+	uint64_t floor() const;
 
 private:
 	struct DirEntry {
@@ -51,7 +55,7 @@ private:
 	std::vector<std::unique_ptr<Sender>> senders_;
 
 	std::mutex sched_m_;
-	uint32_t next_seq_ = 0;
+	uint64_t next_seq_ = 0;
 	std::vector<DirEntry> dir_;
 	std::atomic<uint64_t> dir_count_{0};
 	std::atomic<bool> failed_{false};

@@ -71,6 +71,11 @@ struct WorkerConfig {
 	uint32_t threads = 1;
 	/* Most fragments between a thread's oldest unACKed and newest one. */
 	uint32_t window_capacity = 1u << 15;
+	/* The PS's fragment slots per instance (its job's `window`): a worker
+	 * never sends a fragment ps_window x ps.size() or more beyond the
+	 * oldest one it has not seen completed, so the PS never has to evict
+	 * an unfinished fragment. */
+	uint32_t ps_window = 4096;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 10'000'000'000ull;
 };
@@ -150,7 +155,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, threads, initial_window, min_window, max_window,
- * ssthresh, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase,
+ * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase,
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, window_capacity,
  * stall_timeout_ms. False with a one-line *error on an unknown key or a bad
  * value. */

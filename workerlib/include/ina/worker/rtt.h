@@ -3,7 +3,10 @@
  * Retransmission timeout from RTT samples, as TCP does it (RFC 6298): the
  * first sample sets srtt = r and rttvar = r / 2; later ones update
  * rttvar = 3/4 rttvar + 1/4 |srtt - r| and srtt = 7/8 srtt + 1/8 r;
- * RTO = srtt + 4 rttvar, clamped to [min, max]. Every timeout doubles the RTO
+ * RTO = srtt + max(4 rttvar, srtt), clamped to [min, max]. The floor of the
+ * variance term (RTO >= 2 srtt) is ours: fragments are ACKed in bursts of
+ * nearly equal RTTs, which drive rttvar toward 0 and the plain RFC RTO down
+ * to srtt, where every slightly late ACK would be a spurious timeout. Every timeout doubles the RTO
  * (back-off) until a new sample arrives. Samples come only from fragments
  * sent once (Karn's rule, enforced by the caller).
  *

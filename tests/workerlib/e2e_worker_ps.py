@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""End-to-end: ina-worker processes all-reduce through a real ina-ps, no
+switch, over real UDP packets on the loopback of a network namespace this
+test creates (or, without root, on the host loopback with addresses unique
+to this run). Each case checks that every worker's result is exact within
+the quantization bound (ina-worker exits 3 otherwise) and that the PS and
+the workers counted what the case is about (faults, floats, A2TP, ...).
+
+usage: e2e_worker_ps.py INA_WORKER INA_PS [case ...]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+WORKER, PS = sys.argv[1], sys.argv[2]
+ONLY = sys.argv[3:]
+
+
+def in_private_netns():
+    if os.environ.get("INA_E2E_NETNS") == "1":
+        return True
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    env = dict(os.environ, INA_E2E_NETNS="1")
+    r = subprocess.run(["unshare", "-n", "--", sys.executable] + sys.argv, env=env, timeout=600)
+    sys.exit(r.returncode)
+
+
+NETNS = in_private_netns()
+if NETNS:
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    NET = "127.0.0"
+else:
+    NET = "127.%d.%d" % (20 + os.getpid() % 200, (os.getpid() // 200) % 250)
+
+
+def job_toml(job, workers, ps_count=1, ps_index=0, window=4096):
+    lines = [
+        "job = %d" % job, "elements = 62", "aggregators = 4096", "window = %d" % window,
+        "levels = 1", "fan_in = [%d]" % workers, "ps_count = %d" % ps_count,
+        "ps_index = %d" % ps_index, 'ack = "unicast"', "",
+    ]
+    for r in range(workers):
+        lines += ["[[workers]]", 'ip = "%s.%d"' % (NET, 10 + r),
+                  'mac = "02:00:00:00:00:%02x"' % (10 + r), "bits = [%d]" % r, ""]
+    return "\n".join(lines)
+
+
+def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=(), ps_count=1,
+             per_worker_args=None, check=None, timeout=120):
+    tmp = tempfile.mkdtemp(prefix="ina-e2e-worker-")
+    job = 7
+    pss = []
+    try:
+        for k in range(ps_count):
+            path = os.path.join(tmp, "job%d.toml" % k)
+            with open(path, "w") as f:
+                f.write(job_toml(job, workers, ps_count, k))
+            out = open(os.path.join(tmp, "ps%d.out" % k), "w")
+            p = subprocess.Popen([PS, "--job", path, "--transport", "udp", "--ip", "%s.%d" % (NET, 1 + k),
+                                  "--json"] + list(ps_args), stdout=out, stderr=subprocess.STDOUT)
+            pss.append((p, out, os.path.join(tmp, "ps%d.out" % k)))
+        time.sleep(0.3)
+        for p, _, path in pss:
+            if p.poll() is not None:
+                raise AssertionError("%s: ina-ps exited early: %s" % (name, open(path).read()))
+        ps_list = ",".join("%s.%d" % (NET, 1 + k) for k in range(ps_count))
+        procs = []
+        for r in range(workers):
+            cmd = [WORKER, "--job", str(job), "--rank", str(r), "--workers", str(workers),
+                   "--ps", ps_list, "--transport", "udp", "--ip", "%s.%d" % (NET, 10 + r),
+                   "--size-mb", str(size_mb), "--rounds", str(rounds), "--json",
+                   "--seed", str(100 + r)] + list(worker_args)
+            if per_worker_args:
+                cmd += per_worker_args(r)
+            procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        results = []
+        for r, p in enumerate(procs):
+            try:
+                out, err = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for q in procs:
+                    q.kill()
+                raise AssertionError("%s: worker %d timed out" % (name, r))
+            if p.returncode != 0:
+                raise AssertionError("%s: worker %d exit %d: %s %s" % (name, r, p.returncode, out, err))
+            results.append(json.loads(out))
+        ps_stats = []
+        for p, out, path in pss:
+            p.terminate()
+            p.wait(timeout=10)
+            out.close()
+            text = open(path).read()
+            ps_stats.append(json.loads(text[text.index("{"):])["jobs"][0])
+        frags = results[0]["fragments"]
+        for w in results:
+            assert w["within_bound"], (name, w)
+            assert w["fragments"] == frags, (name, "workers disagree on fragment count")
+            assert w["acks"] == frags, (name, w["acks"], frags)
+        completed = sum(s["completed"] for s in ps_stats)
+        assert completed == frags, (name, "PS completed %d of %d fragments" % (completed, frags))
+        if check:
+            check(results, ps_stats)
+        print("ok   %-16s fragments %d  max error %.3g  goodput %.3f Gbit/s  retransmits %s  %s" % (
+            name, frags, max(w["max_abs_error"] for w in results),
+            min(w["goodput_gbps"] for w in results), [w["retransmits"] for w in results],
+            results[0]["transport"]))
+    finally:
+        for p, out, _ in pss:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_faults(results, ps_stats):
+    # The shim really dropped/duplicated: the workers had to recover.
+    assert sum(w["retransmits"] for w in results) > 0, "no retransmissions under 1% loss"
+    assert sum(w["duplicate_acks"] for w in results) > 0, "no duplicate ACKs under duplication"
+    assert sum(s["duplicates"] + s["after_done"] for s in ps_stats) > 0
+
+
+def check_overflow(results, ps_stats):
+    assert all(w["float_fragments_sent"] > 0 for w in results), "no float answers"
+    assert all(w["float_acks"] > 0 for w in results), "no float parameter packets"
+    assert sum(s["overflows"] for s in ps_stats) > 0
+
+
+def check_a2tp(results, ps_stats):
+    assert all(w["cc"] == "a2tp" for w in results)
+
+
+def check_two_ps(results, ps_stats):
+    assert all(s["completed"] > 0 for s in ps_stats), "a PS got nothing"
+    assert all(s["not_owned"] == 0 for s in ps_stats), "fragments sent to the wrong PS"
+
+
+CASES = {
+    "clean": dict(),
+    "four_workers": dict(workers=4),
+    "faults_1pct": dict(worker_args=["--drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01"],
+                        ps_args=["--drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01", "--seed", "9"],
+                        check=check_faults),
+    "overflow_floats": dict(worker_args=["--pattern", "overflow"], check=check_overflow),
+    "a2tp": dict(worker_args=["--cc", "a2tp"], check=check_a2tp),
+    "cc_none_threads": dict(worker_args=["--cc", "none", "--threads", "2", "--tensors", "4",
+                                         "--udp-port", "18766"]),
+    "two_ps": dict(ps_count=2, check=check_two_ps),
+}
+
+if __name__ == "__main__":
+    print("network: %s (%s)" % (NET, "private namespace" if NETNS else "host loopback"))
+    for name, kw in CASES.items():
+        if ONLY and name not in ONLY:
+            continue
+        run_case(name, **kw)
