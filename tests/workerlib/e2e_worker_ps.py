@@ -7,7 +7,7 @@ to this run). Each case checks that every worker's result is exact within
 the quantization bound (ina-worker exits 3 otherwise) and that the PS and
 the workers counted what the case is about (faults, floats, A2TP, ...).
 
-usage: e2e_worker_ps.py INA_WORKER INA_PS [case ...]
+usage: e2e_worker_ps.py INA_WORKER INA_PS TEST_C_API [case ...]
 """
 import json
 import os
@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-WORKER, PS = sys.argv[1], sys.argv[2]
-ONLY = sys.argv[3:]
+WORKER, PS, C_API = sys.argv[1], sys.argv[2], sys.argv[3]
+ONLY = sys.argv[4:]
 
 
 def in_private_netns():
@@ -153,9 +153,30 @@ CASES = {
     "two_ps": dict(ps_count=2, check=check_two_ps),
 }
 
+def run_c_api():
+    """The C API, one worker (the sum is its own tensor)."""
+    tmp = tempfile.mkdtemp(prefix="ina-e2e-worker-")
+    path = os.path.join(tmp, "job.toml")
+    with open(path, "w") as f:
+        f.write(job_toml(7, 1))
+    ps = subprocess.Popen([PS, "--job", path, "--transport", "udp", "--ip", NET + ".1"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        r = subprocess.run([C_API, NET + ".1", NET + ".10"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, ("c_api", r.stdout, r.stderr)
+        print("ok   %-16s %s" % ("c_api", r.stdout.strip()))
+    finally:
+        ps.kill()
+        ps.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     print("network: %s (%s)" % (NET, "private namespace" if NETNS else "host loopback"))
     for name, kw in CASES.items():
         if ONLY and name not in ONLY:
             continue
         run_case(name, **kw)
+    if not ONLY or "c_api" in ONLY:
+        run_c_api()

@@ -161,7 +161,10 @@ void Sender::start()
 
 void Sender::stop()
 {
-	stop_.store(true);
+	{
+		std::lock_guard<std::mutex> g(inbox_m_);
+		stop_.store(true);
+	}
 	inbox_cv_.notify_all();
 	if (th_.joinable())
 		th_.join();
@@ -524,9 +527,11 @@ void Sender::run()
 				for (uint32_t i = 0; i < n; i++)
 					handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
 			}
+			/* give() and stop() notify; the timeout only matters
+			 * when other threads' ACKs may need forwarding. */
 			std::unique_lock<std::mutex> g(inbox_m_);
 			if (inbox_.empty() && !stop_.load())
-				inbox_cv_.wait_for(g, std::chrono::microseconds(kIdleWaitUs));
+				inbox_cv_.wait_for(g, std::chrono::microseconds(cfg_.threads > 1 ? kIdleWaitUs : 100000));
 			continue;
 		}
 		bool pushed_back = pump_send(now);
