@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * One test per branch of the switch program (ATP Figures 7 and 17, A2TP's
+ * Col bit, GC, saturation, N levels, GOAT, filters, malformed input). The
+ * conformance vectors cover the same ground as whole scenarios; these tests
+ * pin each branch down on its own, with the counter it bumps.
+ */
+#include <gtest/gtest.h>
+
+#include <climits>
+
+#include "test_util.h"
+
+using inatest::Frame;
+using inatest::Switch;
+using ina::Counter;
+using ina::Verdict;
+
+namespace {
+
+TEST(Process, ClaimCopiesValuesAndBitmap)
+{
+	Switch sw;
+	auto g = inatest::gradient(7, 100, 5, 0x4, 3, 62, 9);
+	Frame out;
+	ina::Result r = sw.run(g, 42, &out);
+	EXPECT_EQ(r.verdict, Verdict::kDrop);
+	EXPECT_EQ(r.reason, Counter::aggregated);
+	EXPECT_EQ(sw.count(Counter::claimed), 1u);
+	EXPECT_EQ(sw.count(Counter::aggregated), 1u);
+	ina::AggregatorState s = sw.agg(5);
+	ASSERT_TRUE(s.occupied);
+	EXPECT_EQ(s.job, 7);
+	EXPECT_EQ(s.seq, 100u);
+	EXPECT_EQ(s.bitmap, 0x4u);
+	EXPECT_EQ(s.count, 1u);
+	EXPECT_EQ(s.timestamp, 42u);
+	for (int i = 0; i < 62; i++)
+		EXPECT_EQ(s.value[i], 9);
+	EXPECT_EQ(sw.table->occupied(), 1u);
+	EXPECT_EQ(out, inavec::build_frame(g)); /* a dropped contribution is not rewritten */
+}
+
+TEST(Process, CompletionWritesResultAndKeepsAggregator)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 2, 62, 3));
+	Frame out;
+	ina::Result r = sw.run(inatest::gradient(7, 100, 5, 0x2, 2, 62, 4), 2, &out);
+	EXPECT_EQ(r.verdict, Verdict::kDownstream);
+	EXPECT_EQ(r.reason, Counter::completed);
+	EXPECT_EQ(inatest::level_of(out), 1);
+	EXPECT_EQ(inatest::bitmap_of(out, 0), 0x3u);
+	for (int i = 0; i < 62; i++)
+		EXPECT_EQ(inatest::value_of(out, i), 7);
+	EXPECT_TRUE(sw.agg(5).occupied);
+	EXPECT_EQ(sw.count(Counter::completed), 1u);
+	EXPECT_EQ(sw.count(Counter::aggregated), 2u);
+}
+
+TEST(Process, DuplicateDroppedKeepsEcn)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, 3));
+	auto dup = inatest::gradient(7, 100, 5, 0x1, 3, 62, 100);
+	dup.flags = INA_F_ECN;
+	ina::Result r = sw.run(dup);
+	EXPECT_EQ(r.reason, Counter::duplicate);
+	EXPECT_EQ(r.verdict, Verdict::kDrop);
+	ina::AggregatorState s = sw.agg(5);
+	EXPECT_TRUE(s.ecn);
+	EXPECT_EQ(s.count, 1u);
+	EXPECT_EQ(s.value[0], 3); /* not added */
+}
+
+TEST(Process, CollisionForwardsAndSetsCol)
+{
+	Switch sw;
+	sw.run(inatest::gradient(9, 42, 5, 0x1, 2));
+	Frame out;
+	ina::Result r = sw.run(inatest::gradient(7, 100, 5, 0x2, 2, 62, 8), 1, &out);
+	EXPECT_EQ(r.verdict, Verdict::kDownstream);
+	EXPECT_EQ(r.reason, Counter::collision);
+	EXPECT_EQ(inatest::flags_of(out), INA_F_RESEND | INA_F_COLLISION);
+	EXPECT_EQ(inatest::level_of(out), 1);
+	EXPECT_EQ(inatest::bitmap_of(out, 0), 0x2u);
+	EXPECT_EQ(inatest::value_of(out, 0), 8);
+	EXPECT_TRUE(sw.agg(5).col);
+	EXPECT_EQ(sw.agg(5).job, 9);
+	/* The holder's result carries COL (A2TP §4.3.1). */
+	ina::Result done = sw.run(inatest::gradient(9, 42, 5, 0x2, 2), 1, &out);
+	EXPECT_EQ(done.reason, Counter::completed);
+	EXPECT_TRUE(inatest::flags_of(out) & INA_F_COL);
+}
+
+TEST(Process, SaturationSetsOverflow)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 2, 62, INT32_MAX));
+	Frame out;
+	sw.run(inatest::gradient(7, 100, 5, 0x2, 2, 62, 1), 1, &out);
+	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
+	EXPECT_EQ(inatest::value_of(out, 61), INT32_MAX);
+	EXPECT_EQ(sw.count(Counter::overflow), 1u);
+	EXPECT_TRUE(sw.agg(5).overflow);
+
+	Switch neg;
+	neg.run(inatest::gradient(7, 100, 5, 0x1, 2, 62, INT32_MIN));
+	neg.run(inatest::gradient(7, 100, 5, 0x2, 2, 62, -1), 1, &out);
+	EXPECT_EQ(inatest::value_of(out, 0), INT32_MIN);
+	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
+}
+
+TEST(Process, ResendFirstLevelMergesAndFrees)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, 2));
+	auto re = inatest::gradient(7, 100, 5, 0x4, 3, 62, 5);
+	re.flags = INA_F_RESEND;
+	Frame out;
+	ina::Result r = sw.run(re, 1, &out);
+	EXPECT_EQ(r.reason, Counter::resend_merged);
+	EXPECT_EQ(r.verdict, Verdict::kDownstream);
+	EXPECT_EQ(inatest::bitmap_of(out, 0), 0x5u);
+	EXPECT_EQ(inatest::value_of(out, 10), 7);
+	EXPECT_EQ(inatest::level_of(out), 1);
+	EXPECT_FALSE(sw.agg(5).occupied);
+	EXPECT_EQ(sw.table->occupied(), 0u);
+	/* The next resent packet finds nothing and does not claim. */
+	auto re2 = inatest::gradient(7, 100, 5, 0x2, 3);
+	re2.flags = INA_F_RESEND;
+	EXPECT_EQ(sw.run(re2).reason, Counter::resend_forwarded);
+	EXPECT_FALSE(sw.agg(5).occupied);
+}
+
+TEST(Process, ResendAlreadyAggregatedFlushesWithoutAdding)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, 2));
+	auto re = inatest::gradient(7, 100, 5, 0x1, 3, 62, 50);
+	re.flags = INA_F_RESEND;
+	Frame out;
+	EXPECT_EQ(sw.run(re, 1, &out).reason, Counter::resend_merged);
+	EXPECT_EQ(inatest::value_of(out, 0), 2);
+	EXPECT_EQ(inatest::bitmap_of(out, 0), 0x1u);
+	EXPECT_FALSE(sw.agg(5).occupied);
+}
+
+TEST(Process, ResendHigherLevelFreesAndForwards)
+{
+	Switch sw;
+	auto a = inatest::gradient(7, 100, 5, 0x1, 2, 62, 2);
+	a.level = 1;
+	a.levels = 2;
+	a.bitmaps[0] = 0x3;
+	a.bitmaps[1] = 0x1;
+	a.fan_ins[1] = 2;
+	sw.run(a);
+	auto re = a;
+	re.flags = INA_F_RESEND;
+	re.bitmaps[1] = 0x2;
+	re.values.assign(62, 9);
+	Frame out;
+	ina::Result r = sw.run(re, 1, &out);
+	EXPECT_EQ(r.reason, Counter::resend_flushed);
+	EXPECT_EQ(inatest::value_of(out, 0), 9); /* forwarded as it came */
+	EXPECT_EQ(inatest::bitmap_of(out, 1), 0x2u);
+	EXPECT_EQ(inatest::level_of(out), 2);
+	EXPECT_FALSE(sw.agg(5).occupied);
+}
+
+TEST(Process, ParameterFreesMatching)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 2));
+	Frame in = inavec::build_frame(inatest::parameter(7, 100, 5));
+	Frame f = in;
+	ina::Result r = sw.run(f);
+	EXPECT_EQ(r.verdict, Verdict::kMulticast);
+	EXPECT_EQ(r.reason, Counter::ack_freed);
+	EXPECT_EQ(sw.count(Counter::multicast), 1u);
+	EXPECT_EQ(f, in);
+	EXPECT_FALSE(sw.agg(5).occupied);
+	f = in;
+	EXPECT_EQ(sw.run(f).reason, Counter::ack_unmatched);
+}
+
+TEST(Process, GarbageCollectionAfterTimeout)
+{
+	ina::PipelineConfig c = Switch::default_config();
+	c.gc_timeout = 100;
+	Switch sw(c);
+	sw.run(inatest::gradient(9, 42, 5, 0x1, 2), 1000);
+	EXPECT_EQ(sw.run(inatest::parameter(7, 100, 5), 1100).reason, Counter::ack_unmatched);
+	EXPECT_TRUE(sw.agg(5).occupied);
+	EXPECT_EQ(sw.run(inatest::parameter(7, 100, 5), 1101).reason, Counter::gc_freed);
+	EXPECT_FALSE(sw.agg(5).occupied);
+	EXPECT_EQ(sw.count(Counter::multicast), 2u);
+}
+
+TEST(Process, GarbageCollectionOff)
+{
+	Switch sw; /* gc_timeout 0 */
+	sw.run(inatest::gradient(9, 42, 5, 0x1, 2), 0);
+	EXPECT_EQ(sw.run(inatest::parameter(7, 100, 5), UINT64_MAX).reason, Counter::ack_unmatched);
+	EXPECT_TRUE(sw.agg(5).occupied);
+}
+
+TEST(Process, FilteredPathsLeaveFrameAndRegistersAlone)
+{
+	ina::PipelineConfig c = Switch::default_config();
+	c.switch_id = 3;
+	Switch sw(c);
+	struct Case {
+		uint16_t flags;
+		uint16_t agg_node;
+		uint8_t level, levels;
+		Counter reason;
+	} cases[] = {
+		{INA_F_BYPASS, 0, 0, 1, Counter::bypass},
+		{INA_F_FLOAT, 0, 0, 1, Counter::float_forwarded},
+		{0, 5, 0, 1, Counter::goat_forwarded},
+		{0, 0, 1, 1, Counter::past_levels},
+		{0, 0, 0, 0, Counter::past_levels},
+	};
+	for (const Case &k : cases) {
+		auto g = inatest::gradient(7, 100, 5, 0x1, 1);
+		g.flags = k.flags;
+		g.agg_node = k.agg_node;
+		g.level = k.level;
+		g.levels = k.levels;
+		Frame in = inavec::build_frame(g), f = in;
+		ina::Result r = sw.run(f);
+		EXPECT_EQ(r.verdict, Verdict::kDownstream) << ina::counter_name(k.reason);
+		EXPECT_EQ(r.reason, k.reason);
+		EXPECT_EQ(f, in) << ina::counter_name(k.reason);
+	}
+	EXPECT_EQ(sw.table->occupied(), 0u);
+	/* agg_node == switch_id aggregates here. */
+	auto mine = inatest::gradient(7, 100, 5, 0x1, 1);
+	mine.agg_node = 3;
+	EXPECT_EQ(sw.run(mine).reason, Counter::completed);
+}
+
+TEST(Process, NonInaPassesUntouched)
+{
+	Switch sw;
+	auto g = inatest::gradient(7, 100, 5, 0x1, 1);
+	g.udp_dport = 4791;
+	Frame in = inavec::build_frame(g), f = in;
+	ina::Result r = sw.run(f);
+	EXPECT_EQ(r.verdict, Verdict::kPass);
+	EXPECT_EQ(r.reason, Counter::pass_through);
+	EXPECT_EQ(f, in);
+	Frame tiny = {1, 2, 3};
+	EXPECT_EQ(sw.run(tiny).reason, Counter::pass_through);
+	Frame empty;
+	EXPECT_EQ(ina::process(*sw.table, sw.ctr, nullptr, 0, 1).reason, Counter::pass_through);
+}
+
+TEST(Process, ControlGoesToControlPlane)
+{
+	Switch sw;
+	inavec::FrameFields c;
+	c.type = INA_TYPE_CONTROL;
+	c.job = 7;
+	c.elems = 0;
+	c.values = {0x01010100, 0};
+	c.values_given = true;
+	Frame in = inavec::build_frame(c), f = in;
+	ina::Result r = sw.run(f);
+	EXPECT_EQ(r.verdict, Verdict::kControl);
+	EXPECT_EQ(r.reason, Counter::control);
+	EXPECT_EQ(f, in);
+}
+
+struct MalformedCase {
+	const char *what;
+	Counter reason;
+	void (*mutate)(inavec::FrameFields &);
+};
+
+class Malformed : public ::testing::TestWithParam<MalformedCase> {};
+
+TEST_P(Malformed, CountedAndDroppedUntouched)
+{
+	Switch sw;
+	/* An aggregator for the same fragment must not be touched either. */
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, 4));
+	auto g = inatest::gradient(7, 100, 5, 0x2, 3);
+	GetParam().mutate(g);
+	Frame in = inavec::build_frame(g), f = in;
+	ina::Result r = sw.run(f);
+	EXPECT_EQ(r.verdict, Verdict::kDrop);
+	EXPECT_EQ(r.reason, GetParam().reason);
+	EXPECT_EQ(sw.count(GetParam().reason), 1u);
+	EXPECT_EQ(f, in);
+	ina::AggregatorState s = sw.agg(5);
+	EXPECT_EQ(s.bitmap, 0x1u);
+	EXPECT_EQ(s.count, 1u);
+	EXPECT_EQ(s.value[0], 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+	Reasons, Malformed,
+	::testing::Values(
+		MalformedCase{"short_header", Counter::malformed_short, [](inavec::FrameFields &f) { f.frame_len = 60; }},
+		MalformedCase{"short_payload", Counter::malformed_short, [](inavec::FrameFields &f) { f.frame_len = 333; }},
+		MalformedCase{"version", Counter::malformed_version, [](inavec::FrameFields &f) { f.version = 2; }},
+		MalformedCase{"type", Counter::malformed_type, [](inavec::FrameFields &f) { f.type = 9; }},
+		MalformedCase{"length", Counter::malformed_length, [](inavec::FrameFields &f) { f.elems = 61; }},
+		MalformedCase{"udp_length", Counter::malformed_length, [](inavec::FrameFields &f) { f.udp_len = 500; }},
+		MalformedCase{"elements", Counter::malformed_elements,
+			      [](inavec::FrameFields &f) { f.values.assign(63, 1); }},
+		MalformedCase{"levels", Counter::malformed_level, [](inavec::FrameFields &f) { f.levels = 5; }},
+		MalformedCase{"level", Counter::malformed_level, [](inavec::FrameFields &f) { f.level = 2; }},
+		MalformedCase{"fan_in_0", Counter::malformed_fan_in, [](inavec::FrameFields &f) { f.fan_ins[0] = 0; }},
+		MalformedCase{"fan_in_33", Counter::malformed_fan_in, [](inavec::FrameFields &f) { f.fan_ins[0] = 33; }},
+		MalformedCase{"bitmap_0", Counter::malformed_bitmap, [](inavec::FrameFields &f) { f.bitmaps[0] = 0; }},
+		MalformedCase{"bitmap_outside", Counter::malformed_bitmap,
+			      [](inavec::FrameFields &f) { f.bitmaps[0] = 0x8; }},
+		MalformedCase{"index", Counter::malformed_index, [](inavec::FrameFields &f) { f.index = 64; }},
+		MalformedCase{"job_0", Counter::malformed_job, [](inavec::FrameFields &f) { f.job = 0; }}),
+	[](const ::testing::TestParamInfo<MalformedCase> &i) { return std::string(i.param.what); });
+
+TEST(Process, MisroutedToOtherLcore)
+{
+	ina::PipelineConfig c = Switch::default_config();
+	c.stride = 2;
+	c.offset = 1;
+	Switch sw(c);
+	EXPECT_EQ(sw.run(inatest::gradient(7, 100, 4, 0x1, 2)).reason, Counter::misrouted);
+	EXPECT_EQ(sw.run(inatest::parameter(7, 100, 4)).reason, Counter::misrouted);
+	EXPECT_EQ(sw.run(inatest::gradient(7, 101, 5, 0x1, 2)).reason, Counter::aggregated);
+	EXPECT_TRUE(sw.agg(5).occupied);
+}
+
+TEST(Process, MultiLevelResultBitmaps)
+{
+	/* Level 2 of 4: result has bitmaps 0 and 1 = all children, level 3. */
+	Switch sw;
+	auto a = inatest::gradient(7, 100, 5, 0, 0, 62, 1);
+	a.level = 2;
+	a.levels = 4;
+	a.bitmaps[0] = 0x1;
+	a.bitmaps[1] = 0x3;
+	a.bitmaps[2] = 0x1;
+	a.fan_ins[2] = 2;
+	sw.run(a);
+	auto b = a;
+	b.bitmaps[2] = 0x2;
+	Frame out;
+	ina::Result r = sw.run(b, 1, &out);
+	EXPECT_EQ(r.reason, Counter::completed);
+	EXPECT_EQ(inatest::level_of(out), 3);
+	EXPECT_EQ(inatest::bitmap_of(out, 0), 0xFFFFFFFFu);
+	EXPECT_EQ(inatest::bitmap_of(out, 1), 0xFFFFFFFFu);
+	EXPECT_EQ(inatest::bitmap_of(out, 2), 0x3u);
+	EXPECT_EQ(inatest::bitmap_of(out, 3), 0u);
+	EXPECT_EQ(inatest::value_of(out, 0), 2);
+}
+
+TEST(Process, EveryReasonBumpsExactlyItsCounterOnce)
+{
+	/* Each call bumps its reason; the sum of path counters equals packets. */
+	Switch sw;
+	uint64_t packets = 0;
+	for (uint32_t s = 0; s < 50; s++) {
+		for (uint32_t w = 0; w < 4; w++) {
+			sw.run(inatest::gradient(1 + s % 3, s, s % 7, 1u << w, 4), s);
+			packets++;
+		}
+		sw.run(inatest::parameter(1 + s % 3, s, s % 7), s);
+		packets++;
+	}
+	uint64_t paths = 0;
+	for (Counter c : {Counter::aggregated, Counter::completed, Counter::collision, Counter::duplicate,
+			  Counter::ack_freed, Counter::ack_unmatched, Counter::gc_freed})
+		paths += sw.count(c);
+	/* aggregated also counts the completing packet: subtract completions. */
+	EXPECT_EQ(paths - sw.count(Counter::completed), packets);
+	EXPECT_EQ(sw.count(Counter::multicast), 50u);
+}
+
+} /* namespace */

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * AggregatorTable configuration, register access, counters and peek().
+ */
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "test_util.h"
+
+namespace {
+
+ina::PipelineConfig config(uint32_t aggregators, uint32_t stride = 1, uint32_t offset = 0, uint16_t elements = 62)
+{
+	ina::PipelineConfig c;
+	c.aggregators = aggregators;
+	c.stride = stride;
+	c.offset = offset;
+	c.elements = elements;
+	return c;
+}
+
+TEST(Table, RejectsBadConfig)
+{
+	EXPECT_THROW(ina::AggregatorTable(config(0)), std::invalid_argument);
+	EXPECT_THROW(ina::AggregatorTable(config(64, 0)), std::invalid_argument);
+	EXPECT_THROW(ina::AggregatorTable(config(64, 2, 2)), std::invalid_argument);
+	EXPECT_THROW(ina::AggregatorTable(config(64, 1, 0, 0)), std::invalid_argument);
+	EXPECT_THROW(ina::AggregatorTable(config(64, 1, 0, INA_MAX_ELEMENTS + 1)), std::invalid_argument);
+	EXPECT_NO_THROW(ina::AggregatorTable(config(64, 1, 0, INA_MAX_ELEMENTS)));
+	EXPECT_NO_THROW(ina::AggregatorTable(config(1)));
+}
+
+TEST(Table, InterleavedOwnership)
+{
+	ina::AggregatorTable t(config(10, 3, 1));
+	EXPECT_EQ(t.slots(), 3u); /* 1, 4, 7 */
+	std::set<uint32_t> owned;
+	for (uint32_t i = 0; i < 20; i++)
+		if (t.owns(i))
+			owned.insert(i);
+	EXPECT_EQ(owned, (std::set<uint32_t>{1, 4, 7}));
+	ina::AggregatorTable t2(config(10, 3, 0));
+	EXPECT_EQ(t2.slots(), 4u); /* 0, 3, 6, 9 */
+	EXPECT_TRUE(t2.owns(9));
+	EXPECT_FALSE(t2.owns(12));
+}
+
+TEST(Table, WriteReadRoundTripAndClear)
+{
+	ina::AggregatorTable t(config(16, 2, 1, 20));
+	ina::AggregatorState s;
+	s.occupied = true;
+	s.job = 3;
+	s.seq = 0xDEADBEEF;
+	s.timestamp = 1234567890123ull;
+	s.bitmap = 0x80000001u;
+	s.count = 2;
+	s.ecn = true;
+	s.col = false;
+	s.overflow = true;
+	int32_t v[20];
+	for (int i = 0; i < 20; i++)
+		v[i] = i * -1000;
+	t.write(7, s, v, 20);
+	EXPECT_EQ(t.occupied(), 1u);
+	ina::AggregatorState r = t.read(7);
+	EXPECT_TRUE(r.occupied);
+	EXPECT_EQ(r.job, 3);
+	EXPECT_EQ(r.seq, 0xDEADBEEFu);
+	EXPECT_EQ(r.timestamp, 1234567890123ull);
+	EXPECT_EQ(r.bitmap, 0x80000001u);
+	EXPECT_EQ(r.count, 2u);
+	EXPECT_TRUE(r.ecn);
+	EXPECT_FALSE(r.col);
+	EXPECT_TRUE(r.overflow);
+	EXPECT_EQ(std::memcmp(r.value, v, sizeof(v)), 0);
+	EXPECT_THROW(t.write(6, s, v, 20), std::invalid_argument); /* not this lcore's */
+	EXPECT_FALSE(t.read(6).occupied);
+	t.clear();
+	EXPECT_EQ(t.occupied(), 0u);
+	EXPECT_FALSE(t.read(7).occupied);
+}
+
+TEST(Table, SimdLevelAboveCpuRejected)
+{
+	if (ina::simd_best() == ina::SimdLevel::kAvx512)
+		GTEST_SKIP() << "this CPU has every SIMD level";
+	EXPECT_THROW(ina::AggregatorTable(config(4), ina::SimdLevel::kAvx512), std::invalid_argument);
+}
+
+TEST(Counters, NamesRoundTrip)
+{
+	std::set<std::string> names;
+	for (size_t i = 0; i < ina::kCounterCount; i++) {
+		auto c = static_cast<ina::Counter>(i);
+		const char *n = ina::counter_name(c);
+		ASSERT_NE(n, nullptr);
+		ASSERT_NE(ina::counter_help(c), nullptr);
+		EXPECT_GT(std::strlen(ina::counter_help(c)), 5u);
+		names.insert(n);
+		ina::Counter back;
+		ASSERT_TRUE(ina::counter_from_name(n, &back));
+		EXPECT_EQ(back, c);
+	}
+	EXPECT_EQ(names.size(), ina::kCounterCount);
+	ina::Counter c;
+	EXPECT_FALSE(ina::counter_from_name("no_such_counter", &c));
+	EXPECT_EQ(ina::counter_name(ina::Counter::kCount), nullptr);
+}
+
+TEST(Peek, ReadsFixedFields)
+{
+	auto g = inatest::gradient(513, 0x01020304, 77, 0x1, 1, 10);
+	g.flags = INA_F_RESEND | INA_F_ECN;
+	inatest::Frame f = inavec::build_frame(g);
+	ina::InaView v{};
+	ASSERT_TRUE(ina::peek(f.data(), static_cast<uint32_t>(f.size()), &v));
+	EXPECT_EQ(v.ina_offset, INA_HDR_OFFSET);
+	EXPECT_EQ(v.type, INA_TYPE_DATA);
+	EXPECT_EQ(v.flags, INA_F_RESEND | INA_F_ECN);
+	EXPECT_EQ(v.job, 513);
+	EXPECT_EQ(v.seq, 0x01020304u);
+	EXPECT_EQ(v.agg_index, 77u);
+	EXPECT_EQ(v.elem_count, 10);
+}
+
+TEST(Peek, RejectsOtherTrafficAndShortFrames)
+{
+	auto g = inatest::gradient(1, 1, 1, 0x1, 1);
+	ina::InaView v{};
+	inatest::Frame f = inavec::build_frame(g);
+	EXPECT_FALSE(ina::peek(f.data(), INA_HDR_OFFSET + INA_HDR_LEN - 1, &v));
+	EXPECT_TRUE(ina::peek(f.data(), INA_HDR_OFFSET + INA_HDR_LEN, &v));
+	g.udp_dport = 53;
+	f = inavec::build_frame(g);
+	EXPECT_FALSE(ina::peek(f.data(), static_cast<uint32_t>(f.size()), &v));
+	g.udp_dport.reset();
+	g.eth_type = 0x86DD;
+	f = inavec::build_frame(g);
+	EXPECT_FALSE(ina::peek(f.data(), static_cast<uint32_t>(f.size()), &v));
+	EXPECT_FALSE(ina::peek(f.data(), 0, &v));
+}
+
+} /* namespace */
