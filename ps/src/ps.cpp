@@ -173,6 +173,10 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 		*error = where + "float_slots must be > 0";
 		return false;
 	}
+	if (cfg.levels == 0 && cfg.workers.size() > 1) {
+		*error = where + "levels 0 cannot tell workers apart; use levels = 1 (bits) without a switch";
+		return false;
+	}
 	for (uint32_t i = 0; i < cfg.levels; i++) {
 		if (cfg.fan_in[i] == 0 || cfg.fan_in[i] > INA_BITMAP_BITS) {
 			*error = where + "fan_in of level " + std::to_string(i) + " must be 1..32";

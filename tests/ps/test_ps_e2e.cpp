@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * End to end: the real ina-ps daemon and a minimal two-worker sender over
+ * real sockets, without a switch (workers -> PS directly, unicast ACKs):
+ *   - UDP on loopback, with 1% loss, duplication and reordering injected by
+ *     the fault shim at the workers in both directions;
+ *   - AF_PACKET (or AF_XDP when auto picks it) on a veth pair in a network
+ *     namespace this test creates.
+ * Every fragment must come back with the exact int32 sum; one fragment
+ * overflows at the PS and must come back as float sums through the float
+ * request / answer exchange of docs/ps.md.
+ */
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "ina/frame.h"
+#include "ina/hash.h"
+#include "ina/transport.h"
+#include "ina/transport_faults.h"
+#include "ina/wire.h"
+#include "../transport/test_netns.h"
+#include "../transport/test_util.h"
+#include "ps_test_util.h"
+
+using namespace ina;
+using namespace ina_test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr uint16_t kJob = 11;
+constexpr uint16_t kElems = 62;
+constexpr uint32_t kAggregators = 4096;
+constexpr uint32_t kOverflowSeq = 77;
+
+int32_t grad(uint32_t w, uint32_t seq, uint32_t k)
+{
+	if (seq == kOverflowSeq && k == 0)
+		return 2000000000; /* 2 x 2e9 saturates int32 at the PS */
+	return int32_t((seq * 7 + k) * (w + 1)) - 1000;
+}
+float grad_float(uint32_t w, uint32_t k) { return 0.5f * float(w + 1) + float(k); }
+
+/* The ina-ps process, with its stdout on a pipe. */
+struct Daemon {
+	pid_t pid = -1;
+	int out = -1;
+	std::string text;
+
+	bool start(const std::vector<std::string> &args)
+	{
+		const char *exe = getenv("INA_PS");
+		if (!exe)
+			return false;
+		int p[2];
+		if (pipe(p) != 0)
+			return false;
+		pid = fork();
+		if (pid == 0) {
+			dup2(p[1], 1);
+			close(p[0]);
+			std::vector<char *> argv{const_cast<char *>(exe)};
+			for (auto &a : args)
+				argv.push_back(const_cast<char *>(a.c_str()));
+			argv.push_back(nullptr);
+			execv(exe, argv.data());
+			_exit(127);
+		}
+		close(p[1]);
+		out = p[0];
+		/* Ready once it prints its "serving" line. */
+		return read_until("serving", 5000);
+	}
+	bool read_until(const char *what, int ms)
+	{
+		auto until = Clock::now() + std::chrono::milliseconds(ms);
+		while (text.find(what) == std::string::npos && Clock::now() < until) {
+			struct pollfd pfd = {out, POLLIN, 0};
+			if (poll(&pfd, 1, 50) <= 0)
+				continue;
+			char buf[4096];
+			ssize_t n = read(out, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			text.append(buf, size_t(n));
+		}
+		return text.find(what) != std::string::npos;
+	}
+	/* SIGINT, then everything it printed; -1 exit code on timeout. */
+	int stop()
+	{
+		if (pid <= 0)
+			return -1;
+		kill(pid, SIGINT);
+		int status = 0;
+		for (int i = 0; i < 500; i++) {
+			if (waitpid(pid, &status, WNOHANG) == pid) {
+				pid = -1;
+				break;
+			}
+			usleep(10000);
+		}
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			pid = -1;
+			return -1;
+		}
+		read_until("\x01never", 200);
+		return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	~Daemon()
+	{
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, nullptr, 0);
+		}
+		if (out >= 0)
+			close(out);
+	}
+};
+
+struct WorkerSide {
+	Transport *t;
+	Endpoint self;
+};
+
+/* Two workers: sliding window of fragments, resend on timeout, answer
+ * float requests; checks every ACK's payload. */
+struct MiniJob {
+	std::vector<WorkerSide> w;
+	Endpoint ps;
+	uint32_t fragments;
+	uint32_t window = 64;
+	std::chrono::microseconds rto{4000};
+
+	struct State {
+		std::vector<Clock::time_point> sent;
+		std::vector<uint8_t> acked;
+		uint32_t next = 0, done = 0;
+	};
+	std::vector<State> st;
+	uint64_t wrong = 0, float_acks = 0, requests = 0, resends = 0, in_network_marks = 0;
+
+	void send_frag(uint32_t wi, uint32_t seq, uint16_t flags, bool floats)
+	{
+		Pkt p;
+		p.job = kJob;
+		p.seq = seq;
+		p.index = aggregator_index(kJob, seq, kAggregators);
+		p.flags = flags;
+		p.levels = 1;
+		p.bitmap[0] = 1u << wi;
+		p.fan_in[0] = 2;
+		for (uint32_t k = 0; k < kElems; k++) {
+			if (floats)
+				p.floats.push_back(grad_float(wi, k));
+			else
+				p.values.push_back(grad(wi, seq, k));
+		}
+		std::vector<uint8_t> f = build(p);
+		Endpoint src = w[wi].self;
+		src.port = static_cast<uint16_t>(0xC000 | (p.index & 0x3FFF));
+		write_frame_headers(f.data(), src, ps, uint32_t(f.size() - INA_L2L3L4_LEN));
+		FrameBuf fb{f.data(), uint32_t(f.size()), uint32_t(f.size())};
+		for (int i = 0; i < 1000 && w[wi].t->send(&fb, 1) == 0; i++)
+			usleep(100);
+	}
+
+	void on_frame(const uint8_t *f, uint32_t len)
+	{
+		Out o = parse(f, len);
+		for (uint32_t wi = 0; wi < w.size(); wi++) {
+			if (o.dst.ip != w[wi].self.ip || o.job != kJob || o.seq >= fragments)
+				continue;
+			if (!(o.flags & INA_F_ACK)) {
+				if ((o.flags & INA_F_OVERFLOW) && !(o.flags & INA_F_FLOAT)) {
+					requests++;
+					send_frag(wi, o.seq, INA_F_FLOAT | INA_F_RESEND | INA_F_BYPASS, true);
+				}
+				continue;
+			}
+			State &s = st[wi];
+			if (s.acked[o.seq])
+				continue;
+			bool ok = o.elems == kElems;
+			for (uint32_t k = 0; ok && k < kElems; k++) {
+				if (o.flags & INA_F_FLOAT)
+					ok = o.floats[k] == grad_float(0, k) + grad_float(1, k);
+				else
+					ok = o.values[k] == grad(0, o.seq, k) + grad(1, o.seq, k);
+			}
+			if (o.seq == kOverflowSeq)
+				ok = ok && (o.flags & INA_F_FLOAT) && (o.flags & INA_F_OVERFLOW);
+			wrong += !ok;
+			float_acks += (o.flags & INA_F_FLOAT) != 0;
+			in_network_marks += o.level != 0;
+			s.acked[o.seq] = 1;
+			s.done++;
+		}
+	}
+
+	/* Runs until both workers have every ACK or `ms` passed. */
+	bool run(int ms)
+	{
+		st.assign(w.size(), State{});
+		for (auto &s : st) {
+			s.sent.assign(fragments, Clock::time_point{});
+			s.acked.assign(fragments, 0);
+		}
+		std::vector<Buf> bufs(32);
+		std::vector<FrameBuf> fbs(32);
+		auto until = Clock::now() + std::chrono::milliseconds(ms);
+		while (Clock::now() < until) {
+			bool all = true;
+			for (uint32_t wi = 0; wi < w.size(); wi++) {
+				State &s = st[wi];
+				all = all && s.done == fragments;
+				auto now = Clock::now();
+				/* Oldest unACKed defines the window. */
+				uint32_t base = 0;
+				while (base < fragments && s.acked[base])
+					base++;
+				while (s.next < fragments && s.next < base + window) {
+					send_frag(wi, s.next, 0, false);
+					s.sent[s.next++] = now;
+				}
+				for (uint32_t q = base; q < s.next; q++) {
+					if (!s.acked[q] && now - s.sent[q] > rto) {
+						send_frag(wi, q, INA_F_RESEND, false);
+						s.sent[q] = now;
+						resends++;
+					}
+				}
+			}
+			if (all)
+				return true;
+			for (uint32_t wi = 0; wi < w.size(); wi++) {
+				/* Workers sharing one transport: poll it once. */
+				if (wi > 0 && w[wi].t == w[0].t)
+					continue;
+				for (uint32_t i = 0; i < fbs.size(); i++)
+					fbs[i] = bufs[i].fb;
+				uint32_t n = w[wi].t->recv(fbs.data(), uint32_t(fbs.size()), 500);
+				for (uint32_t i = 0; i < n; i++)
+					on_frame(fbs[i].data, fbs[i].len);
+			}
+		}
+		return false;
+	}
+};
+
+std::string write_job_file(const std::string &dir, const Endpoint w[2])
+{
+	std::string path = dir + "/ps-e2e-job.toml";
+	std::ofstream f(path);
+	auto ip = [](uint32_t a) {
+		return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." +
+		       std::to_string((a >> 8) & 255) + "." + std::to_string(a & 255);
+	};
+	auto mac = [](const uint8_t *m) {
+		char b[32];
+		snprintf(b, sizeof(b), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+		return std::string(b);
+	};
+	f << "job = " << kJob << "\nelements = " << kElems << "\naggregators = " << kAggregators
+	  << "\nwindow = 1024\nlevels = 1\nfan_in = [2]\nack = \"unicast\"\n";
+	for (int i = 0; i < 2; i++)
+		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\nmac = \"" << mac(w[i].mac) << "\"\nbits = [" << i
+		  << "]\n";
+	return path;
+}
+
+std::string temp_dir()
+{
+	char tmpl[] = "/tmp/ina-ps-e2e-XXXXXX";
+	const char *d = mkdtemp(tmpl);
+	return d ? d : "/tmp";
+}
+
+nlohmann::json job_json(const std::string &out)
+{
+	size_t brace = out.find('{');
+	if (brace == std::string::npos)
+		return {};
+	auto j = nlohmann::json::parse(out.substr(brace), nullptr, false);
+	if (j.is_discarded() || !j.contains("jobs"))
+		return {};
+	return j["jobs"][0];
+}
+
+} // namespace
+
+TEST(PsE2e, LoopbackUdpWithLossDuplicationReordering)
+{
+	ASSERT_NE(getenv("INA_PS"), nullptr) << "INA_PS must name the ina-ps binary";
+	uint32_t pid = static_cast<uint32_t>(getpid()) & 0xFFFF;
+	uint32_t net = (127u << 24) | (pid << 8);
+	Endpoint wep[2] = {{{0}, net | 2, INA_UDP_PORT}, {{0}, net | 3, INA_UDP_PORT}};
+	Endpoint ps{{0}, net | 1, INA_UDP_PORT};
+	std::string dir = temp_dir();
+	std::string job = write_job_file(dir, wep);
+
+	Daemon d;
+	ASSERT_TRUE(d.start({"--job", job, "--transport", "udp", "--ip", "127." + std::to_string(pid >> 8) + "." +
+						     std::to_string(pid & 255) + ".1", "--json"}))
+		<< d.text;
+
+	std::vector<std::unique_ptr<Transport>> ts;
+	MiniJob mj;
+	for (int i = 0; i < 2; i++) {
+		TransportConfig c;
+		c.kind = "udp";
+		c.ip = wep[i].ip;
+		c.drop = 0.01;
+		c.duplicate = 0.01;
+		c.reorder = 0.01;
+		c.seed = 100 + i;
+		std::string err;
+		ts.push_back(open_transport(c, &err));
+		ASSERT_TRUE(ts.back()) << err;
+		mj.w.push_back({ts.back().get(), wep[i]});
+	}
+	mj.ps = ps;
+	mj.fragments = 3000;
+	auto t0 = Clock::now();
+	bool finished = mj.run(60000);
+	double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+	int rc = d.stop();
+	ASSERT_TRUE(finished) << "acked " << mj.st[0].done << " / " << mj.st[1].done << "\n" << d.text;
+	EXPECT_EQ(rc, 0);
+	EXPECT_EQ(mj.wrong, 0u);
+	EXPECT_EQ(mj.float_acks, 2u); /* the overflow fragment, at both workers */
+	EXPECT_GE(mj.requests, 2u);
+	EXPECT_EQ(mj.in_network_marks, 0u);
+	FaultStats fs;
+	ASSERT_TRUE(fault_stats(*ts[0], &fs));
+	EXPECT_GT(fs.tx.dropped + fs.rx.dropped, 0u);
+	EXPECT_GT(fs.tx.duplicated, 0u);
+
+	auto j = job_json(d.text);
+	ASSERT_FALSE(j.is_null()) << d.text;
+	EXPECT_EQ(j["completed"], mj.fragments);
+	EXPECT_EQ(j["completed_at_ps"], mj.fragments);
+	EXPECT_EQ(j["overflows"], 1);
+	EXPECT_EQ(j["ps_overflows"], 1);
+	EXPECT_GT(j["duplicates"].get<uint64_t>() + j["after_done"].get<uint64_t>(), 0u);
+	EXPECT_GT(j["retransmits"].get<uint64_t>(), 0u);
+	EXPECT_EQ(j["stale"], 0);
+	EXPECT_EQ(j["evicted_incomplete"], 0);
+	printf("loopback udp, 1%% faults: %u fragments x 2 workers in %.2f s (%.0f fragments/s), "
+	       "%lu worker resends, %lu float requests seen\n",
+	       mj.fragments, secs, mj.fragments / secs, (unsigned long)mj.resends, (unsigned long)mj.requests);
+}
+
+TEST(PsE2e, VethFramesWithoutSwitch)
+{
+	ASSERT_NE(getenv("INA_PS"), nullptr);
+	std::string why = enter_netns_with_veth("ps0", "wk0", "10.78.0.1", "10.78.0.2");
+	if (!why.empty())
+		GTEST_SKIP() << why;
+	TransportConfig wc;
+	wc.kind = "af_packet";
+	wc.device = "wk0";
+	std::string err;
+	auto wt = open_transport(wc, &err);
+	ASSERT_TRUE(wt) << err;
+	Endpoint wep[2];
+	for (int i = 0; i < 2; i++) {
+		wt->mac(wep[i].mac);
+		wep[i].ip = (10u << 24) | (78u << 16) | uint32_t(10 + i);
+		wep[i].port = INA_UDP_PORT;
+	}
+	std::string dir = temp_dir();
+	std::string job = write_job_file(dir, wep);
+	Daemon d;
+	ASSERT_TRUE(d.start({"--job", job, "--transport", "auto", "--device", "ps0", "--json"})) << d.text;
+
+	MiniJob mj;
+	mj.w = {{wt.get(), wep[0]}, {wt.get(), wep[1]}};
+	mj.ps = Endpoint{{2, 0, 0, 0x77, 0, 1}, (10u << 24) | (78u << 16) | 1u, INA_UDP_PORT};
+	/* The PS's MAC: enter_netns_with_veth() gives the first end
+	 * 02:00:00:77:00:01 (set in mj.ps above). */
+	mj.fragments = 3000;
+	auto t0 = Clock::now();
+	bool finished = mj.run(60000);
+	double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+	int rc = d.stop();
+	ASSERT_TRUE(finished) << "acked " << mj.st[0].done << " / " << mj.st[1].done << "\n" << d.text;
+	EXPECT_EQ(rc, 0);
+	EXPECT_EQ(mj.wrong, 0u);
+	EXPECT_EQ(mj.float_acks, 2u);
+	auto j = job_json(d.text);
+	ASSERT_FALSE(j.is_null()) << d.text;
+	EXPECT_EQ(j["completed"], mj.fragments);
+	EXPECT_EQ(j["overflows"], 1);
+	std::string transport = nlohmann::json::parse(d.text.substr(d.text.find('{')))["transport"];
+	printf("veth, PS on %s: %u fragments x 2 workers in %.2f s (%.0f fragments/s)\n", transport.c_str(),
+	       mj.fragments, secs, mj.fragments / secs);
+}
