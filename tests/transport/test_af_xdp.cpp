@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The AF_XDP transport on a veth pair inside a namespace the test makes:
+ * INA frames reach the socket, other traffic still reaches the kernel. */
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ina/frame.h"
+#include "ina/transport.h"
+#include "test_netns.h"
+#include "test_util.h"
+
+using namespace ina;
+using namespace ina_test;
+
+class AfXdp : public ::testing::Test {
+protected:
+	static void SetUpTestSuite() { netns_error_ = enter_netns_with_veth(); }
+	void SetUp() override
+	{
+		if (!netns_error_.empty())
+			GTEST_SKIP() << netns_error_;
+		TransportConfig cfg;
+		cfg.kind = "af_xdp";
+		cfg.device = "ina1";
+		std::string err;
+		xdp_ = open_transport(cfg, &err);
+		if (!xdp_ && err.find("not built") != std::string::npos)
+			GTEST_SKIP() << err;
+		ASSERT_TRUE(xdp_) << err;
+		cfg.kind = "af_packet";
+		cfg.device = "ina0";
+		pkt_ = open_transport(cfg, &err);
+		ASSERT_TRUE(pkt_) << err;
+	}
+	static std::string netns_error_;
+	std::unique_ptr<Transport> xdp_, pkt_;
+};
+std::string AfXdp::netns_error_;
+
+TEST_F(AfXdp, FramesBothWays)
+{
+	EXPECT_STREQ(xdp_->name(), "af_xdp");
+	Endpoint a{{0}, pkt_->ip(), INA_UDP_PORT}, b{{0}, xdp_->ip(), INA_UDP_PORT};
+	pkt_->mac(a.mac);
+	xdp_->mac(b.mac);
+	constexpr uint32_t kN = 500;
+	std::vector<Buf> out(kN);
+	std::vector<FrameBuf> fbs;
+	for (uint32_t i = 0; i < kN; i++) {
+		out[i].fb.len = make_ina_frame(out[i].mem.data(), a, b, 2, i, 62);
+		fbs.push_back(out[i].fb);
+	}
+	/* af_packet -> af_xdp, in bursts the socket buffer holds. */
+	std::vector<uint32_t> seqs;
+	for (uint32_t i = 0; i < kN; i += 100) {
+		ASSERT_EQ(pkt_->send(fbs.data() + i, 100), 100u);
+		recv_seqs(*xdp_, &seqs, 100, 2000);
+	}
+	ASSERT_EQ(seqs.size(), kN);
+	for (uint32_t i = 0; i < kN; i++)
+		EXPECT_EQ(seqs[i], i);
+
+	/* af_xdp -> af_packet: byte-exact. */
+	for (uint32_t i = 0; i < kN; i++) {
+		out[i].fb.len = make_ina_frame(out[i].mem.data(), b, a, 2, 1000 + i, 62);
+		fbs[i] = out[i].fb;
+	}
+	uint32_t sent = 0;
+	std::vector<uint32_t> back;
+	for (int tries = 0; tries < 1000 && sent < kN; tries++) {
+		uint32_t n = xdp_->send(fbs.data() + sent, std::min<uint32_t>(64, kN - sent));
+		sent += n;
+		recv_seqs(*pkt_, &back, n, n ? 2000 : 1);
+	}
+	recv_seqs(*pkt_, &back, kN - uint32_t(back.size()), 2000);
+	ASSERT_EQ(sent, kN);
+	ASSERT_EQ(back.size(), kN);
+	EXPECT_EQ(back.front(), 1000u);
+	EXPECT_EQ(back.back(), 1000u + kN - 1);
+}
+
+TEST_F(AfXdp, OtherTrafficStillReachesTheKernel)
+{
+	/* A kernel UDP socket on ina1's address, port 5556. */
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_GE(fd, 0);
+	struct sockaddr_in sa = {};
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(5556);
+	sa.sin_addr.s_addr = htonl(xdp_->ip());
+	ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof(sa)), 0);
+	struct timeval tv = {1, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	/* From an address that is not local here (else: martian). */
+	Endpoint a{{0}, (10u << 24) | (77u << 16) | 9u, 5555}, b{{0}, xdp_->ip(), 5556};
+	pkt_->mac(a.mac);
+	xdp_->mac(b.mac);
+	Buf f;
+	f.fb.len = make_ina_frame(f.mem.data(), a, b, 2, 5, 4);
+	ASSERT_EQ(pkt_->send(&f.fb, 1), 1u);
+	char buf[256];
+	ssize_t n = recv(fd, buf, sizeof(buf), 0);
+	EXPECT_EQ(n, ssize_t(INA_HDR_LEN + 16));
+	close(fd);
+	/* ... and not the AF_XDP socket. */
+	Buf in;
+	EXPECT_EQ(xdp_->recv(&in.fb, 1, 50000), 0u);
+}
+
+TEST_F(AfXdp, SecondSocketOnTheSameInterfaceSaysWhy)
+{
+	TransportConfig cfg;
+	cfg.kind = "af_xdp";
+	cfg.device = "ina1";
+	std::string err;
+	EXPECT_FALSE(open_transport(cfg, &err));
+	EXPECT_NE(err.find("already attached to ina1"), std::string::npos) << err;
+	/* auto falls back to af_packet there. */
+	cfg.kind = "auto";
+	auto t = open_transport(cfg, &err);
+	ASSERT_TRUE(t) << err;
+	EXPECT_STREQ(t->name(), "af_packet");
+}
