@@ -143,8 +143,10 @@ class Lab:
         # libxdp looks for bpffs in /sys/fs/bpf, which `ip netns exec` hides
         # behind a fresh /sys: it then loads its program without the
         # dispatcher, which is all a switch port needs.
-        return [binary] + eal + list(extra) + ["--", "--config",
-                                               os.path.join(self.run.conf, f"{sw['name']}.toml")]
+        cmd = [binary] + eal + list(extra) + ["--", "--config",
+                                              os.path.join(self.run.conf, f"{sw['name']}.toml")]
+        nice = int(os.environ.get("INA_LAB_SWITCH_NICE", "0"))
+        return (["nice", "-n", str(nice)] if nice else []) + cmd
 
     def start_switch(self, sw, binary, hugedir, extra):
         name = f"switchd-{sw['name']}"

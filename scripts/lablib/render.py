@@ -60,13 +60,17 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
                       f"mac = {_q(n['mac'])}"]
     if jobs_in_config:
         for j in plan["jobs"]:
-            if sw["name"] not in j["switches"] or j["levels"] == 0:
+            if sw["name"] not in j["switches"] or j["mode"] == "none":
                 continue
             lines += ["", f"# job {j['id']} ({j['name']}), mode {j['mode']}", "[[job]]",
                       f"id = {j['id']}", f"ps_ip = {_q(j['ps']['ip'])}",
                       f"ps_mac = {_q(j['ps']['mac'])}", f"levels = {j['levels']}",
                       "fan_in = [" + ", ".join(str(f) for f in j["fan_in"]) + "]"]
+            # Only the workers below this switch: it replicates parameter
+            # packets toward them, never back up toward the PS.
             for w in j["workers"]:
+                if sw["name"] not in w["path"]:
+                    continue
                 lines += ["[[job.worker]]", f"ip = {_q(w['ip'])}  # {w['name']}",
                           f"mac = {_q(w['mac'])}",
                           "bit = [" + ", ".join(str(b) for b in w["bit"]) + "]"]

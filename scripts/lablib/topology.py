@@ -311,6 +311,14 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
                 queue.append(m)
 
     workers = [by_host[w] for w in j["workers"]]
+
+    def path_of(w):
+        out, n = [], w["switch"]
+        while n is not None:
+            out.append(n)
+            n = parent[n]
+        return out
+
     # Switches that aggregate for this job: every switch on a worker's path.
     on_path = set()
     for w in workers:
@@ -335,11 +343,12 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
 
     wl = []
     if mode == "none":
-        # No in-network aggregation: the PS does all of it.
-        levels, fan_in = 0, []
+        # No in-network aggregation: one level whose packets no switch
+        # aggregates (the job is not registered anywhere); the PS does all.
+        levels, fan_in = 1, [len(workers)]
         for i, w in enumerate(workers):
             wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
-                       "start_level": 0, "bit": [], "agg_node": 0})
+                       "start_level": 0, "bit": [i], "agg_node": 0})
     elif mode == "tree":
         levels = max(depth[n] for n in on_path) + 1
         level_of = {n: levels - 1 - depth[n] for n in on_path}
@@ -380,6 +389,8 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
             wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
                        "start_level": 0, "bit": bits,
                        "agg_node": by_switch[w["switch"]]["id"] if levels == 2 else 0})
+    for w, entry in zip(workers, wl):
+        entry["path"] = path_of(w)
     if levels > INA_MAX_LEVELS:
         raise TopologyError(f"{where}: {levels} levels, at most {INA_MAX_LEVELS}")
     if any(f > INA_BITMAP_BITS for f in fan_in):

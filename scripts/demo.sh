@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# README command 1: installs what is missing, builds, brings up the
+# `multi-tenant` lab (config/labs/multi-tenant.toml: two jobs on one
+# ina-switchd with fewer aggregators than they want), runs both jobs at once
+# through the real switch, prints per job what happened, and tears the lab
+# down. The last line is exactly `demo: OK` or `demo: FAILED <reason>`.
+#
+#   sudo scripts/demo.sh            (BUILD_DIR=build by default)
+#
+# Environment: BUILD_DIR, INA_LAB_DRIVER (auto | af_xdp | af_packet),
+# DEMO_TOPOLOGY (default multi-tenant).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX=inalabdemo
+BUILD=${BUILD_DIR:-build}
+TOPOLOGY=${DEMO_TOPOLOGY:-multi-tenant}
+DRIVER=${INA_LAB_DRIVER:-auto}
+LOGDIR=/tmp/inalab/$PREFIX-demo
+START=$(date +%s)
+
+cleanup() { scripts/lab --prefix "$PREFIX" down >/dev/null 2>&1 || true; }
+finish() {
+	cleanup
+	echo "demo: FAILED $*"
+	exit 1
+}
+trap cleanup EXIT
+trap 'finish "interrupted"' INT TERM HUP
+
+[[ $(id -u) -eq 0 ]] || finish "needs root (network namespaces, AF_XDP, hugepages): sudo $0"
+mkdir -p "$LOGDIR"
+
+echo "demo: installing what is missing (scripts/deps.sh)"
+bash scripts/deps.sh >"$LOGDIR/deps.log" 2>&1 || finish "scripts/deps.sh failed, see $LOGDIR/deps.log"
+
+echo "demo: building ($BUILD)"
+if [[ ! -f $BUILD/build.ninja ]]; then
+	meson setup "$BUILD" >"$LOGDIR/meson.log" 2>&1 || finish "meson setup $BUILD failed, see $LOGDIR/meson.log"
+fi
+ninja -C "$BUILD" >"$LOGDIR/ninja.log" 2>&1 || finish "build failed (ninja -C $BUILD), see $LOGDIR/ninja.log"
+BUILT=$(date +%s)
+
+echo "demo: bringing up $TOPOLOGY and running its jobs through ina-switchd"
+scripts/lab --prefix "$PREFIX" run "$TOPOLOGY" --build "$BUILD" --driver "$DRIVER" --timeout 120 \
+	--json >"$LOGDIR/report.json" 2>"$LOGDIR/lab.log"
+rc=$?
+cat "$LOGDIR/lab.log" | grep -E '^lab: (error|[0-9]+ ina-switchd)' || true
+[[ -s $LOGDIR/report.json ]] || finish "$(tail -n 1 "$LOGDIR/lab.log" 2>/dev/null || echo 'no report')"
+
+rm -f "$LOGDIR/report.json.verdict"
+/usr/bin/python3 - "$LOGDIR/report.json" "$rc" "$START" "$BUILT" <<'PY'
+import json, sys, time
+r = json.load(open(sys.argv[1]))
+rc, start, built = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+pct = lambda v: "-" if v is None else f"{100 * v:5.1f}%"
+print(f"\n{'job':<14}{'goodput':>12}{'in switch':>11}{'at PS':>8}{'collisions':>12}"
+      f"{'retransmits':>13}{'max |error|':>13}{'bound':>9}")
+for j in r["jobs"]:
+    err = "-" if j["max_abs_error"] is None else f"{j['max_abs_error']:.2e}"
+    bound = "-" if j["error_bound"] is None else f"{j['error_bound']:.0e}"
+    print(f"{j['name']:<14}{j['goodput_gbps'] * 1000:>8.1f} Mb/s{pct(j['share_switch']):>11}"
+          f"{pct(j['share_ps']):>8}{j['collisions_switch']:>12}{j['retransmits']:>13}{err:>13}{bound:>9}")
+for name, s in r["switches"].items():
+    print(f"switch {name}: collisions {s['collision']}, GC frees {s['gc_freed']}, "
+          f"admission drops {s['admission_drops']}, egress drops {s['egress_drops']}")
+print(f"jobs ran {r['wall_s']:.1f} s; whole demo {time.time() - start:.0f} s "
+      f"(build {built - start} s); logs in /tmp/inalab/inalabdemo/logs")
+bad = []
+for j in r["jobs"]:
+    if not j["finished"]:
+        bad.append(f"job {j['name']} did not finish: {'; '.join(j.get('errors', []))}")
+    elif not j["within_bound"]:
+        bad.append(f"job {j['name']}: error {j['max_abs_error']:.3g} above the bound {j['error_bound']:.3g}")
+    elif not j["share_switch"]:
+        bad.append(f"job {j['name']}: nothing aggregated in the switch")
+if len(r["jobs"]) < 2:
+    bad.append("fewer than two jobs ran")
+if rc != 0 and not bad:
+    bad.append(f"scripts/lab exited {rc}")
+open(sys.argv[1] + ".verdict", "w").write(bad[0] if bad else "")
+PY
+verdict=$(cat "$LOGDIR/report.json.verdict" 2>/dev/null || echo "no verdict")
+cleanup
+if [[ -n $verdict ]]; then
+	echo "demo: FAILED $verdict"
+	exit 1
+fi
+echo "demo: OK"
