@@ -299,6 +299,8 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
     for k in ("tensor", "iterations", "window"):
         if k in overrides:
             j[k] = overrides[k]
+    if j["id"] in overrides.get("start_delay", {}):
+        j["start_delay_s"] = overrides["start_delay"][j["id"]]
 
     root = by_host[j["ps"]]["switch"]
     parent, depth = {root: None}, {root: 0}

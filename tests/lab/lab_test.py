@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+"""End-to-end lab tests: real namespaces, veth pairs, ina-switchd, ina-ps and
+ina-worker processes, driven by scripts/lab (the same tool users run).
+
+  lab_test.py --build DIR tool                 lab tool: up/ping/status/down, cleanup, errors
+  lab_test.py --build DIR topology NAME        NAME aggregates exactly through switchd
+  lab_test.py --build DIR two-level-ratio      PS bytes: rack-scale / two-level >= 2.5
+  lab_test.py --build DIR loss RATE            random drop at a switch port, exact results
+  lab_test.py --build DIR kill-worker          GC frees a dead job's aggregators, other job ends
+  lab_test.py --build DIR restart-switch       switchd killed and restarted mid-job
+  lab_test.py --build DIR spoof                another job's id from a foreign host
+
+Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
+uses its own namespace prefix and removes everything it made, also when it
+fails or is interrupted.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LAB = os.path.join(ROOT, "scripts", "lab")
+SKIP = 77
+
+PREFIX = f"inalabt{os.getpid() % 10000000}"
+DRIVER = os.environ.get("INA_LAB_DRIVER", "auto")
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failed(msg)
+
+
+def lab(*args, timeout=300, check_rc=True):
+    """Runs scripts/lab with this test's prefix; returns (rc, stdout, stderr)."""
+    cmd = ["/usr/bin/python3", LAB, "--prefix", PREFIX] + list(args)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    if check_rc and p.returncode != 0:
+        raise Failed(f"scripts/lab {' '.join(args)} exited {p.returncode}: "
+                     f"{(p.stderr.strip().splitlines() or [''])[-1]}")
+    return p.returncode, p.stdout, p.stderr
+
+
+def run(topology, build, *extra, timeout=120):
+    """scripts/lab run ... --json; returns the report."""
+    rc, out, err = lab("run", topology, "--build", build, "--driver", DRIVER, "--json",
+                       "--timeout", str(timeout), *extra, timeout=timeout + 60, check_rc=False)
+    try:
+        report = json.loads(out)
+    except ValueError:
+        raise Failed(f"scripts/lab run {topology} printed no report (exit {rc}): "
+                     f"{(err.strip().splitlines() or [''])[-1]}")
+    for line in err.splitlines():
+        if line.startswith("lab: fault") or line.startswith("lab: timeout"):
+            print(line)
+    return report
+
+
+def show(report):
+    for j in report["jobs"]:
+        print(f"  job {j['id']} {j['name']}: finished {j['finished']}, exits {j['exits']}, "
+              f"max error {j['max_abs_error']} (bound {j['error_bound']}), in switch "
+              f"{j['share_switch']}, PS packets {j['ps_packets']} (resent {j['ps_retransmits']}), "
+              f"collisions {j['collisions_switch']}, retransmits {j['retransmits']}, "
+              f"admission drops {j['admission_drops']}, GC frees {j['gc_frees']}")
+    for name, s in report["switches"].items():
+        print(f"  switch {name}: {json.dumps(s)}")
+
+
+def assert_exact(report, job=None):
+    for j in report["jobs"]:
+        if job is not None and j["id"] != job:
+            continue
+        check(j["finished"], f"job {j['id']} did not finish: {j.get('errors')}")
+        check(j["within_bound"] and j["max_abs_error"] is not None and
+              j["max_abs_error"] <= j["error_bound"],
+              f"job {j['id']}: largest error {j['max_abs_error']} above the quantization "
+              f"bound {j['error_bound']}")
+
+
+def namespaces():
+    out = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX + "-")]
+
+
+# ---- tests ---------------------------------------------------------------
+
+def t_tool(build):
+    # A bad topology is one clear line, and nothing is left behind.
+    bad = os.path.join("/tmp", f"{PREFIX}-bad.toml")
+    with open(bad, "w") as f:
+        f.write('[[switch]]\nname = "sw0"\nspeed = 3\n')
+    rc, _, err = lab("up", bad, "--datapath", "kernel", check_rc=False)
+    os.unlink(bad)
+    check(rc == 1 and "unknown key 'speed'" in err and len(err.strip().splitlines()) == 1,
+          f"bad topology: want one error line naming the key, got rc {rc}: {err!r}")
+    check(not namespaces(), "namespaces left after a failed up")
+
+    # Plain veth + Linux bridge: every host reaches every other host.
+    lab("up", "two-level", "--datapath", "kernel")
+    check(len(namespaces()) == 10, f"two-level: want 10 namespaces, got {namespaces()}")
+    rc, out, _ = lab("ping")
+    check("all 42 host pairs" in out, f"kernel data path ping: {out.strip()}")
+    rc, out, _ = lab("status", "--json")
+    st = json.loads(out)
+    check(st["topology"] == "two-level" and len(st["namespaces"]) == 10, f"status: {st}")
+    # down is idempotent.
+    lab("down")
+    lab("down")
+    check(not namespaces(), f"namespaces left after down: {namespaces()}")
+
+    # Through ina-switchd.
+    if not os.path.exists(os.path.join(build, "switchd", "ina-switchd")):
+        print("ina-switchd not built: switchd part skipped")
+        return
+    lab("up", "single-rack", "--build", build, "--driver", DRIVER)
+    rc, out, _ = lab("ping")
+    check("all 20 host pairs" in out, f"ping through ina-switchd: {out.strip()}")
+    rc, out, _ = lab("status", "--json")
+    st = json.loads(out)
+    snap = st["switches"].get("sw0", {})
+    check("summary" in snap and snap["summary"].get("rx_packets", 0) >= 40,
+          f"switch telemetry: {snap}")
+    pid = st["processes"]["switchd-sw0"]["pid"]
+
+    # A run interrupted by SIGINT cleans up after itself (a crashed run's
+    # leftovers are removed by the next up/down with the prefix).
+    p = subprocess.Popen(["/usr/bin/python3", LAB, "--prefix", PREFIX, "up", "single-rack",
+                          "--build", build, "--driver", DRIVER],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.8)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode in (0, 130), f"interrupted up exited {p.returncode}: {err}")
+    if p.returncode == 130:
+        check(not namespaces(), f"namespaces left after SIGINT: {namespaces()}")
+    lab("down")
+    check(not namespaces(), "namespaces left after down")
+    try:
+        os.kill(pid, 0)
+        raise Failed(f"ina-switchd {pid} still runs after down")
+    except ProcessLookupError:
+        pass
+
+
+def t_topology(build, name):
+    extra = []
+    if name == "multi-tenant":
+        extra = ["--tensor", "262144"]
+    r = run(name, build, "--iterations", "2", *extra)
+    show(r)
+    assert_exact(r)
+    for j in r["jobs"]:
+        check(j["share_switch"] and j["share_switch"] > 0.2,
+              f"job {j['id']}: only {j['share_switch']} of the fragments aggregated in the switch")
+    if name == "multi-tenant":
+        check(sum(j["collisions_switch"] for j in r["jobs"]) > 0,
+              "multi-tenant: no collisions although the jobs want more aggregators than exist")
+
+
+def t_two_level_ratio(build):
+    # Few fragments in flight and a patient retransmission timer: the bytes the
+    # PS receives then show what aggregation leaves for it, not how a busy
+    # machine delays packets.
+    wargs = []
+    for kv in ("initial_window=16", "max_window=16", "min_rto_us=100000", "initial_rto_us=300000"):
+        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    tree = run("two-level", build, "--mode", "tree", "--tensor", "131072", "--iterations", "1",
+               "--worker-arg=--cc", "--worker-arg=none", *wargs)
+    show(tree)
+    assert_exact(tree)
+    rack = run("two-level", build, "--mode", "rack", "--tensor", "131072", "--iterations", "1",
+               "--worker-arg=--cc", "--worker-arg=none", *wargs)
+    show(rack)
+    assert_exact(rack)
+    t, k = tree["jobs"][0], rack["jobs"][0]
+    ratio = k["ps_bytes"] / max(1, t["ps_bytes"])
+    first = k["ps_first_bytes"] / max(1, t["ps_first_bytes"])
+    print(f"PS received {t['ps_bytes']} B two-level, {k['ps_bytes']} B rack-scale: {ratio:.2f}x "
+          f"(without resent packets {first:.2f}x; ATP §5.2.2: 3x)")
+    check(t["share_switch"] > 0.5, f"two-level: only {t['share_switch']} complete in the network")
+    check(ratio >= 2.5, f"rack-scale / two-level PS bytes {ratio:.2f}x, want >= 2.5x")
+
+
+def t_loss(build, rate):
+    # Drop at the switch port toward the PS and toward one worker.
+    r = run("single-rack", build, "--drop", f"sw0:ps0={rate}", "--drop", f"sw0:w1={rate}",
+            "--tensor", "65536" if rate >= 0.005 else "262144", "--iterations", "2")
+    show(r)
+    assert_exact(r)
+    drops = r["switches"]["sw0"]["random_drops"]
+    print(f"switch random drops: {drops}")
+    if rate >= 0.005:
+        check(drops and drops > 0, f"drop rate {rate}: no packet was dropped")
+        check(r["jobs"][0]["retransmits"] > 0, "packets dropped but nothing retransmitted")
+
+
+def t_kill_worker(build):
+    # a1 is killed mid-job and its job dies with it (a0, a2 killed at the same
+    # moment): nobody is left to resend, so job-a's aggregators stay held until
+    # job-b's parameter packets free them after gc_timeout_ms (500 ms here).
+    # With survivors, their resends would flush the aggregators first.
+    wargs = ["--worker-arg=--set", "--worker-arg=stall_timeout_ms=4000"]
+    # job-b starts 1 s after job-a, so job-a is well into its run when it dies
+    # and job-b still runs for seconds afterwards.
+    faults = [f"--fault=kill-worker:{w}@1.5" for w in ("a1", "a0", "a2")]
+    r = run("multi-tenant", build, "--tensor", "524288", "--iterations", "3",
+            "--start-delay", "2=1.0", *faults, *wargs)
+    show(r)
+    a, b = r["jobs"][0], r["jobs"][1]
+    check(a["killed_workers"] == 3 and not a["finished"], "job-a should not finish")
+    assert_exact(r, job=b["id"])
+    gc = r["switches"]["sw0"]["gc_freed"]
+    check(gc and gc > 0, f"no aggregator freed by the GC timeout (gc_freed {gc})")
+    print(f"GC freed {gc} aggregators of the dead job; job-b exact")
+
+
+def t_restart_switch(build):
+    r = run("single-rack", build, "--tensor", "524288", "--iterations", "2",
+            "--fault", "restart-switch:sw0@0.5")
+    show(r)
+    check(r["faults"]["switch_restarts"], "switch was not restarted")
+    assert_exact(r)
+    j = r["jobs"][0]
+    check(j["seconds"] > r["faults"]["switch_restarts"][0]["at_s"] - 0.3,
+          "the job ended before the switch was restarted: restart not mid-job")
+
+
+def t_spoof(build):
+    # b0 (a worker of job 2) sends gradient packets with job 1's id.
+    r = run("multi-tenant", build, "--tensor", "262144", "--iterations", "2",
+            "--fault", "spoof:b0:1@0.1")
+    show(r)
+    assert_exact(r)
+    sent = r["faults"].get("spoof_frames_sent", 0)
+    drops = r["jobs"][0]["admission_drops"]
+    print(f"spoofed frames sent {sent}, job 1 admission drops {drops}")
+    check(sent > 100, f"the spoofing host sent only {sent} frames")
+    check(drops >= 0.9 * sent, f"admission drops {drops} for {sent} spoofed frames")
+    check(r["jobs"][1]["admission_drops"] == 0, "job 2's own packets were dropped at admission")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("test")
+    ap.add_argument("arg", nargs="?")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("lab tests need root (network namespaces)")
+        return SKIP
+    needs_binaries = a.test != "tool"
+    for b in ("switchd/ina-switchd", "ps/ina-ps", "workerlib/ina-worker"):
+        if needs_binaries and not os.path.exists(os.path.join(a.build, b)):
+            print(f"{b} not built (DPDK missing?): skipped")
+            return SKIP
+    tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
+             "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
+             "spoof": t_spoof}
+    if a.test not in tests:
+        print(f"unknown test {a.test}")
+        return 2
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    t0 = time.monotonic()
+    try:
+        fn = tests[a.test]
+        if a.arg is not None:
+            fn(a.build, float(a.arg) if a.test == "loss" else a.arg)
+        else:
+            fn(a.build)
+        print(f"PASS {a.test} {a.arg or ''} ({time.monotonic() - t0:.1f} s)")
+        return 0
+    except Failed as e:
+        print(f"FAIL {a.test} {a.arg or ''}: {e}")
+        return 1
+    except (KeyboardInterrupt, subprocess.TimeoutExpired) as e:
+        print(f"FAIL {a.test}: interrupted ({type(e).__name__})")
+        return 1
+    finally:
+        subprocess.run(["/usr/bin/python3", LAB, "--prefix", PREFIX, "down"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
