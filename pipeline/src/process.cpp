@@ -190,14 +190,15 @@ inline IdHit id_claim_or_match(AggregatorId &r, uint64_t key, uint64_t now)
 	return IdHit::kCollide;
 }
 
-/* aggregator_id: id_release on a matching resent gradient. */
+/* aggregator_id: id_release on a matching resent gradient; reports whether
+ * another <job, seq> holds it. */
 inline IdHit id_release(AggregatorId &r, uint64_t key)
 {
 	if (r.key == key) {
 		r.key = 0;
 		return IdHit::kReleased;
 	}
-	return IdHit::kMiss;
+	return r.key == 0 ? IdHit::kMiss : IdHit::kCollide;
 }
 
 /* aggregator_id: parameter packet frees its own aggregator, or a foreign
@@ -258,14 +259,26 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
  * on; a resent packet never claims an aggregator. */
 Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p)
 {
-	if (id_release(*s.id, aggregator_key(p.job, p.seq)) == IdHit::kMiss) {
+	IdHit hit = id_release(*s.id, aggregator_key(p.job, p.seq));
+	if (hit == IdHit::kMiss) {
 		advance_level(p);
 		return finish(ctr, Verdict::kDownstream, Counter::resend_forwarded);
 	}
+	if (hit == IdHit::kCollide) {
+		/* Someone else's aggregator: a collision like Figure 7's box 2, so
+		 * the holder learns of it (A2TP Col) and the PS re-hashes. */
+		*s.flags |= kAggCol;
+		set_flags(p, p.flags | INA_F_COLLISION);
+		advance_level(p);
+		return finish(ctr, Verdict::kDownstream, Counter::collision);
+	}
 	if (p.level != 0) {
+		/* The partial sum is discarded (the PS completes from the resent
+		 * packets), but its congestion and collision marks travel on. */
 		*s.bitmap = 0;
 		*s.count = 0;
-		*s.flags = 0;
+		uint8_t f = flags_read_clear(*s.flags, 0);
+		set_flags(p, p.flags | pkt_flags_of(f));
 		advance_level(p);
 		return finish(ctr, Verdict::kDownstream, Counter::resend_flushed);
 	}
@@ -290,7 +303,7 @@ Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packe
 
 /* ATP Figure 7: first come, first served, no pre-emption. */
 Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p,
-		uint64_t now, uint32_t *occupied)
+		uint64_t now, uint32_t elements, uint32_t *occupied)
 {
 	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.job, p.seq), now);
 
@@ -314,6 +327,10 @@ Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Pac
 		merged = p.bitmap;
 		count = *s.count = 1;
 		k.write(s.value, p.payload, p.elems);
+		/* The claim owns the whole row: a longer packet of the same
+		 * fragment must add onto zeros, not onto the last holder's sum. */
+		if (p.elems < elements)
+			std::memset(s.value + p.elems, 0, sizeof(int32_t) * (elements - p.elems));
 		/* The claim's flags are written below with the completion check. */
 	} else {
 		uint32_t old = bitmap_or(*s.bitmap, p.bitmap);
@@ -418,7 +435,7 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 		*occupied -= before - uint32_t(reg.id[i].key != 0);
 		return r;
 	}
-	return gradient(*reg.kernels, s, ctr, p, now, occupied);
+	return gradient(*reg.kernels, s, ctr, p, now, table.config().elements, occupied);
 }
 
 bool peek(const uint8_t *frame, uint32_t len, InaView *v)

@@ -184,10 +184,17 @@ struct Reference {
 		uint16_t pkt_carry = in.flags & (INA_F_ECN | INA_F_COL | INA_F_OVERFLOW);
 		if (in.flags & INA_F_RESEND) {
 			o.level = in.level + 1;
+			if (a.occupied && !match) {
+				a.col = true;
+				o.flags |= INA_F_COLLISION;
+				return finish(Verdict::kDownstream, Counter::collision, o);
+			}
 			if (!match)
 				return finish(Verdict::kDownstream, Counter::resend_forwarded, o);
-			if (in.level != 0)
+			if (in.level != 0) {
+				o.flags |= agg_flags(a);
 				return free_and(a, Verdict::kDownstream, Counter::resend_flushed, o);
+			}
 			bool clip = false;
 			if (!(a.bitmap & bit)) {
 				for (size_t i = 0; i < n; i++)
