@@ -60,7 +60,7 @@ struct Generator {
 	uint64_t now = 0;
 	explicit Generator(uint32_t seed) : rng(seed) {}
 
-	uint16_t elems_of(uint16_t job, uint32_t seq) const { return 1 + (job * 97u + seq * 31u) % kElements; }
+	static uint16_t elems_of(uint16_t job, uint32_t seq) { return 1 + (job * 97u + seq * 31u) % kElements; }
 
 	inavec::FrameFields next()
 	{
@@ -284,7 +284,8 @@ void expect_same_registers(const ina::AggregatorTable &t, const Reference &ref, 
 		ASSERT_EQ(s.col, a.col) << "step " << step;
 		ASSERT_EQ(s.overflow, a.ovf) << "step " << step;
 		/* Elements of this fragment (a claim writes elem_count values). */
-		for (uint16_t e = 0; e < Generator(0).elems_of(a.job, a.seq); e++)
+		uint16_t n = Generator::elems_of(a.job, a.seq);
+		for (uint16_t e = 0; e < n; e++)
 			ASSERT_EQ(s.value[e], a.val[e]) << "aggregator " << i << " element " << e << " step " << step;
 	}
 }
