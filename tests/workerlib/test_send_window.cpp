@@ -182,6 +182,23 @@ TEST(Rtt, RtoIsAtLeastTwiceSrtt)
 	EXPECT_EQ(r.rto_ns(), 2000000u);
 }
 
+TEST(Rtt, AckWithoutSampleDropsBackoff)
+{
+	RttConfig c;
+	c.initial_rto_ns = 20000000;
+	RttEstimator r(c);
+	r.backoff();
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 80000000u);
+	r.reset_backoff(); /* no sample yet: back to the initial RTO */
+	EXPECT_EQ(r.rto_ns(), 20000000u);
+	r.sample(3000000);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 18000000u);
+	r.reset_backoff();
+	EXPECT_EQ(r.rto_ns(), 9000000u);
+}
+
 TEST(Rtt, ClampsToMinAndMax)
 {
 	RttConfig c;

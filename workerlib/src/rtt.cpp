@@ -25,7 +25,8 @@ void RttEstimator::sample(uint64_t r)
 		srtt_ns_ = (7 * srtt_ns_ + r) / 8;
 	}
 	uint64_t var = 4 * rttvar_ns_;
-	rto_ns_ = clamp(srtt_ns_ + (var > srtt_ns_ ? var : srtt_ns_));
+	base_rto_ns_ = clamp(srtt_ns_ + (var > srtt_ns_ ? var : srtt_ns_));
+	rto_ns_ = base_rto_ns_;
 }
 
 void RttEstimator::backoff()

@@ -423,11 +423,12 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		bump(C_SWITCH_ACKS);
 	if (m.remap_index != INA_NO_REMAP && w_->remap().apply_hint(m.seq, m.remap_index))
 		bump(C_REMAPS);
+	rtt_.reset_backoff();
 	if (o.rtt_ns) {
 		rtt_.sample(o.rtt_ns);
 		srtt_.store(rtt_.srtt_ns(), std::memory_order_relaxed);
-		rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 	}
+	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now, rtt_.srtt_ns()};
 	cc_->on_ack(a);
 	if (o.lost) {

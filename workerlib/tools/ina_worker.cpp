@@ -170,16 +170,14 @@ int main(int argc, char **argv)
 			beyond += e > tolerance + std::fabs(expected[i]) * 0x1p-24;
 		}
 	}
-	if (!ok) {
+	if (!ok)
 		fprintf(stderr, "ina-worker: all-reduce failed: %s\n", err.c_str());
-		return 1;
-	}
 
 	ina::WorkerStats s = w->stats();
 	double bytes = static_cast<double>(n) * sizeof(float) * rounds;
 	double goodput = busy_s > 0 ? bytes * 8 / busy_s / 1e9 : 0;
 	double switch_share = s.acks ? static_cast<double>(s.switch_acks) / s.acks : 0;
-	bool within = beyond == 0;
+	bool within = ok && beyond == 0;
 	if (json) {
 		nlohmann::json j = {
 			{"rank", cfg.rank},
@@ -212,6 +210,10 @@ int main(int argc, char **argv)
 			{"float_acks", s.float_acks},
 			{"saturated_values", s.saturated_values},
 			{"rx_malformed", s.rx_malformed},
+			{"rx_not_ina", s.rx_not_ina},
+			{"rx_other_job", s.rx_other_job},
+			{"rx_not_for_worker", s.rx_not_for_worker},
+			{"tx_backpressure", s.tx_backpressure},
 			{"window", s.window},
 			{"agg_window", s.agg_window},
 			{"srtt_us", s.srtt_ns / 1000.0},
@@ -221,6 +223,8 @@ int main(int argc, char **argv)
 			{"elements_beyond_bound", beyond},
 			{"within_bound", within},
 		};
+		if (!ok)
+			j["error"] = err;
 		printf("%s\n", j.dump().c_str());
 	} else {
 		printf("rank %u/%u  %s  cc %s  %zu B x %u rounds in %.3f s\n", cfg.rank, workers,
@@ -237,5 +241,7 @@ int main(int argc, char **argv)
 		printf("max abs error %.3g (bound %.3g + |sum| 2^-24) %s\n", max_err, tolerance,
 		       within ? "ok" : "EXCEEDED");
 	}
+	if (!ok)
+		return 1;
 	return within ? 0 : 3;
 }

@@ -28,11 +28,17 @@ struct RttConfig {
 
 class RttEstimator {
 public:
-	explicit RttEstimator(const RttConfig &cfg = RttConfig()) : cfg_(cfg), rto_ns_(cfg.initial_rto_ns) {}
+	explicit RttEstimator(const RttConfig &cfg = RttConfig()) : cfg_(cfg), rto_ns_(cfg.initial_rto_ns), base_rto_ns_(cfg.initial_rto_ns) {}
 
 	void sample(uint64_t rtt_ns);
 	/* A timeout fired: double the RTO (at most max). */
 	void backoff();
+	/* A fragment was ACKed (even a retransmitted one, which gives no
+	 * sample): the path works, so drop the back-off, as Linux does on an
+	 * ACK of new data. Without this, a phase in which every fragment is
+	 * retransmitted (workers starting seconds apart) leaves the RTO at its
+	 * maximum for good. */
+	void reset_backoff() { rto_ns_ = base_rto_ns_; }
 
 	uint64_t rto_ns() const { return rto_ns_; }
 	/* 0 until the first sample. */
@@ -47,6 +53,7 @@ private:
 	uint64_t srtt_ns_ = 0;
 	uint64_t rttvar_ns_ = 0;
 	uint64_t rto_ns_;
+	uint64_t base_rto_ns_; /* rto_ns_ without back-off */
 };
 
 } /* namespace ina */
