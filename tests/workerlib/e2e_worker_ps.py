@@ -133,6 +133,9 @@ def check_overflow(results, ps_stats):
 
 def check_a2tp(results, ps_stats):
     assert all(w["cc"] == "a2tp" for w in results)
+    # ACW starts at 8 of LCW 200: the rest of the window bypasses the switch.
+    assert all(w["bypass_sent"] > 0 for w in results), "no bypass packets"
+    assert all(w["agg_window"] <= w["window"] for w in results)
 
 
 def check_two_ps(results, ps_stats):
@@ -147,9 +150,8 @@ CASES = {
                         ps_args=["--drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01", "--seed", "9"],
                         check=check_faults),
     "overflow_floats": dict(worker_args=["--pattern", "overflow"], check=check_overflow),
-    "a2tp": dict(worker_args=["--cc", "a2tp"], check=check_a2tp),
-    "cc_none_threads": dict(worker_args=["--cc", "none", "--threads", "2", "--tensors", "4",
-                                         "--udp-port", "18766"]),
+    "a2tp": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8"], check=check_a2tp),
+    "cc_none_threads": dict(worker_args=["--cc", "none", "--threads", "2", "--tensors", "4"]),
     "two_ps": dict(ps_count=2, check=check_two_ps),
 }
 

@@ -238,6 +238,15 @@ TEST(A2tp, LossHalvesLinkWindowAndCapsAggregatorWindow)
 	EXPECT_EQ(a.agg_window(), 50u);
 }
 
+TEST(A2tp, InitialAggregatorWindowOption)
+{
+	CcConfig c = worked_config();
+	c.initial_acw = 3; /* the paper's Figure 3 example */
+	A2tp a(c, 0.05);
+	EXPECT_EQ(a.window(), 100u);
+	EXPECT_EQ(a.agg_window(), 3u);
+}
+
 TEST(A2tp, GammaSmoothingOption)
 {
 	CcConfig c = worked_config();

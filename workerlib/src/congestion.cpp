@@ -100,7 +100,8 @@ void AtpAimd::on_loss(const CcLoss &l)
 
 /* ---- A2TP ---- */
 
-A2tp::A2tp(const CcConfig &c, double h) : cfg_(c), h_(h), lcw_(c), acw_(lcw_.cwnd())
+A2tp::A2tp(const CcConfig &c, double h)
+    : cfg_(c), h_(h), lcw_(c), acw_(c.initial_acw > 0 ? std::clamp(c.initial_acw, c.min_window, lcw_.cwnd()) : lcw_.cwnd())
 {
 }
 

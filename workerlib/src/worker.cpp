@@ -114,6 +114,10 @@ bool WorkerImpl::start(std::string *error)
 	uint32_t group = job_group(cfg_.job_id);
 	for (uint32_t t = 0; t < cfg_.threads; t++) {
 		TransportConfig tc = cfg_.transport;
+		/* One socket per thread on the udp transport: 18766 (or the
+		 * configured port) plus the thread number. */
+		if (cfg_.threads > 1 && tc.udp_port == 0)
+			tc.udp_port = INA_UDP_PORT;
 		if (tc.udp_port && t > 0)
 			tc.udp_port = static_cast<uint16_t>(tc.udp_port + t);
 		tc.seed += t;

@@ -58,6 +58,7 @@ struct CcConfig {
 	double a2tp_gamma_smoothing = 0; /* 0: gamma = n / LCW as eq. (3);
 	                                    else EWMA weight for gamma */
 	double acw_increase = 1;        /* packets per round (the model of eq. (8)) */
+	double initial_acw = 0;         /* 0: initial_window */
 	uint64_t min_round_ns = 100'000; /* a round lasts max(srtt, this) */
 };
 
