@@ -338,6 +338,7 @@ SwitchConfig load_config(const std::string &path)
 					   std::to_string(src.begin.column);
 		}
 		cfg.stats_interval_s = s.integer<uint32_t>("stats_interval_s", cfg.stats_interval_s, 0, 86400);
+		cfg.idle_sleep_us = s.integer<uint32_t>("idle_sleep_us", cfg.idle_sleep_us, 0, 100000);
 		cfg.mbufs = s.integer<uint32_t>("mbufs", cfg.mbufs, 1023, 1u << 22);
 		cfg.burst = s.integer<uint16_t>("burst", cfg.burst, 1, 256);
 		cfg.rx_descriptors = s.integer<uint16_t>("rx_descriptors", cfg.rx_descriptors, 64, 16384);

@@ -69,6 +69,7 @@ struct SwitchConfig {
 	std::vector<unsigned> lcores; /* empty: chosen from the ports' NUMA node */
 	std::string lcores_where;     /* "file:line:col" of the key, for errors */
 	uint32_t stats_interval_s = 1;
+	uint32_t idle_sleep_us = 0; /* sleep when a loop found nothing; 0 = pure polling */
 	uint32_t mbufs = 16383;
 	uint16_t burst = 32;
 	uint16_t rx_descriptors = 1024;

@@ -82,14 +82,17 @@ void Worker::run()
 	rte_rcu_qsbr_thread_register(app_.rcu, lc_.index);
 	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
 
+	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
 	while (!app_.quit) {
 		const uint64_t now = rte_rdtsc();
 		jobs_ = app_.jobs.load(std::memory_order_acquire);
+		uint32_t work = 0;
 
 		for (const RxQueueRef &rx : lc_.rx) {
 			const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts, burst);
 			if (!nb)
 				continue;
+			work += nb;
 			PortCounters &pc = lc_.port_ctr[rx.port];
 			pc[PortCtr::rx_packets] += nb;
 			for (uint16_t i = 0; i < nb; i++) {
@@ -132,12 +135,19 @@ void Worker::run()
 			const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts),
 								      burst, nullptr);
 			lc_.ctr[LcoreCtr::handoff_in] += nb;
+			work += nb;
 			for (unsigned i = 0; i < nb; i++)
 				handle(pkts[i], now);
 		}
-		for (EgressQueue &e : lc_.egress)
+		for (EgressQueue &e : lc_.egress) {
 			e.drain(now);
+			work += e.depth();
+		}
 		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
+		/* Optional back-off for machines shared with other work (labs,
+		 * CI): only when a whole loop found nothing to do. */
+		if (idle_sleep && !work)
+			rte_delay_us_sleep(idle_sleep);
 	}
 	rte_rcu_qsbr_thread_offline(app_.rcu, lc_.index);
 	rte_rcu_qsbr_thread_unregister(app_.rcu, lc_.index);

@@ -93,6 +93,13 @@ int tel_lcore(const char *, const char *params, rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lcore_id", lc.lcore_id);
 	add_counters(d, lc.ctr, kLcoreCounterNames);
+	uint64_t rx = 0, tx = 0;
+	for (const PortCounters &pc : lc.port_ctr) {
+		rx += pc[PortCtr::rx_packets];
+		tx += pc[PortCtr::tx_packets];
+	}
+	rte_tel_data_add_dict_u64(d, "rx_packets", rx);
+	rte_tel_data_add_dict_u64(d, "tx_packets", tx);
 	for (size_t i = 0; i < ina::kCounterCount; i++)
 		rte_tel_data_add_dict_u64(d, ina::counter_name(static_cast<ina::Counter>(i)),
 					  lc.pipeline.v[i]);

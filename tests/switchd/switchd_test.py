@@ -134,6 +134,7 @@ aggregators = {AGGS}
 elements = 62
 lcores = {list(range(lcores))}
 stats_interval_s = 1
+idle_sleep_us = 100
 mbufs = 8191
 rx_descriptors = 256
 tx_descriptors = 256
