@@ -138,10 +138,12 @@ constexpr FlagName kFlags[] = {
 
 uint16_t parse_flags(const std::string &s)
 {
-	if (!s.empty() && s[0] >= '0' && s[0] <= '9')
-		return static_cast<uint16_t>(parse_uint(s, UINT16_MAX, "flags"));
 	uint16_t f = 0;
 	for (const std::string &n : split(s, '|')) {
+		if (!n.empty() && n[0] >= '0' && n[0] <= '9') {
+			f |= static_cast<uint16_t>(parse_uint(n, UINT16_MAX, "flags"));
+			continue;
+		}
 		bool found = false;
 		for (const FlagName &fn : kFlags) {
 			if (n == fn.name) {
