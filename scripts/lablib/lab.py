@@ -24,6 +24,14 @@ LAB_ROOT = "/tmp/inalab"
 READY_RE = re.compile(r"(^|\]\s)ready\s*$", re.M)
 
 
+# Switch port drivers `--driver auto` tries, in order. af_packet first: the
+# af_xdp PMD of DPDK 22.11 sends only the first segment of a multi-segment
+# mbuf, and ina-switchd's multicast copies are two segments (header + shared
+# payload), so parameter packets would arrive with their payload missing.
+# `--driver af_xdp` still selects it.
+AUTO_DRIVERS = ["af_packet", "af_xdp"]
+
+
 class LabError(Exception):
     pass
 
@@ -84,10 +92,12 @@ class Lab:
         netns.bpffs(self.log)
         hugedir = None
         if huge != "no":
-            hugedir = netns.hugepages(64 * len(plan["switches"]) + 64, self.log)
+            # 256 x 2 MB reserved machine-wide; each switch maps 128 MB of it.
+            hugedir = netns.hugepages(max(256, 64 * len(plan["switches"]) + 64), self.log,
+                                      need_free=64 * len(plan["switches"]))
             if hugedir is None and huge == "yes":
                 raise LabError("hugepages requested (--huge) but none are available")
-        drivers = ["af_xdp", "af_packet"] if driver == "auto" else [driver]
+        drivers = AUTO_DRIVERS if driver == "auto" else [driver]
         last_err = ""
         for drv in drivers:
             render.write_all(plan, self.run.conf, drv)

@@ -134,7 +134,7 @@ def delete_namespace(ns):
     run(["ip", "netns", "del", ns], check=False, quiet=True)
 
 
-def hugepages(want_pages, log):
+def hugepages(want_pages, log, need_free=None):
     """Tries to have `want_pages` free 2 MB hugepages and hugetlbfs mounted.
     Returns the mount point, or None (then DPDK runs with --no-huge)."""
     try:
@@ -165,7 +165,8 @@ def hugepages(want_pages, log):
                           stderr=subprocess.DEVNULL).returncode != 0:
             log("lab: hugepages: cannot mount hugetlbfs, using --no-huge")
             return None
-    if free < want_pages // 2:
+    need_free = want_pages // 2 if need_free is None else need_free
+    if free < need_free:
         log(f"lab: hugepages: only {free} free 2 MB pages, using --no-huge")
         return None
     return mount

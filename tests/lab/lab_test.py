@@ -158,7 +158,7 @@ def t_topology(build, name):
     extra = []
     if name == "multi-tenant":
         extra = ["--tensor", "262144"]
-    r = run(name, build, "--iterations", "2", *extra)
+    r = run(name, build, "--iterations", "2", *extra, timeout=60)
     show(r)
     assert_exact(r)
     for j in r["jobs"]:
