@@ -12,6 +12,13 @@
  * received on either port is counted and freed (the sink). One lcore does
  * it all, so that on a small machine the other cores stay with the switch.
  *
+ * Addresses (configure the switch's neighbours and jobs accordingly):
+ * worker w of job j (j = 0..J-1, job id j+1) is 10.1.j.(w+1), MAC
+ * 02:00:00:jj:ww:01, bitmap bit w, fan-in W; the PS is 10.1.255.100, MAC
+ * 02:00:00:ff:00:64. Fragment s of job j uses aggregator index
+ * j * N/J + s % (N/J) (no collisions while --window < N/J) and UDP source
+ * port 0xC000 | (index & 0x3FFF).
+ *
  * Frames are written into a fixed set of mbufs that are reused once their
  * reference count says the PMD is done with them (memif copies at TX).
  */
@@ -281,6 +288,8 @@ int main(int argc, char **argv)
 			ina_store16(ina + offsetof(struct ina_hdr, job_id), static_cast<uint16_t>(job + 1));
 			ina_store32(ina + offsetof(struct ina_hdr, seq), s);
 			ina_store32(ina + offsetof(struct ina_hdr, agg_index), index);
+			/* Low bits of the index in the UDP source port: NIC steering. */
+			ina_store16(ip + 20, static_cast<uint16_t>(0xC000 | (index & 0x3FFF)));
 			ina[offsetof(struct ina_hdr, level)] = 0;
 			ina_store32(ina + offsetof(struct ina_hdr, bitmap), 1u << worker);
 			ina[offsetof(struct ina_hdr, fan_in)] = static_cast<uint8_t>(o.workers);

@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <fstream>
 #include <string>
-#include <thread>
+#include <pthread.h>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -385,12 +385,21 @@ int main(int argc, char **argv)
 		     cfg.aggregators, cfg.elements, ports, ina::simd_name(app->lcores[0]->table->simd()));
 	spdlog::info("ready");
 
-	std::thread control([&] { control_loop(*app); });
+	/* The control plane runs on the CPUs the data path does not use
+	 * (rte_ctrl_thread_create picks them); it sleeps when idle. */
+	pthread_t control;
+	if (rte_ctrl_thread_create(&control, "ina-control", nullptr,
+				   [](void *a) -> void * {
+					   control_loop(*static_cast<App *>(a));
+					   return nullptr;
+				   },
+				   app.get()) != 0)
+		fail("cannot start the control-plane thread");
 	for (unsigned k = 1; k < n; k++)
 		rte_eal_remote_launch(lcore_main, app->lcores[k].get(), lcore_ids[k]);
 	lcore_main(app->lcores[0].get());
 	rte_eal_mp_wait_lcore();
-	control.join();
+	pthread_join(control, nullptr);
 
 	const double secs = static_cast<double>(rte_rdtsc() - app->start_tsc) / rte_get_tsc_hz();
 	spdlog::info("{}", summary_line(*app, secs, "final: "));

@@ -356,6 +356,18 @@ def case_ecn(sw, lcores=1):
     check(t["ecn_marks"] >= len(marked) > 0, f"port telemetry counts ECN marks ({t['ecn_marks']})")
 
 
+def case_random_drop(sw, lcores=1):
+    # Port 2 (to the PS) drops with probability 0.5; other ports drop nothing.
+    n = 200
+    burst = [("h0", ina_frame(HOSTS[0][0], PS_IP, PS_MAC, HOSTS[0][1], 99, s, [0] * 62,
+                              bitmaps=(1, 0, 0, 0))) for s in range(n)]
+    got = exchange(None, ["h2"], burst, timeout=4, want={"h2": n})["h2"]
+    t = sw.telemetry("/ina/port,2")
+    check(50 <= len(got) <= 150, f"about half arrive with drop_rate 0.5 ({len(got)} of {n})")
+    check(t["random_drops"] == n - len(got), f"every random drop counted ({t['random_drops']})")
+    check(sw.telemetry("/ina/port,0")["random_drops"] == 0, "drop rate is per port (off elsewhere)")
+
+
 def case_gc(sw, lcores=1):
     # gc_timeout_ms = 2500. Worker 0 claims an aggregator for seq 400 and
     # dies; the parameter packet of another fragment (seq 401) hashed to
@@ -505,6 +517,7 @@ CASES = {
     "multicast_2lcores": (case_multicast, {"lcores": 2}),
     "admission": (case_admission, {}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
+    "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
     "control": (case_control, {}),
