@@ -46,7 +46,10 @@ struct CcConfig {
 	/* Windows in packets. */
 	double initial_window = 200;
 	double min_window = 1;
-	double max_window = 8192;
+	/* Kept below the PS's fragment ring (docs/ps.md `window`, 4096 by
+	 * default): a worker that lost an ACK must still find its fragment
+	 * there when the others are a whole window ahead. */
+	double max_window = 2048;
 	/* ATP AIMD (also A2TP's link window growth). */
 	double slow_start_increase = 5; /* packets per ACK below ssthresh */
 	double avoidance_increase = 5;  /* packets per window above it */
