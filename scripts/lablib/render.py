@@ -43,6 +43,9 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
         f"gc_timeout_ms = {plan['gc_timeout_ms']}",
         f"stats_interval_s = {stats_interval_s}",
         f"mbufs = {plan['mbufs']}",
+        # Poll, but sleep when a whole loop found nothing: the lab shares a
+        # few CPUs between every switch, worker and PS.
+        f"idle_sleep_us = {plan['idle_sleep_us']}",
         "rx_descriptors = 512",
         "tx_descriptors = 512",
     ]

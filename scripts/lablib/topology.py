@@ -32,6 +32,7 @@ LAB_KEYS = {
     "gc_timeout_ms": 1000,
     "mbufs": 8191,
     "lcores": 1,
+    "idle_sleep_us": 20,
     "switch": [],
     "host": [],
     "job": [],
@@ -136,7 +137,7 @@ def build_plan(raw, path, overrides):
         raise TopologyError(f"{path}: subnet: {e}")
     if net.version != 4 or net.prefixlen > 16:
         raise TopologyError(f"{path}: subnet: must be an IPv4 /16 or larger, got {lab['subnet']}")
-    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores"):
+    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us"):
         if k in overrides:
             lab[k] = overrides[k]
     if not 1 <= lab["elements"] <= 256:
@@ -276,7 +277,7 @@ def build_plan(raw, path, overrides):
 
     return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
             "subnet": str(net), "elements": lab["elements"], "gc_timeout_ms": lab["gc_timeout_ms"],
-            "mbufs": lab["mbufs"], "switches": switches, "hosts": hosts, "jobs": jobs}
+            "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
 
 
 def plan_job(j, where, by_switch, by_host, adj, overrides):
