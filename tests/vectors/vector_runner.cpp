@@ -6,9 +6,12 @@
  *
  *   vector_runner [--simd scalar|avx2|avx512|all] [-v] <file.vec | dir>...
  *   vector_runner --dump-seeds <out dir> <file.vec | dir>...
+ *   vector_runner --expect-fail <file.vec | dir>...
  *
  * --dump-seeds writes each vector's input frames as one libFuzzer seed in
- * the format of tests/fuzz/pipeline_fuzz.cpp.
+ * the format of tests/fuzz/pipeline_fuzz.cpp. --expect-fail checks the
+ * runner itself: every file (tests/vectors/selftest/, each wrong in one
+ * way) must fail or be rejected, or the run fails.
  */
 #include <dirent.h>
 #include <sys/stat.h>
@@ -367,7 +370,7 @@ int main(int argc, char **argv)
 {
 	std::vector<ina::SimdLevel> levels;
 	std::string simd_arg = "all", seed_dir;
-	bool verbose = false;
+	bool verbose = false, expect_fail = false;
 	std::vector<std::string> files;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
@@ -375,10 +378,12 @@ int main(int argc, char **argv)
 			simd_arg = argv[++i];
 		} else if (a == "--dump-seeds" && i + 1 < argc) {
 			seed_dir = argv[++i];
+		} else if (a == "--expect-fail") {
+			expect_fail = true;
 		} else if (a == "-v") {
 			verbose = true;
 		} else if (a == "-h" || a == "--help") {
-			std::printf("usage: %s [--simd scalar|avx2|avx512|all] [-v] [--dump-seeds DIR] "
+			std::printf("usage: %s [--simd scalar|avx2|avx512|all] [-v] [--dump-seeds DIR] [--expect-fail] "
 				    "<file.vec | dir>...\n",
 				    argv[0]);
 			return 0;
@@ -409,6 +414,11 @@ int main(int argc, char **argv)
 		Vector v;
 		std::string err;
 		if (!parse_vector_file(path, &v, &err)) {
+			if (expect_fail) {
+				std::printf("ok    %s rejected: %s\n", base_name(path).c_str(), err.c_str());
+				passed++;
+				continue;
+			}
 			std::printf("ERROR %s\n", err.c_str());
 			errors++;
 			continue;
@@ -431,6 +441,21 @@ int main(int argc, char **argv)
 			continue;
 		}
 		bool ok = true;
+		if (expect_fail) {
+			for (ina::SimdLevel l : levels) {
+				Report r = run(v, l);
+				if (r.ok()) {
+					ok = false;
+					std::printf("FAIL  %s [%s]: a wrong vector passed\n", v.name.c_str(),
+						    ina::simd_name(l));
+				} else {
+					std::printf("ok    %s [%s] caught: %s\n", v.name.c_str(), ina::simd_name(l),
+						    r.lines.front().c_str());
+				}
+			}
+			ok ? passed++ : failed++;
+			continue;
+		}
 		for (ina::SimdLevel l : levels) {
 			Report r = run(v, l);
 			if (!r.ok()) {
