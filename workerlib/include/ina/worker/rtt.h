@@ -22,7 +22,7 @@ namespace ina {
 
 struct RttConfig {
 	uint64_t initial_rto_ns = 20'000'000; /* before the first sample */
-	uint64_t min_rto_ns = 2'000'000;
+	uint64_t min_rto_ns = 5'000'000;
 	uint64_t max_rto_ns = 500'000'000;
 };
 
