@@ -56,6 +56,7 @@ struct App {
 	std::vector<uint16_t> port_id;              /* config index -> DPDK port id */
 	std::vector<int16_t> port_index;            /* DPDK port id -> config index, -1 */
 	std::vector<Mac> port_mac;
+	std::vector<uint8_t> port_multiseg;         /* PMD sends chained mbufs */
 	std::vector<std::unique_ptr<Lcore>> lcores;
 	Steering steering = Steering::kSingle;
 	rte_mempool *pool = nullptr;     /* packet mbufs */

@@ -292,7 +292,23 @@ void Worker::multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job
 			ina_store32(d + kIpDst, t.ip);
 			fix_ip_checksum(d);
 		}
-		if (len > hdr_len) {
+		if (len > hdr_len && !app_.port_multiseg[t.port]) {
+			/* This PMD cannot send chains: a flat copy. */
+			rte_mbuf *f = rte_pktmbuf_alloc(app_.pool);
+			char *fd = f ? rte_pktmbuf_append(f, static_cast<uint16_t>(len)) : nullptr;
+			if (!fd) {
+				if (f)
+					rte_pktmbuf_free(f);
+				rte_pktmbuf_free(h);
+				lc_.ctr[LcoreCtr::multicast_alloc_drops]++;
+				continue;
+			}
+			memcpy(fd, d, hdr_len);
+			memcpy(fd + hdr_len, frame + hdr_len, len - hdr_len);
+			rte_pktmbuf_free(h);
+			h = f;
+			lc_.ctr[LcoreCtr::multicast_flat_copies]++;
+		} else if (len > hdr_len) {
 			rte_mbuf *p = rte_pktmbuf_clone(m, app_.ind_pool);
 			if (!p) {
 				rte_pktmbuf_free(h);

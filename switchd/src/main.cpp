@@ -421,9 +421,9 @@ int main(int argc, char **argv)
 		for (EgressQueue &e : lc->egress)
 			e.flush();
 	stop_ports(*app);
-	app->lcores.clear();
+	/* The lcores' tables stay until the end of main: telemetry may still
+	 * read them until rte_eal_cleanup() has stopped it. */
 	rte_eal_cleanup();
-	g_app = nullptr;
 	spdlog::info("stopped");
 	return 0;
 }

@@ -103,6 +103,15 @@ std::string setup_ports(App &app)
 		struct rte_eth_dev_info info;
 		if (rte_eth_dev_info_get(id, &info) != 0)
 			return "port '" + name + "': cannot read device info";
+		/* Parameter copies share their payload through chained mbufs;
+		 * ports that cannot send chains get flat copies. net_ring hands
+		 * mbufs over as they are. */
+		const bool chains = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+				    std::string(info.driver_name ? info.driver_name : "") == "net_ring";
+		app.port_multiseg.push_back(chains);
+		if (!chains)
+			spdlog::info("port {} ({}) cannot send chained mbufs: parameter copies to it "
+				     "carry their own payload", name, info.driver_name);
 		if (info.max_tx_queues < n)
 			return "port '" + name + "' has " + std::to_string(info.max_tx_queues) +
 			       " TX queues, " + std::to_string(n) +
@@ -122,6 +131,8 @@ std::string setup_ports(App &app)
 		const uint16_t id = app.port_id[i];
 		const std::string &name = app.cfg.ports[i].name;
 		struct rte_eth_conf conf = {};
+		if (app.port_multiseg[i])
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 		int rc = rte_eth_dev_configure(id, nrxq[i], static_cast<uint16_t>(n), &conf);
 		if (rc != 0)
 			return "port '" + name + "': configure failed: " + rte_strerror(-rc);
