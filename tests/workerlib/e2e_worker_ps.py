@@ -151,6 +151,8 @@ CASES = {
                         check=check_faults),
     "overflow_floats": dict(worker_args=["--pattern", "overflow"], check=check_overflow),
     "a2tp": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8"], check=check_a2tp),
+    "a2tp_hash_bypass": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8", "--set", "a2tp_bypass=hash"],
+                             check=check_a2tp),
     "cc_none_threads": dict(worker_args=["--cc", "none", "--threads", "2", "--tensors", "4"]),
     "two_ps": dict(ps_count=2, check=check_two_ps),
 }

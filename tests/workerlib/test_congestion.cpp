@@ -247,6 +247,21 @@ TEST(A2tp, InitialAggregatorWindowOption)
 	EXPECT_EQ(a.agg_window(), 3u);
 }
 
+TEST(A2tp, BypassByHashIsAFunctionOfSeqAndTheShare)
+{
+	EXPECT_FALSE(bypass_by_hash(5, 100, 100)); /* ACW = LCW: nothing bypasses */
+	EXPECT_FALSE(bypass_by_hash(5, 120, 100));
+	uint32_t bypassed = 0;
+	for (uint32_t seq = 0; seq < 16000; seq++) {
+		bool b = bypass_by_hash(seq, 25, 100); /* a quarter uses the switch */
+		EXPECT_EQ(b, bypass_by_hash(seq, 25, 100));
+		bypassed += b;
+	}
+	EXPECT_NEAR(bypassed, 12000, 400);
+	for (uint32_t seq = 0; seq < 1000; seq++)
+		EXPECT_TRUE(bypass_by_hash(seq, 0, 100));
+}
+
 TEST(A2tp, GammaSmoothingOption)
 {
 	CcConfig c = worked_config();

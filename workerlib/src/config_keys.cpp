@@ -139,6 +139,13 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"a2tp_gamma_smoothing", d(&c->cc.a2tp_gamma_smoothing)},
 		{"acw_increase", d(&c->cc.acw_increase)},
 		{"initial_acw", d(&c->cc.initial_acw)},
+		{"a2tp_bypass",
+		 [c](const std::string &s) {
+			 if (s != "window" && s != "hash")
+				 return false;
+			 c->cc.bypass_by_hash = s == "hash";
+			 return true;
+		 }},
 		{"a2tp_flows", u(&c->a2tp_flows, 1u << 20)},
 		{"min_rto_us", us(&c->rtt.min_rto_ns)},
 		{"max_rto_us", us(&c->rtt.max_rto_ns)},

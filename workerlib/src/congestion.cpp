@@ -169,6 +169,15 @@ void A2tp::on_loss(const CcLoss &l)
 	acw_ = std::min(acw_, lcw_.cwnd());
 }
 
+bool bypass_by_hash(uint32_t seq, uint32_t acw, uint32_t lcw)
+{
+	if (acw >= lcw || lcw == 0)
+		return false;
+	uint32_t share = static_cast<uint32_t>(16ull * acw / lcw); /* 0..15 */
+	uint32_t slot = (seq * 0x9E3779B1u) >> 28;                /* 0..15 */
+	return slot >= share;
+}
+
 std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, double aggregators, double flows)
 {
 	switch (cfg.kind) {

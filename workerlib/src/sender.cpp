@@ -291,7 +291,8 @@ bool Sender::pump_send(uint64_t now)
 			uint32_t index = w_->remap().index(seq);
 			uint32_t ne = t->frag_elems(f, epp);
 			uint16_t flags = 0;
-			if (in_flight_agg >= agg_win)
+			bool bypass = cfg_.cc.bypass_by_hash ? bypass_by_hash(seq, agg_win, win) : in_flight_agg >= agg_win;
+			if (bypass)
 				flags |= INA_F_BYPASS;
 			else
 				in_flight_agg++;

@@ -155,7 +155,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, threads, initial_window, min_window, max_window,
- * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw,
+ * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, window_capacity,
  * stall_timeout_ms. False with a one-line *error on an unknown key or a bad
  * value. */

@@ -62,6 +62,14 @@ struct CcConfig {
 	                                    else EWMA weight for gamma */
 	double acw_increase = 1;        /* packets per round (the model of eq. (8)) */
 	double initial_acw = 0;         /* 0: initial_window */
+	/* Which fragments bypass the switch when ACW < LCW:
+	 *   false (paper): those sent while ACW fragments already use
+	 *     aggregators. Each worker decides from its own in-flight count,
+	 *     so workers of a job may decide differently for one fragment;
+	 *     the one that used the switch then waits there until a resend.
+	 *   true: fragment seq bypasses iff mix(seq) mod 16 >= 16 ACW / LCW,
+	 *     the same decision at every worker whose windows agree to 1/16. */
+	bool bypass_by_hash = false;
 	uint64_t min_round_ns = 100'000; /* a round lasts max(srtt, this) */
 };
 
@@ -175,6 +183,10 @@ private:
 	uint32_t acks_ = 0, cols_ = 0, ecns_ = 0;
 	uint64_t rounds_ = 0;
 };
+
+/* The bypass_by_hash rule: true if fragment seq should bypass the switch
+ * with aggregator window acw and link window lcw. */
+bool bypass_by_hash(uint32_t seq, uint32_t acw, uint32_t lcw);
 
 /* Builds the controller a job asked for. aggregators and flows feed eq. (14)
  * when cfg.a2tp_h < 0. */
