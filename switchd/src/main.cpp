@@ -162,9 +162,11 @@ int main(int argc, char **argv)
 		eal_args.clear();
 	}
 
-	CLI::App cli{"ina-switchd: in-network aggregation switch on DPDK ports.\n"
-		     "Usage: ina-switchd [EAL args] -- --config FILE",
-		     "ina-switchd"};
+	CLI::App cli{"ina-switchd: in-network aggregation switch on DPDK ports", "ina-switchd"};
+	cli.footer("DPDK EAL arguments come first, ours after \"--\":\n"
+		   "  ina-switchd [EAL args] -- --config FILE\n"
+		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
+		   "Keys of FILE: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
 	std::string config_path;
 	bool check_only = false;
 	cli.set_version_flag("--version", std::string("ina-switchd ") + INA_VERSION_STRING + " (" +
