@@ -514,6 +514,13 @@ def config_errors(binary, tmp):
                for d in os.listdir("/sys/kernel/mm/hugepages")):
         check(rc != 0 and "--no-huge" in out and len(out.strip().splitlines()) == 1,
               "no hugepages -> one line saying to use --no-huge")
+    cfg_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config")
+    examples = sorted(f for f in os.listdir(cfg_dir) if f.startswith("switchd") and f.endswith(".toml"))
+    for f in examples:
+        r = subprocess.run([binary, "--", "--config", os.path.join(cfg_dir, f), "--check-config"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and "OK" in r.stdout, f"example config/{f} validates")
+    check(len(examples) >= 2, "example configs present")
     r = subprocess.run([binary, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and "--config" in r.stdout, "--help")
     r = subprocess.run([binary, "--version"], capture_output=True, text=True)
