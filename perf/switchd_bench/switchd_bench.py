@@ -27,13 +27,19 @@ import time
 
 
 def telemetry(prefix, cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2")
-    s.recv(16384)
-    s.send(cmd.encode())
-    r = json.loads(s.recv(65536).decode())
-    s.close()
-    return r[cmd.split(",")[0]]
+    for attempt in range(5):
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            s.connect(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2")
+            s.recv(16384)
+            s.send(cmd.encode())
+            r = json.loads(s.recv(65536).decode())
+            s.close()
+            return r[cmd.split(",")[0]]
+        except OSError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
 
 
 def switchd_config(tmp, args, lcores):
