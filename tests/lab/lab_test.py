@@ -52,7 +52,7 @@ def lab(*args, timeout=300, check_rc=True):
     return p.returncode, p.stdout, p.stderr
 
 
-def run(topology, build, *extra, timeout=120):
+def run(topology, build, *extra, timeout=60):
     """scripts/lab run ... --json; returns the report."""
     rc, out, err = lab("run", topology, "--build", build, "--driver", DRIVER, "--json",
                        "--timeout", str(timeout), *extra, timeout=timeout + 60, check_rc=False)
@@ -158,7 +158,7 @@ def t_topology(build, name):
     extra = []
     if name == "multi-tenant":
         extra = ["--tensor", "262144"]
-    r = run(name, build, "--iterations", "2", *extra, timeout=60)
+    r = run(name, build, "--iterations", "2", *extra)
     show(r)
     assert_exact(r)
     for j in r["jobs"]:
@@ -227,7 +227,7 @@ def t_kill_worker(build):
 
 
 def t_restart_switch(build):
-    r = run("single-rack", build, "--tensor", "524288", "--iterations", "2",
+    r = run("single-rack", build, "--tensor", "262144", "--iterations", "3",
             "--fault", "restart-switch:sw0@0.5")
     show(r)
     check(r["faults"]["switch_restarts"], "switch was not restarted")
