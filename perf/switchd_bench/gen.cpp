@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 		rte_eth_link_get_nowait(1, &l1);
 		if (l0.link_status && l1.link_status)
 			break;
-		if (rte_rdtsc() - t0 > 20 * hz || g_quit) {
+		if (rte_rdtsc() - t0 > 60 * hz || g_quit) {
 			std::fprintf(stderr, "ina-gen: error: links did not come up\n");
 			return 1;
 		}

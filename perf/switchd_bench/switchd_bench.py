@@ -54,14 +54,14 @@ stats_interval_s = 0
 steering = "auto"
 
 [[port]]
-device = "net_memif0,role=client,socket={tmp}/w.sock"
+device = "net_memif0,role=server,socket={tmp}/w.sock"
 """
     for j in range(args.jobs):
         for w in range(args.workers):
             s += f'[[port.neighbour]]\nip = "10.1.{j}.{w + 1}"\nmac = "02:00:00:{j:02x}:{w:02x}:01"\n'
     s += f"""
 [[port]]
-device = "net_memif1,role=client,socket={tmp}/ps.sock"
+device = "net_memif1,role=server,socket={tmp}/ps.sock"
 [[port.neighbour]]
 ip = "10.1.255.100"
 mac = "02:00:00:ff:00:64"
@@ -85,25 +85,15 @@ fan_in = [{args.workers}]
 def run(args, kind, lcores=None):
     with tempfile.TemporaryDirectory(prefix="swbench") as tmp:
         tag = f"{os.getpid()}{kind}{len(lcores or [])}"
-        gen = subprocess.Popen(
-            [args.gen, "--no-huge", "-m", "256", "-l", str(args.gen_cpu), "--file-prefix", f"g{tag}",
-             "--no-pci", "--log-level", "*:error",
-             "--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
-             "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock",
-             "--", "--workers", str(args.workers), "--jobs", str(args.jobs),
-             "--elements", str(args.elements), "--aggregators", str(args.aggregators),
-             "--duration", str(args.duration), "--warmup", str(args.warmup), "--json",
-             "--label", kind, "--rx-queues", str(len(lcores or [1]))],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        dut_log = open(os.path.join(tmp, "dut.log"), "w")
         if kind == "ceiling":
             dut = subprocess.Popen(
                 [args.gen, "--no-huge", "-m", "256", "-l", str(args.dut_cpu), "--file-prefix",
                  f"f{tag}", "--no-pci", "--log-level", "*:error",
-                 "--vdev", f"net_memif0,role=client,socket={tmp}/w.sock",
-                 "--vdev", f"net_memif1,role=client,socket={tmp}/ps.sock", "--", "--forward",
+                 "--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
+                 "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock", "--", "--forward",
                  "--rx-queues", "1"],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                stdout=dut_log, stderr=subprocess.STDOUT, text=True)
             prefix = None
         else:
             cfg = switchd_config(tmp, args, lcores)
@@ -111,7 +101,23 @@ def run(args, kind, lcores=None):
             dut = subprocess.Popen(
                 [args.switchd, "--no-huge", "-m", "512", "--file-prefix", prefix,
                  "--log-level", "*:error", "--", "--config", cfg],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                stdout=dut_log, stderr=subprocess.STDOUT, text=True)
+            # The generator starts once the switch is up (telemetry ready).
+            deadline = time.time() + 60
+            while "] ready" not in open(dut_log.name).read():
+                if dut.poll() is not None or time.time() > deadline:
+                    sys.exit(f"ina-switchd did not start:\n{open(dut_log.name).read()[-2000:]}")
+                time.sleep(0.1)
+        gen = subprocess.Popen(
+            [args.gen, "--no-huge", "-m", "256", "-l", str(args.gen_cpu), "--file-prefix", f"g{tag}",
+             "--no-pci", "--log-level", "*:error",
+             "--vdev", f"net_memif0,role=client,socket={tmp}/w.sock",
+             "--vdev", f"net_memif1,role=client,socket={tmp}/ps.sock",
+             "--", "--workers", str(args.workers), "--jobs", str(args.jobs),
+             "--elements", str(args.elements), "--aggregators", str(args.aggregators),
+             "--duration", str(args.duration), "--warmup", str(args.warmup), "--json",
+             "--label", kind, "--rx-queues", str(len(lcores or [1]))],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         per_lcore = []
         try:
             time.sleep(args.warmup + 1.0)
@@ -138,10 +144,11 @@ def run(args, kind, lcores=None):
         finally:
             dut.send_signal(2)
             try:
-                dut_out = dut.communicate(timeout=20)[0]
+                dut.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 dut.kill()
-                dut_out = dut.communicate()[0]
+                dut.wait()
+            dut_out = open(dut_log.name).read()
         if gen.returncode != 0 or not out.strip():
             sys.exit(f"{kind}: ina-gen failed: {err.strip()[-2000:]}\n{dut_out[-2000:]}")
         r = json.loads(out.strip().splitlines()[-1])
