@@ -176,6 +176,22 @@ def run_c_api():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def run_no_ps():
+    """No PS at all: the all-reduce fails with a one-line reason after the
+    stall timeout instead of hanging, and the tool exits 1."""
+    t0 = time.time()
+    r = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
+                        "--transport", "udp", "--ip", NET + ".10", "--size-mb", "0.01", "--rounds", "1",
+                        "--json", "--set", "stall_timeout_ms=1500"], capture_output=True, text=True, timeout=60)
+    took = time.time() - t0
+    assert r.returncode == 1, ("no_ps", r.returncode, r.stdout, r.stderr)
+    assert "no parameter packets from the PS" in r.stderr, r.stderr
+    out = json.loads(r.stdout)
+    assert out["within_bound"] is False and out["timeouts"] > 0, out
+    assert took < 30, took
+    print("ok   %-16s failed after %.1f s: %s" % ("no_ps", took, r.stderr.strip().splitlines()[0]))
+
+
 if __name__ == "__main__":
     print("network: %s (%s)" % (NET, "private namespace" if NETNS else "host loopback"))
     for name, kw in CASES.items():
@@ -184,3 +200,5 @@ if __name__ == "__main__":
         run_case(name, **kw)
     if not ONLY or "c_api" in ONLY:
         run_c_api()
+    if not ONLY or "no_ps" in ONLY:
+        run_no_ps()

@@ -77,7 +77,7 @@ struct WorkerConfig {
 	 * an unfinished fragment. */
 	uint32_t ps_window = 4096;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
-	uint64_t stall_timeout_ns = 10'000'000'000ull;
+	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };
 
 /* Counters, summed over sender threads. */
