@@ -169,8 +169,7 @@ def put_ina(b, f):
     values = parse_values(f["values"]) if "values" in f else [0] * parse_int(f.get("elems", "0"))
     elems = parse_int(f["elems"]) if "elems" in f else len(values)
     typ = f.get("type", "0")
-    typ = {"data": 0, "control": 1}.get(typ, None)
-    typ = typ if typ is not None else parse_int(f["type"])
+    typ = {"data": 0, "control": 1}[typ] if typ in ("data", "control") else parse_int(typ)
     remap = f.get("remap", "none")
     hdr = struct.pack(
         "!BBHHHIIIHBB4I4B",
@@ -309,7 +308,7 @@ class Cli:
         cmds = [f"counter_read {CTR_REASON} {i}" for i in range(len(names))]
         cmds += [f"counter_read {CTR_SIDE[n]} 0" for n in sorted(CTR_SIDE)]
         out = self.run(cmds)
-        vals = [int(x) for x in re.findall(r"packets=(\d+)", out)]
+        vals = [int(x) for x in re.findall(r"(\d+) packets", out)]
         if len(vals) != len(cmds):
             raise VectorError(f"counter_read: {len(vals)} values for {len(cmds)} reads")
         c = dict(zip(names, vals[:len(names)]))
@@ -400,6 +399,27 @@ def table_commands(v, jobs):
     return [l for l in p4gen.emit_bmv2(pl).splitlines() if l and not l.startswith("#")]
 
 
+def pass_ports(frame):
+    """Where the forwarding tables the runner installs send a frame that the
+    switch program passes (stages/forward.p4, as switchd's forward_ipv4 and
+    forward_l2): flood for broadcast and multicast, the PS port for its
+    addresses."""
+    flood = [p for p in PORTS if p != PORT_IN]
+    if len(frame) < 14:
+        return [PORT_PS]  # a runt: nothing to forward on (see docs/p4.md)
+    if frame[12:14] == b"\x08\x00" and len(frame) >= 34:
+        dst = struct.unpack("!I", frame[30:34])[0]
+        if dst >> 28 == 0xE or dst == 0xFFFFFFFF:
+            return flood
+        if dst == PS_IP:
+            return [PORT_PS]
+    if frame[0] & 1:
+        return flood
+    if int.from_bytes(frame[0:6], "big") == PS_MAC:
+        return [PORT_PS]
+    return []
+
+
 def expected_outputs(v):
     """Per port, the frames that must come out, in order."""
     exp = {p: [] for p in PORTS}
@@ -416,12 +436,15 @@ def expected_outputs(v):
         else:
             out = build_expected(o["fields"], frame)
         if verdict == "multicast":
-            exp[PORT_W1].append(out)
-            exp[PORT_W2].append(out)
+            ports = [PORT_W1, PORT_W2]
         elif verdict == "control":
-            exp[PORT_CPU].append(out)
+            ports = [PORT_CPU]
+        elif verdict == "pass":
+            ports = pass_ports(frame)
         else:
-            exp[PORT_PS].append(out)
+            ports = [PORT_PS]
+        for p in ports:
+            exp[p].append(out)
     return exp
 
 

@@ -158,11 +158,14 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
                 mcast_rewrite.apply();
             }
             ecn_threshold.apply();
-            if (threshold != 0 && qdepth >= threshold && hdr.ina.isValid() &&
-                hdr.ina.type == INA_TYPE_DATA) {
-                hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
-                if (hdr.ipv4.tos[1:0] != 0) {
-                    /* ECN-capable transport: IP CE too. */
+            /* As switchd (config/README.md, ecn_threshold): INA packets get
+             * the INA ECN flag and IP CE, other ECN-capable IPv4 packets CE. */
+            if (threshold != 0 && qdepth >= threshold && hdr.ipv4.isValid()) {
+                if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
+                    hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
+                    hdr.ipv4.tos[1:0] = 3;
+                    meta.ip_changed = 1;
+                } else if (hdr.ipv4.tos[1:0] != 0) {
                     hdr.ipv4.tos[1:0] = 3;
                     meta.ip_changed = 1;
                 }
