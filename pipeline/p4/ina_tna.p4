@@ -178,8 +178,26 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         elems_left.decrement(1);
         transition elems;
     }
-    /* Second pass: skip the 31 elements done in the first pass. */
+    /* Second pass: the first 31 elements (or fewer: a claim zeroing the
+     * row's second half) were done in the first pass. */
     state head {
+        transition select(hdr.ina.elem_count) {
+            0 .. 30: head_loop;
+            default: head_full;
+        }
+    }
+    state head_loop {
+        transition select(elems_left.is_zero()) {
+            true: accept;
+            false: head_one;
+        }
+    }
+    state head_one {
+        pkt.extract(hdr.head.next);
+        elems_left.decrement(1);
+        transition head_loop;
+    }
+    state head_full {
         pkt.extract(hdr.head[0]); pkt.extract(hdr.head[1]); pkt.extract(hdr.head[2]); pkt.extract(hdr.head[3]);
         pkt.extract(hdr.head[4]); pkt.extract(hdr.head[5]); pkt.extract(hdr.head[6]); pkt.extract(hdr.head[7]);
         pkt.extract(hdr.head[8]); pkt.extract(hdr.head[9]); pkt.extract(hdr.head[10]); pkt.extract(hdr.head[11]);

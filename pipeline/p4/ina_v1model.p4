@@ -104,10 +104,12 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
             default: accept;
         }
     }
-    /* Second pass: the first 31 elements were done in the first pass. */
+    /* Second pass: the first 31 elements (or fewer: a claim zeroing the
+     * row's second half) were done in the first pass. */
     state head {
-        transition select(taken) {
-            INA_LANES: head_done;
+        transition select(taken, remaining) {
+            (INA_LANES, _): head_done;
+            (_, 0): accept;
             default: head_one;
         }
     }

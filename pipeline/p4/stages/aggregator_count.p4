@@ -65,13 +65,24 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
         } else if (meta.cls == CLASS_RESEND) {
             if (meta.id_hit == ID_MISS) {
                 leave(CTR_resend_forwarded);
+            } else if (meta.id_hit == ID_COLLIDE) {
+                /* Someone else's aggregator: a collision like Figure 7's
+                 * box 2, so the holder learns of it (Col) and the PS
+                 * re-hashes. */
+                leave(CTR_collision);
+                meta.set_flags = INA_F_COLLISION;
+                meta.flags_op = FLAGS_SET_COL;
             } else {
                 count_clear();
                 if (hdr.ina.level != 0) {
                     /* Figure 17, higher level: its bitmap has one bit per
-                     * lower switch and cannot describe a partial child. */
+                     * lower switch and cannot describe a partial child, so
+                     * the partial sum is discarded; its congestion and
+                     * collision marks travel on. */
                     leave(CTR_resend_flushed);
-                    meta.flags_op = FLAGS_CLEAR;
+                    meta.flags_op = FLAGS_READ_CLEAR;
+                    meta.flags_in = 0;
+                    meta.carry_flags = 1;
                 } else {
                     /* Figure 17, first level: merge and flush the partial. */
                     leave(CTR_resend_merged);

@@ -31,14 +31,17 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
     )
 
-    /* id_release: a resent gradient frees its own aggregator. */
+    /* id_release: a resent gradient frees its own aggregator, and reports
+     * whether another <job, seq> holds it. */
     INA_PAIR_REGISTER_ACTION(id_hit_t, aggregator_id_reg, id_release, meta.row, meta.id_hit,
         if (value.key == meta.key) {
             value.key = 0;
             value.ts = 0;
             result = ID_RELEASED;
-        } else {
+        } else if (value.key == 0) {
             result = ID_MISS;
+        } else {
+            result = ID_COLLIDE;
         }
     )
 

@@ -6,7 +6,10 @@
  * (row 2 * index + 1), so 62 elements need two passes through the same 31
  * lanes (ATP Appendix C). Each lane has the four RegisterActions of the
  * software switch's value kernels (value_write, value_add, value_add_read,
- * value_read), suffixed with the lane number.
+ * value_read), suffixed with the lane number. A claim owns the whole row:
+ * value_write writes the packet's elements and zeroes the lanes past them up
+ * to `elements` (process.cpp's memset), with value_clear on those lanes, so
+ * a longer packet of the same fragment adds onto zeros.
  *
  * The register saturates (|+| on int<32>, done by the stateful ALU). A
  * stateful ALU has a single output word, and the packet needs both the sum
@@ -29,6 +32,10 @@
     INA_REGISTER(int<32>, aggregator_value_##I, INA_VALUE_ROWS); \
     INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_write_##I, meta.value_row, old_##I, \
         value = (int<32>)hdr.elems[I].v; \
+        result = 0; \
+    ) \
+    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_clear_##I, meta.value_row, old_##I, \
+        value = 0; \
         result = 0; \
     ) \
     INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
@@ -63,6 +70,8 @@
             value_read_##I(); \
             hdr.elems[I].v = (bit<32>)old_##I; \
         } \
+    } else if (meta.value_op == VALUE_WRITE && I < row_lanes) { \
+        value_clear_##I(); \
     }
 
 control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
@@ -122,6 +131,15 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
             if (meta.value_op != VALUE_NONE && hdr.ina.elem_count > INA_LANES_16) {
                 meta.need_second = 1;
             }
+            if (meta.value_op == VALUE_WRITE && meta.cfg.elements > INA_LANES_16) {
+                /* the row's second half must be zeroed too */
+                meta.need_second = 1;
+            }
+        }
+        /* Lanes of this pass that belong to the row (`elements`). */
+        bit<16> row_lanes = meta.cfg.elements;
+        if (meta.second == 1) {
+            row_lanes = meta.cfg.elements - INA_LANES_16;
         }
         meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
         bit<32> clip = 0;

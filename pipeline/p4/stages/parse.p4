@@ -68,7 +68,8 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 malformed(CTR_malformed_length);
             } else if (truncated) {
                 malformed(CTR_malformed_short);
-            } else if (hdr.ina.elem_count > meta.cfg.elements) {
+            } else if (hdr.ina.elem_count > meta.cfg.elements ||
+                       hdr.ina.elem_count > INA_P4_MAX_ELEMENTS) {
                 malformed(CTR_malformed_elements);
             } else if (hdr.ina.job_id == 0) {
                 malformed(CTR_malformed_job);
