@@ -424,7 +424,10 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		bump(C_SWITCH_ACKS);
 	if (m.remap_index != INA_NO_REMAP && w_->remap().apply_hint(m.seq, m.remap_index))
 		bump(C_REMAPS);
-	rtt_.reset_backoff();
+	/* Back-off ends with a valid sample (a fragment sent once); ACKs of
+	 * retransmitted fragments keep it: on a loaded host only the quick
+	 * fragments escape the timeout, so their samples alone would pull
+	 * the RTO below the real ACK delay (Karn's bias). */
 	if (o.rtt_ns) {
 		rtt_.sample(o.rtt_ns);
 		srtt_.store(rtt_.srtt_ns(), std::memory_order_relaxed);

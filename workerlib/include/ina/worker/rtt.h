@@ -33,11 +33,7 @@ public:
 	void sample(uint64_t rtt_ns);
 	/* A timeout fired: double the RTO (at most max). */
 	void backoff();
-	/* A fragment was ACKed (even a retransmitted one, which gives no
-	 * sample): the path works, so drop the back-off, as Linux does on an
-	 * ACK of new data. Without this, a phase in which every fragment is
-	 * retransmitted (workers starting seconds apart) leaves the RTO at its
-	 * maximum for good. */
+	/* Drops the back-off (sample() does it too). */
 	void reset_backoff() { rto_ns_ = base_rto_ns_; }
 
 	uint64_t rto_ns() const { return rto_ns_; }
