@@ -161,9 +161,14 @@ def t_topology(build, name):
     r = run(name, build, "--iterations", "2", *extra)
     show(r)
     assert_exact(r)
+    # Alone on its switches a job completes most fragments in the network; two
+    # jobs fighting over 256 aggregators split them first come, first served,
+    # so there each only has to get some.
+    least = 0.0 if name == "multi-tenant" else 0.3
     for j in r["jobs"]:
-        check(j["share_switch"] and j["share_switch"] > 0.2,
-              f"job {j['id']}: only {j['share_switch']} of the fragments aggregated in the switch")
+        check(j["share_switch"] is not None and j["share_switch"] > least,
+              f"job {j['id']}: {j['share_switch']} of the fragments aggregated in the switch, "
+              f"want more than {least}")
     if name == "multi-tenant":
         check(sum(j["collisions_switch"] for j in r["jobs"]) > 0,
               "multi-tenant: no collisions although the jobs want more aggregators than exist")
