@@ -262,12 +262,20 @@ struct MiniJob {
 				/* Workers sharing one transport: poll it once. */
 				if (wi > 0 && w[wi].t == w[0].t)
 					continue;
-				for (uint32_t i = 0; i < fbs.size(); i++)
-					fbs[i] = bufs[i].fb;
-				uint32_t n = w[wi].t->recv(fbs.data(), uint32_t(fbs.size()), 500);
+				/* Take everything queued, so that a slow sender
+				 * (sanitizers) never lets its socket overflow. */
 				rx_from = wi;
-				for (uint32_t i = 0; i < n; i++)
-					on_frame(fbs[i].data, fbs[i].len);
+				uint32_t timeout = 500;
+				for (int round = 0; round < 256; round++) {
+					for (uint32_t i = 0; i < fbs.size(); i++)
+						fbs[i] = bufs[i].fb;
+					uint32_t n = w[wi].t->recv(fbs.data(), uint32_t(fbs.size()), timeout);
+					for (uint32_t i = 0; i < n; i++)
+						on_frame(fbs[i].data, fbs[i].len);
+					if (n == 0)
+						break;
+					timeout = 0;
+				}
 			}
 		}
 		return false;
