@@ -307,11 +307,25 @@ std::string write_job_file(const std::string &dir, const Endpoint w[2], const ch
 	return path;
 }
 
+/* Temporary directories of this process, removed at exit. */
+struct TempDirs {
+	std::vector<std::string> dirs;
+	~TempDirs()
+	{
+		std::error_code ec;
+		for (auto &d : dirs)
+			std::filesystem::remove_all(d, ec);
+	}
+} g_temp_dirs;
+
 std::string temp_dir()
 {
 	char tmpl[] = "/tmp/ina-ps-e2e-XXXXXX";
 	const char *d = mkdtemp(tmpl);
-	return d ? d : "/tmp";
+	if (!d)
+		return "/tmp";
+	g_temp_dirs.dirs.push_back(d);
+	return d;
 }
 
 nlohmann::json job_json(const std::string &out)
