@@ -199,11 +199,28 @@ TEST(Rtt, AckWithoutSampleDropsBackoff)
 	EXPECT_EQ(r.rto_ns(), 9000000u);
 }
 
+TEST(Rtt, BackoffStopsAtAMultipleOfTheBase)
+{
+	RttConfig c;
+	c.min_rto_ns = 1000;
+	c.max_backoff = 4;
+	RttEstimator r(c);
+	r.sample(1000000); /* RTO 3 ms */
+	ASSERT_EQ(r.rto_ns(), 3000000u);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 6000000u);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 12000000u);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 12000000u);
+}
+
 TEST(Rtt, ClampsToMinAndMax)
 {
 	RttConfig c;
 	c.min_rto_ns = 2000000;
 	c.max_rto_ns = 5000000;
+	c.max_backoff = 1000;
 	RttEstimator r(c);
 	r.sample(1000);
 	EXPECT_EQ(r.rto_ns(), 2000000u);

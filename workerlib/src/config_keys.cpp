@@ -150,6 +150,8 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"min_rto_us", us(&c->rtt.min_rto_ns)},
 		{"max_rto_us", us(&c->rtt.max_rto_ns)},
 		{"initial_rto_us", us(&c->rtt.initial_rto_ns)},
+		{"max_backoff", u(&c->rtt.max_backoff, 1u << 20)},
+		{"timeout_burst", u(&c->timeout_burst, 1u << 20)},
 		{"window_capacity", u(&c->window_capacity, 1u << 24)},
 		{"ps_window", u(&c->ps_window, 1u << 30)},
 		{"stall_timeout_ms",

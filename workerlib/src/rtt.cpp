@@ -31,7 +31,9 @@ void RttEstimator::sample(uint64_t r)
 
 void RttEstimator::backoff()
 {
-	rto_ns_ = clamp(rto_ns_ * 2);
+	uint64_t cap = base_rto_ns_ * (cfg_.max_backoff ? cfg_.max_backoff : 1);
+	uint64_t next = rto_ns_ * 2;
+	rto_ns_ = clamp(next < cap ? next : cap);
 }
 
 } /* namespace ina */

@@ -485,7 +485,8 @@ void Sender::check_timeouts(uint64_t now)
 	if (win_.in_flight() == 0)
 		return;
 	uint64_t lost[256];
-	uint32_t n = win_.collect_timeouts(now, rto, lost, 256);
+	/* Only the oldest few: see WorkerConfig::timeout_burst. */
+	uint32_t n = win_.collect_timeouts(now, rto, lost, std::min<uint32_t>(256, cfg_.timeout_burst));
 	uint32_t queued = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (retx_queued_[lost[i] & (win_.capacity() - 1)])

@@ -80,6 +80,8 @@ bool validate(const WorkerConfig &c, std::string *error)
 		return fail("A2TP weights w and g must be in (0, 1)");
 	if (c.cc.a2tp_h >= 1)
 		return fail("A2TP threshold H must be below 1");
+	if (c.timeout_burst < 1)
+		return fail("timeout burst must be at least 1");
 	if (c.ps_window < 1)
 		return fail("PS window must be at least 1");
 	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)

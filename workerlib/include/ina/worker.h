@@ -76,6 +76,12 @@ struct WorkerConfig {
 	 * oldest one it has not seen completed, so the PS never has to evict
 	 * an unfinished fragment. */
 	uint32_t ps_window = 4096;
+	/* Fragments resent per timeout, oldest first. A resend flushes the
+	 * switch aggregator of its fragment, so a worker whose RTO is shorter
+	 * than its peers' must not flush its whole window each time (in the
+	 * lab that kept jobs crawling for tens of seconds); later holes are
+	 * found by the out-of-order rules once the oldest is ACKed. */
+	uint32_t timeout_burst = 8;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };
@@ -156,7 +162,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
- * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, window_capacity,
+ * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, window_capacity,
  * stall_timeout_ms. False with a one-line *error on an unknown key or a bad
  * value. */
 bool set_config_key(WorkerConfig *cfg, const std::string &key, const std::string &value, std::string *error);

@@ -24,6 +24,11 @@ struct RttConfig {
 	uint64_t initial_rto_ns = 20'000'000; /* before the first sample */
 	uint64_t min_rto_ns = 5'000'000;
 	uint64_t max_rto_ns = 500'000'000;
+	/* Back-off stops at this multiple of the un-backed-off RTO. Within a
+	 * job most "losses" are fragments waiting in a switch aggregator for a
+	 * resend, not congestion: a worker whose RTO had backed off to the
+	 * maximum kept a whole job crawling at a few fragments per second. */
+	uint32_t max_backoff = 4;
 };
 
 class RttEstimator {
@@ -31,7 +36,8 @@ public:
 	explicit RttEstimator(const RttConfig &cfg = RttConfig()) : cfg_(cfg), rto_ns_(cfg.initial_rto_ns), base_rto_ns_(cfg.initial_rto_ns) {}
 
 	void sample(uint64_t rtt_ns);
-	/* A timeout fired: double the RTO (at most max). */
+	/* A timeout fired: double the RTO (at most max_backoff times the
+	 * un-backed-off RTO, and at most max). */
 	void backoff();
 	/* Drops the back-off (sample() does it too). */
 	void reset_backoff() { rto_ns_ = base_rto_ns_; }
