@@ -52,6 +52,7 @@ struct Options {
 	bool acks = true;
 	bool json = false;
 	bool forward = false;
+	bool hold = false;
 	std::string label = "gen";
 	unsigned rx_queues = 1;
 	uint16_t burst = 32;
@@ -127,6 +128,9 @@ int main(int argc, char **argv)
 		       "RX queues per port: the peer's TX queue count (memif pairs rings)");
 	cli.add_option("--label", o.label, "name in the output");
 	cli.add_flag("--json", o.json, "one JSON object on stdout");
+	cli.add_flag("--hold", o.hold,
+		     "after the result, stop polling and wait for SIGINT before closing the ports "
+		     "(a memif peer must not disconnect while the other side polls)");
 	cli.add_flag("--forward", o.forward,
 		     "no generator: forward port 0 <-> port 1 until SIGINT (the bare forwarding baseline)");
 	try {
@@ -184,6 +188,8 @@ int main(int argc, char **argv)
 		 * ports, same burst, no look at the packets. */
 		rte_mbuf *b[64];
 		uint64_t fwd = 0, drop = 0;
+		std::printf("forwarding\n");
+		std::fflush(stdout);
 		while (!g_quit) {
 			for (uint16_t p = 0; p < 2; p++) {
 				for (uint16_t q = 0; q < o.rx_queues; q++) {
@@ -370,6 +376,10 @@ int main(int argc, char **argv)
 			    "(PS side %lu, workers side %lu)\n",
 			    o.label.c_str(), secs, tx_mpps, m_tx[0], m_tx[1], rx_mpps, m_rx[1], m_rx[0]);
 	std::fflush(stdout);
+	/* DPDK 22.11 memif unmaps its rings when the peer disconnects, under
+	 * the feet of a concurrent rx/tx burst: let the peer stop first. */
+	for (uint64_t t = rte_rdtsc(); o.hold && !g_quit && rte_rdtsc() - t < 120 * hz;)
+		rte_delay_us_sleep(10000);
 	for (uint16_t p = 0; p < 2; p++) {
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);

@@ -18,6 +18,7 @@ what came back. ratio = switchd mpps_in / ceiling mpps_in.
 import argparse
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -99,15 +100,18 @@ def run(args, kind, lcores=None):
             cfg = switchd_config(tmp, args, lcores)
             prefix = f"s{tag}"
             dut = subprocess.Popen(
+                os.environ.get("SWITCHD_BENCH_WRAP", "").split() +
                 [args.switchd, "--no-huge", "-m", "512", "--file-prefix", prefix,
                  "--log-level", "*:error", "--", "--config", cfg],
                 stdout=dut_log, stderr=subprocess.STDOUT, text=True)
-            # The generator starts once the switch is up (telemetry ready).
-            deadline = time.time() + 60
-            while "] ready" not in open(dut_log.name).read():
-                if dut.poll() is not None or time.time() > deadline:
-                    sys.exit(f"ina-switchd did not start:\n{open(dut_log.name).read()[-2000:]}")
-                time.sleep(0.1)
+        # The generator (memif client) starts once the server is up.
+        ready = "] ready" if prefix else "forwarding"
+        deadline = time.time() + 60
+        while ready not in open(dut_log.name).read():
+            if dut.poll() is not None or time.time() > deadline:
+                sys.exit(f"{kind}: the device under test did not start:\n"
+                         f"{open(dut_log.name).read()[-2000:]}")
+            time.sleep(0.1)
         gen = subprocess.Popen(
             [args.gen, "--no-huge", "-m", "256", "-l", str(args.gen_cpu), "--file-prefix", f"g{tag}",
              "--no-pci", "--log-level", "*:error",
@@ -116,7 +120,7 @@ def run(args, kind, lcores=None):
              "--", "--workers", str(args.workers), "--jobs", str(args.jobs),
              "--elements", str(args.elements), "--aggregators", str(args.aggregators),
              "--duration", str(args.duration), "--warmup", str(args.warmup), "--json",
-             "--label", kind, "--rx-queues", str(len(lcores or [1]))],
+             "--label", kind, "--rx-queues", str(len(lcores or [1])), "--hold"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         per_lcore = []
         try:
@@ -128,10 +132,21 @@ def run(args, kind, lcores=None):
                 except OSError:
                     before = None
             t0 = time.time()
-            out, err = gen.communicate(timeout=args.duration + args.warmup + 60)
+            # The result line comes while ina-gen still holds its ports (--hold).
+            out = ""
+            deadline = time.time() + args.duration + args.warmup + 90
+            while time.time() < deadline and gen.poll() is None:
+                r, _, _ = select.select([gen.stdout], [], [], 0.2)
+                if r:
+                    out = gen.stdout.readline()
+                    break
             dt = time.time() - t0
             if prefix and before:
-                after = [telemetry(prefix, f"/ina/lcore,{k}") for k in range(len(lcores))]
+                try:
+                    after = [telemetry(prefix, f"/ina/lcore,{k}") for k in range(len(lcores))]
+                except OSError as e:
+                    sys.exit(f"telemetry of ina-switchd: {e} (running: {dut.poll() is None})\n"
+                             f"{open(dut_log.name).read()[-3000:]}")
                 for k in range(len(lcores)):
                     per_lcore.append({
                         "lcore": lcores[k],
@@ -142,6 +157,7 @@ def run(args, kind, lcores=None):
                         "collision": after[k]["collision"],
                     })
         finally:
+            # The device under test stops polling and closes first, then the generator.
             dut.send_signal(2)
             try:
                 dut.wait(timeout=20)
@@ -149,6 +165,14 @@ def run(args, kind, lcores=None):
                 dut.kill()
                 dut.wait()
             dut_out = open(dut_log.name).read()
+            gen.send_signal(2)
+            try:
+                err = gen.communicate(timeout=20)[1]
+            except subprocess.TimeoutExpired:
+                gen.kill()
+                err = gen.communicate()[1]
+        if dut.returncode != 0:
+            sys.exit(f"{kind}: the device under test failed ({dut.returncode}):\n{dut_out[-2000:]}")
         if gen.returncode != 0 or not out.strip():
             sys.exit(f"{kind}: ina-gen failed: {err.strip()[-2000:]}\n{dut_out[-2000:]}")
         r = json.loads(out.strip().splitlines()[-1])

@@ -57,6 +57,11 @@ struct App {
 	std::vector<int16_t> port_index;            /* DPDK port id -> config index, -1 */
 	std::vector<Mac> port_mac;
 	std::vector<uint8_t> port_multiseg;         /* PMD sends chained mbufs */
+	/* Link state as the control thread last saw it (written there, read by
+	 * the lcores once per burst): lcores neither poll nor send on a port
+	 * that is down, because some PMDs (memif) remap their rings when the
+	 * peer (re)connects and must not be in a burst meanwhile. */
+	std::unique_ptr<std::atomic<uint8_t>[]> port_up;
 	std::vector<std::unique_ptr<Lcore>> lcores;
 	Steering steering = Steering::kSingle;
 	rte_mempool *pool = nullptr;     /* packet mbufs */

@@ -132,12 +132,45 @@ std::string summary_line(const App &app, double seconds, const std::string &pref
 		l[LcoreCtr::handoff_out], app.jobs_owner->size(), occupancy(app));
 }
 
+namespace {
+
+/* A port counts as up after two consecutive checks saw it up (a memif
+ * peer that has just connected has finished setting up its rings), as
+ * down at once. */
+void check_links(App &app, std::vector<uint8_t> &seen_up)
+{
+	for (size_t p = 0; p < app.port_id.size(); p++) {
+		struct rte_eth_link link = {};
+		rte_eth_link_get_nowait(app.port_id[p], &link);
+		const bool up_now = link.link_status == RTE_ETH_LINK_UP;
+		const bool was = app.port_up[p].load(std::memory_order_relaxed);
+		if (!up_now) {
+			seen_up[p] = 0;
+			if (was) {
+				app.port_up[p].store(0, std::memory_order_relaxed);
+				spdlog::warn("port {}: link down", app.cfg.ports[p].name);
+			}
+		} else if (!was && ++seen_up[p] >= 2) {
+			app.port_up[p].store(1, std::memory_order_relaxed);
+			spdlog::info("port {}: link up", app.cfg.ports[p].name);
+		}
+	}
+}
+
+} /* namespace */
+
 void control_loop(App &app)
 {
 	using clock = std::chrono::steady_clock;
 	const auto start = clock::now();
 	auto next = start + std::chrono::seconds(app.cfg.stats_interval_s);
+	auto next_link = start;
+	std::vector<uint8_t> seen_up(app.port_id.size(), 0);
 	while (!app.quit) {
+		if (clock::now() >= next_link) {
+			check_links(app, seen_up);
+			next_link += std::chrono::milliseconds(50);
+		}
 		void *obj;
 		bool idle = true;
 		while (rte_ring_sc_dequeue(app.control_ring, &obj) == 0) {

@@ -89,6 +89,8 @@ void Worker::run()
 		uint32_t work = 0;
 
 		for (const RxQueueRef &rx : lc_.rx) {
+			if (!app_.port_up[rx.port].load(std::memory_order_relaxed))
+				continue;
 			const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts, burst);
 			if (!nb)
 				continue;
@@ -139,8 +141,10 @@ void Worker::run()
 			for (unsigned i = 0; i < nb; i++)
 				handle(pkts[i], now);
 		}
-		for (EgressQueue &e : lc_.egress) {
-			e.drain(now);
+		for (size_t p = 0; p < lc_.egress.size(); p++) {
+			EgressQueue &e = lc_.egress[p];
+			if (app_.port_up[p].load(std::memory_order_relaxed))
+				e.drain(now); /* down: the queue fills, then tail-drops (counted) */
 			work += e.depth();
 		}
 		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);

@@ -337,6 +337,9 @@ int main(int argc, char **argv)
 		app->lcores.push_back(std::move(lc));
 	}
 
+	app->port_up.reset(new std::atomic<uint8_t>[cfg.ports.size()]);
+	for (size_t p = 0; p < cfg.ports.size(); p++)
+		app->port_up[p].store(0);
 	err = setup_ports(*app);
 	if (!err.empty())
 		fail(err);
