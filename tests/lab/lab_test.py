@@ -217,11 +217,11 @@ def t_kill_worker(build):
     # job-b's parameter packets free them after gc_timeout_ms (500 ms here).
     # With survivors, their resends would flush the aggregators first.
     wargs = ["--worker-arg=--set", "--worker-arg=stall_timeout_ms=4000"]
-    # job-b starts 1 s after job-a, so job-a is well into its run when it dies
+    # job-b starts 0.5 s after job-a, so job-a is well into its run when it dies
     # and job-b still runs for seconds afterwards.
-    faults = [f"--fault=kill-worker:{w}@1.5" for w in ("a1", "a0", "a2")]
-    r = run("multi-tenant", build, "--tensor", "524288", "--iterations", "3",
-            "--start-delay", "2=1.0", *faults, *wargs)
+    faults = [f"--fault=kill-worker:{w}@0.8" for w in ("a1", "a0", "a2")]
+    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "3",
+            "--start-delay", "2=0.5", *faults, *wargs)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
     check(a["killed_workers"] == 3 and not a["finished"], "job-a should not finish")
