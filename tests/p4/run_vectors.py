@@ -297,12 +297,16 @@ class Cli:
             raise VectorError("simple_switch_CLI: " + "; ".join(errs[:3]))
         return r.stdout
 
-    def read_register(self, name):
-        out = self.run([f"register_read {name}"])
-        m = re.search(re.escape(name) + r"\s*=\s*(.*)", out)
-        if not m:
-            raise VectorError(f"cannot read register {name}: {out[-300:]}")
-        return [int(x) for x in m.group(1).replace(",", " ").split()]
+    def read_registers(self, names):
+        """Whole arrays, in one CLI run (each run costs a second)."""
+        out = self.run([f"register_read {n}" for n in names])
+        arrays = []
+        for name in names:
+            m = re.search(re.escape(name) + r"\s*=\s*(.*)", out)
+            if not m:
+                raise VectorError(f"cannot read register {name}: {out[-300:]}")
+            arrays.append([int(x) for x in m.group(1).replace(",", " ").split()])
+        return arrays
 
     def read_counters(self, names):
         cmds = [f"counter_read {CTR_REASON} {i}" for i in range(len(names))]
@@ -548,11 +552,13 @@ def run_vector(v, tools, json_path, names, args):
 
 
 def read_registers(cli, v):
-    regs = {"id": cli.read_register(REG_ID), "bitmap": cli.read_register(REG_BITMAP),
-            "count": cli.read_register(REG_COUNT), "flags": cli.read_register(REG_FLAGS)}
-    need_lanes = any("values" in a for a in v["after"])
-    if need_lanes:
-        regs["lanes"] = [cli.read_register(REG_LANE.format(l)) for l in range(LANES)]
+    names = [REG_ID, REG_BITMAP, REG_COUNT, REG_FLAGS]
+    if any("values" in a for a in v["after"]):
+        names += [REG_LANE.format(l) for l in range(LANES)]
+    arrays = cli.read_registers(names)
+    regs = dict(zip(("id", "bitmap", "count", "flags"), arrays[:4]))
+    if len(arrays) > 4:
+        regs["lanes"] = arrays[4:]
     return regs
 
 
