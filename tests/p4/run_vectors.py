@@ -505,7 +505,8 @@ def run_vector(v, tools, json_path, names, args):
                 raise VectorError(f"programming took longer than --wait {args.wait}s; "
                                   f"packets may have run before it")
             # Every packet bumps exactly one reason counter, in its last pass.
-            deadline = time.monotonic() + args.wait + 20
+            time.sleep(max(0.0, start + args.wait - time.monotonic()))
+            deadline = time.monotonic() + 20
             while True:
                 time.sleep(0.3)
                 c, reasons = cli.read_counters(names)
