@@ -83,8 +83,9 @@ TEST(Quantize, VectorAndScalarAgreeBitForBit)
 			ScalarGuard g(true);
 			dequantize_from_wire(a.data(), db.data(), n, 1e8);
 		}
-		if (n) /* memcmp wants valid pointers even for 0 bytes */
+		if (n) { /* memcmp wants valid pointers even for 0 bytes */
 			EXPECT_EQ(0, memcmp(da.data(), db.data(), n * sizeof(float)));
+		}
 	}
 }
 
