@@ -24,12 +24,9 @@ LAB_ROOT = "/tmp/inalab"
 READY_RE = re.compile(r"(^|\]\s)ready\s*$", re.M)
 
 
-# Switch port drivers `--driver auto` tries, in order. af_packet first: the
-# af_xdp PMD of DPDK 22.11 sends only the first segment of a multi-segment
-# mbuf, and ina-switchd's multicast copies are two segments (header + shared
-# payload), so parameter packets would arrive with their payload missing.
-# `--driver af_xdp` still selects it.
-AUTO_DRIVERS = ["af_packet", "af_xdp"]
+# Switch port drivers `--driver auto` tries, in order (the design's choice:
+# AF_XDP, with AF_PACKET where XDP cannot attach).
+AUTO_DRIVERS = ["af_xdp", "af_packet"]
 
 
 class LabError(Exception):
