@@ -50,6 +50,7 @@ struct Options {
 	double duration = 5.0;
 	double warmup = 1.0;
 	bool acks = true;
+	bool open_loop = false;
 	bool json = false;
 	bool forward = false;
 	bool hold = false;
@@ -124,6 +125,9 @@ int main(int argc, char **argv)
 	cli.add_option("--duration", o.duration, "measured seconds");
 	cli.add_option("--warmup", o.warmup, "seconds before measuring");
 	cli.add_flag("!--no-acks", o.acks, "do not send parameter packets (aggregators are never freed)");
+	cli.add_flag("--open-loop", o.open_loop,
+		     "ACK fragment s-window after sending s, whether or not it completed (default: the "
+		     "emulated PS ACKs each result it receives, at most `window` fragments in flight)");
 	cli.add_option("--rx-queues", o.rx_queues,
 		       "RX queues per port: the peer's TX queue count (memif pairs rings)");
 	cli.add_option("--label", o.label, "name in the output");
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
 		rte_delay_ms(10);
 	}
 
-	std::vector<uint32_t> seq(o.jobs, 0);
+	std::vector<uint64_t> seq(o.jobs, 0);
 	uint64_t tx[2] = {0, 0}, rx[2] = {0, 0}, busy = 0;
 	uint64_t m_tx[2] = {0, 0}, m_rx[2] = {0, 0};
 	rte_mbuf *burst[2][64];
@@ -255,6 +259,39 @@ int main(int argc, char **argv)
 	bool measuring = false;
 	unsigned job = 0, worker = 0;
 	rte_mbuf *rxb[64];
+
+	/* A parameter packet of the emulated PS for <job, seq>, queued on the PS port. */
+	auto make_ack = [&](unsigned aj, uint32_t as) -> bool {
+		rte_mbuf *a = ring[1].take();
+		if (!a)
+			return false;
+		uint8_t *g = rte_pktmbuf_mtod(a, uint8_t *);
+		const uint16_t jid = static_cast<uint16_t>(aj + 1);
+		const uint8_t gmac[6] = {0x01, 0x00, 0x5e, 0x12, static_cast<uint8_t>(jid >> 8),
+					 static_cast<uint8_t>(jid)};
+		memcpy(g, gmac, 6);
+		memcpy(g + 6, ps_mac, 6);
+		uint8_t *gip = g + 14;
+		ina_store32(gip + 12, ps_ip);
+		ina_store32(gip + 16, (239u << 24) | (18u << 16) | jid);
+		gip[10] = gip[11] = 0;
+		auto *gh = reinterpret_cast<struct rte_ipv4_hdr *>(gip);
+		gh->hdr_checksum = rte_ipv4_cksum(gh);
+		uint8_t *gi = g + INA_HDR_OFFSET;
+		ina_store16(gi + offsetof(struct ina_hdr, flags), INA_F_ACK);
+		ina_store16(gi + offsetof(struct ina_hdr, job_id), jid);
+		ina_store32(gi + offsetof(struct ina_hdr, seq), as);
+		ina_store32(gi + offsetof(struct ina_hdr, agg_index), aj * per_job + as % per_job);
+		gi[offsetof(struct ina_hdr, level)] = 0;
+		rte_mbuf_refcnt_update(a, 1);
+		burst[1][nb[1]++] = a;
+		return true;
+	};
+	/* Closed loop: results received, ACKs owed, fragments completed per job. */
+	std::vector<uint64_t> owed(1u << 16);
+	size_t owed_head = 0, owed_tail = 0;
+	std::vector<uint64_t> done(o.jobs, 0);
+	uint64_t stalls = 0, last_progress = rte_rdtsc();
 
 	while (!g_quit) {
 		const uint64_t now = rte_rdtsc();
@@ -270,7 +307,23 @@ int main(int argc, char **argv)
 		/* Fill a burst: gradients round robin over (job, worker); after
 		 * the last worker of a fragment, the ACK of the fragment `window`
 		 * back goes on the PS port. */
+		while (owed_head != owed_tail && nb[1] < o.burst) {
+			const uint64_t e = owed[owed_head];
+			if (!make_ack(static_cast<unsigned>(e >> 32), static_cast<uint32_t>(e)))
+				break;
+			owed_head = (owed_head + 1) & (owed.size() - 1);
+		}
 		while (nb[0] < o.burst && nb[1] < o.burst) {
+			if (!o.open_loop && worker == 0) {
+				unsigned tries = 0;
+				while (tries < o.jobs && seq[job] - done[job] >= o.window) {
+					if (++job == o.jobs)
+						job = 0;
+					tries++;
+				}
+				if (tries == o.jobs)
+					break; /* every job has a full window */
+			}
 			rte_mbuf *m = ring[0].take();
 			if (!m) {
 				busy++;
@@ -304,35 +357,9 @@ int main(int argc, char **argv)
 			if (++worker < o.workers)
 				continue;
 			worker = 0;
-			if (o.acks && s >= o.window) {
-				rte_mbuf *a = ring[1].take();
-				if (a) {
-					const uint32_t as = s - o.window;
-					uint8_t *g = rte_pktmbuf_mtod(a, uint8_t *);
-					const uint16_t jid = static_cast<uint16_t>(job + 1);
-					const uint8_t gmac[6] = {0x01, 0x00, 0x5e, 0x12,
-								 static_cast<uint8_t>(jid >> 8),
-								 static_cast<uint8_t>(jid)};
-					memcpy(g, gmac, 6);
-					memcpy(g + 6, ps_mac, 6);
-					uint8_t *gip = g + 14;
-					ina_store32(gip + 12, ps_ip);
-					ina_store32(gip + 16, (239u << 24) | (18u << 16) | jid);
-					gip[10] = gip[11] = 0;
-					auto *gh = reinterpret_cast<struct rte_ipv4_hdr *>(gip);
-					gh->hdr_checksum = rte_ipv4_cksum(gh);
-					uint8_t *gi = g + INA_HDR_OFFSET;
-					ina_store16(gi + offsetof(struct ina_hdr, flags), INA_F_ACK);
-					ina_store16(gi + offsetof(struct ina_hdr, job_id), jid);
-					ina_store32(gi + offsetof(struct ina_hdr, seq), as);
-					ina_store32(gi + offsetof(struct ina_hdr, agg_index),
-						    job * per_job + as % per_job);
-					gi[offsetof(struct ina_hdr, level)] = 0;
-					rte_mbuf_refcnt_update(a, 1);
-					burst[1][nb[1]++] = a;
-				} else {
+			if (o.acks && o.open_loop && s >= o.window) {
+				if (!make_ack(job, s - o.window))
 					busy++;
-				}
 			}
 			seq[job]++;
 			if (++job == o.jobs)
@@ -353,8 +380,40 @@ int main(int argc, char **argv)
 			for (uint16_t q = 0; q < o.rx_queues; q++) {
 				uint16_t n = rte_eth_rx_burst(p, q, rxb, 64);
 				rx[p] += n;
+				for (uint16_t k = 0; p == 1 && !o.open_loop && k < n; k++) {
+					/* The PS side: a complete result earns its ACK. */
+					const uint8_t *f = rte_pktmbuf_mtod(rxb[k], const uint8_t *);
+					if (rxb[k]->data_len < INA_PAYLOAD_OFFSET || ina_load16(f + 12) != 0x0800 ||
+					    ina_load16(f + 36) != INA_UDP_PORT)
+						continue;
+					const uint8_t *h = f + INA_HDR_OFFSET;
+					const uint16_t fl = ina_load16(h + offsetof(struct ina_hdr, flags));
+					const unsigned j = ina_load16(h + offsetof(struct ina_hdr, job_id)) - 1u;
+					const uint32_t all = o.workers == 32 ? ~0u : (1u << o.workers) - 1u;
+					if ((fl & (INA_F_ACK | INA_F_COLLISION | INA_F_RESEND)) || j >= o.jobs ||
+					    ina_load32(h + offsetof(struct ina_hdr, bitmap)) != all ||
+					    done[j] >= seq[j])
+						continue;
+					done[j]++;
+					last_progress = now;
+					const size_t next = (owed_tail + 1) & (owed.size() - 1);
+					if (next != owed_head) {
+						owed[owed_tail] = (uint64_t)j << 32 |
+								  ina_load32(h + offsetof(struct ina_hdr, seq));
+						owed_tail = next;
+					}
+				}
 				rte_pktmbuf_free_bulk(rxb, n);
 			}
+		/* Results lost (dropped, or collided): give their window back. */
+		if (!o.open_loop && now - last_progress > hz / 2) {
+			for (unsigned j = 0; j < o.jobs; j++)
+				if (seq[j] - done[j] >= o.window) {
+					done[j] = seq[j];
+					stalls++;
+				}
+			last_progress = now;
+		}
 	}
 	const double secs = measuring ? static_cast<double>(rte_rdtsc() - t_measure) / hz : 0.0;
 	for (int p = 0; p < 2; p++) {
@@ -368,9 +427,10 @@ int main(int argc, char **argv)
 	if (o.json)
 		std::printf("{\"label\": \"%s\", \"workers\": %u, \"jobs\": %u, \"elements\": %u, "
 			    "\"seconds\": %.3f, \"tx_gradients\": %lu, \"tx_acks\": %lu, \"rx_workers_side\": %lu, "
-			    "\"rx_ps_side\": %lu, \"mpps_in\": %.4f, \"mpps_out\": %.4f, \"busy\": %lu}\n",
+			    "\"rx_ps_side\": %lu, \"mpps_in\": %.4f, \"mpps_out\": %.4f, \"busy\": %lu, "
+			    "\"window_stalls\": %lu, \"closed_loop\": %s}\n",
 			    o.label.c_str(), o.workers, o.jobs, elems, secs, m_tx[0], m_tx[1], m_rx[0],
-			    m_rx[1], tx_mpps, rx_mpps, busy);
+			    m_rx[1], tx_mpps, rx_mpps, busy, stalls, o.open_loop ? "false" : "true");
 	else
 		std::printf("%s: %.2f s: sent %.3f Mpps (gradients %lu, ACKs %lu), received %.3f Mpps "
 			    "(PS side %lu, workers side %lu)\n",
