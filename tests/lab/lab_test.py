@@ -199,16 +199,22 @@ def t_two_level_ratio(build):
 
 
 def t_loss(build, rate):
-    # Drop at the switch port toward the PS and toward one worker.
-    r = run("single-rack", build, "--drop", f"sw0:ps0={rate}", "--drop", f"sw0:w1={rate}",
-            "--tensor", "65536" if rate >= 0.005 else "262144", "--iterations", "2")
+    if rate >= 0.005:
+        # 1%: at the switch ports toward the PS and toward one worker.
+        drops = ["--drop", f"sw0:ps0={rate}", "--drop", f"sw0:w1={rate}"]
+        size = ["--tensor", "65536", "--iterations", "2"]
+    else:
+        # 0.01%: at every port of the switch, over enough packets (~170000
+        # leave the switch) that about 17 are dropped.
+        drops = ["--drop", f"sw0={rate}"]
+        size = ["--tensor", "1048576", "--iterations", "2"]
+    r = run("single-rack", build, *drops, *size)
     show(r)
     assert_exact(r)
-    drops = r["switches"]["sw0"]["random_drops"]
-    print(f"switch random drops: {drops}")
-    if rate >= 0.005:
-        check(drops and drops > 0, f"drop rate {rate}: no packet was dropped")
-        check(r["jobs"][0]["retransmits"] > 0, "packets dropped but nothing retransmitted")
+    dropped = r["switches"]["sw0"]["random_drops"]
+    print(f"switch random drops: {dropped}")
+    check(dropped and dropped > 0, f"drop rate {rate}: no packet was dropped")
+    check(r["jobs"][0]["retransmits"] > 0, "packets dropped but nothing retransmitted")
 
 
 def t_kill_worker(build):
