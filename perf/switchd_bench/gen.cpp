@@ -7,9 +7,12 @@
  *   ina-gen [EAL args] -- --workers 4 --jobs 2 --aggregators 4096 --duration 5 [--json]
  *
  * Port 0 faces the workers' side: gradients leave here, parameter copies
- * come back. Port 1 faces the PS: ACKs (parameter packets) leave here for
- * the fragment `window` fragments back, results come back. Everything
- * received on either port is counted and freed (the sink). One lcore does
+ * come back. Port 1 faces the PS: results come back and the emulated PS
+ * answers each complete one with its ACK (parameter packet); each job
+ * keeps at most `window` fragments in flight (closed loop). With
+ * --open-loop the ACK of fragment s-window follows fragment s whatever
+ * happened (for devices that do not aggregate). Everything received on
+ * either port is counted and freed (the sink). One lcore does
  * it all, so that on a small machine the other cores stay with the switch.
  *
  * Addresses (configure the switch's neighbours and jobs accordingly):
@@ -121,7 +124,7 @@ int main(int argc, char **argv)
 	cli.add_option("--jobs", o.jobs, "jobs (ids 1..J)")->check(CLI::Range(1, 255));
 	cli.add_option("--elements", o.elements, "int32 elements per packet")->check(CLI::Range(1, 256));
 	cli.add_option("--aggregators", o.aggregators, "switch aggregator count N");
-	cli.add_option("--window", o.window, "fragments in flight per job before its ACK");
+	cli.add_option("--window", o.window, "fragments in flight per job");
 	cli.add_option("--duration", o.duration, "measured seconds");
 	cli.add_option("--warmup", o.warmup, "seconds before measuring");
 	cli.add_flag("!--no-acks", o.acks, "do not send parameter packets (aggregators are never freed)");
