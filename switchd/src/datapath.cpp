@@ -48,7 +48,7 @@ private:
 	void forward_ipv4(rte_mbuf *m, uint8_t *frame, uint16_t in_port);
 	void forward_l2(rte_mbuf *m, uint8_t *frame, uint16_t in_port);
 	void handle_arp(rte_mbuf *m, uint8_t *frame, uint32_t len, uint16_t in_port);
-	void multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job);
+	void multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job, uint16_t in_port);
 	void flood(rte_mbuf *m, uint16_t in_port);
 	bool admitted(const uint8_t *frame, const ina::InaView &v, const Job &job);
 	void enqueue(uint16_t port, rte_mbuf *m)
@@ -184,7 +184,12 @@ void Worker::handle(rte_mbuf *m, uint64_t now)
 
 bool Worker::admitted(const uint8_t *frame, const ina::InaView &v, const Job &job)
 {
-	const int w = job.worker(ina_load32(frame + kIpSrc));
+	const uint32_t src = ina_load32(frame + kIpSrc);
+	/* The PS talks to workers through the switch too (the overflow
+	 * float request): it is no worker, but it is the job's own. */
+	if (src == job.cfg.ps_ip)
+		return true;
+	const int w = job.worker(src);
 	if (w < 0)
 		return false;
 	const uint8_t *h = frame + v.ina_offset;
@@ -267,7 +272,7 @@ void Worker::handle_ina(rte_mbuf *m, uint8_t *frame, uint32_t len, const ina::In
 		return forward_ipv4(m, frame, in_port);
 	case ina::Verdict::kMulticast:
 		jc[JobCtr::multicast]++;
-		return multicast(m, frame, len, *job);
+		return multicast(m, frame, len, *job, in_port);
 	case ina::Verdict::kControl:
 		if (rte_ring_mp_enqueue(app_.control_ring, m) != 0)
 			return drop(m, LcoreCtr::control_drops);
@@ -279,11 +284,17 @@ void Worker::handle_ina(rte_mbuf *m, uint8_t *frame, uint32_t len, const ina::In
 
 /* One copy per egress port: a fresh header mbuf (Ethernet..INA header,
  * addressed to the group or to the port's single worker) chained to an
- * indirect mbuf that shares the original payload. */
-void Worker::multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job)
+ * indirect mbuf that shares the original payload. Never back out of the
+ * port it came in on (split horizon): with several switches registered for
+ * the same workers, a parameter packet would otherwise loop between them. */
+void Worker::multicast(rte_mbuf *m, uint8_t *frame, uint32_t len, const Job &job, uint16_t in_port)
 {
 	const uint32_t hdr_len = len < INA_PAYLOAD_OFFSET ? len : INA_PAYLOAD_OFFSET;
 	for (const McastTarget &t : job.mcast) {
+		if (t.port == in_port) {
+			lc_.ctr[LcoreCtr::multicast_split_horizon]++;
+			continue;
+		}
 		rte_mbuf *h = rte_pktmbuf_alloc(app_.hdr_pool);
 		if (!h) {
 			lc_.ctr[LcoreCtr::multicast_alloc_drops]++;

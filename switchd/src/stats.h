@@ -36,6 +36,7 @@ namespace switchd {
 	X(control_drops, "control ring full, dropped")                            \
 	X(multicast_copies, "parameter packet copies sent")                       \
 	X(multicast_flat_copies, "copies with their own payload (port cannot chain)") \
+	X(multicast_split_horizon, "copies not sent back out of the arrival port") \
 	X(multicast_alloc_drops, "no mbuf for a multicast copy, dropped")         \
 	X(flooded, "broadcast / unknown destination flooded")                     \
 	X(arp_replies, "ARP requests for the switch IP answered")                 \

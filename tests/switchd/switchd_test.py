@@ -26,6 +26,7 @@ import zlib
 
 UDP_PORT = 18766
 F_ACK, F_RESEND, F_COLLISION, F_ECN = 1, 2, 4, 8
+F_OVERFLOW, F_BYPASS = 0x10, 0x40
 HOSTS = {0: ("10.0.0.1", "02:00:00:00:00:01"), 1: ("10.0.0.2", "02:00:00:00:00:02"),
          2: ("10.0.0.3", "02:00:00:00:00:03")}
 PS_IP, PS_MAC = "10.0.0.100", "02:00:00:00:00:64"
@@ -325,6 +326,17 @@ def case_multicast(sw, lcores=1, driver="af_packet"):
         check(s["multicast_flat_copies"] == 0, "payload shared by the copies (chained mbufs)")
     else:
         check(s["multicast_flat_copies"] == 2, f"{driver} cannot send chains: flat copies")
+    # Split horizon: a parameter packet arriving on a port toward workers (a downstream
+    # switch's uplink in a multi-level job) is never sent back out of that port.
+    ack2 = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, seq + 1,
+                     vals, flags=F_ACK)
+    got = exchange(None, ["h0"], [("h1", ack2)], want={"h0": 1})
+    check(len([p for p in got["h0"] if p["flags"] & F_ACK and p["seq"] == seq + 1]) == 1,
+          "parameter packet from h1 reaches h0")
+    s2 = sw.telemetry("/ina/summary")
+    check(s2["multicast_copies"] == s["multicast_copies"] + 1 and
+          s2["multicast_split_horizon"] == s.get("multicast_split_horizon", 0) + 1,
+          "no copy back out of the arrival port (split horizon counted)")
 
 
 def case_admission(sw, lcores=1):
@@ -343,6 +355,13 @@ def case_admission(sw, lcores=1):
     check(t["admission_drops"] == 2, f"two admission drops counted ({t['admission_drops']})")
     u = sw.telemetry("/ina/job,99")
     check(u["registered"] == 0 and u["unregistered"] == 1, "unregistered forward counted")
+    # The job's PS may send to a worker through the switch (overflow float request).
+    req = ina_frame(PS_IP, HOSTS[0][0], HOSTS[0][1], PS_MAC, JOB, 13, [],
+                    flags=F_OVERFLOW | F_RESEND | F_BYPASS, level=1, bitmaps=(1, 0, 0, 0))
+    got = exchange(None, ["h0"], [("h2", req)], want={"h0": 1})["h0"]
+    check(len([p for p in got if p["seq"] == 13]) == 1, "the PS's float request reaches the worker")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["admission_drops"] == 2, "the PS is not subject to admission")
     check(t["aggregated"] == 0, "nothing aggregated from rejected sources")
 
 
