@@ -58,6 +58,13 @@ void EgressQueue::init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, 
 		tokens_ = bucket_;
 	}
 	last_ = rte_rdtsc();
+	/* Batching is off where it would change behaviour: a shaped port
+	 * releases by tokens, and a queue held back for a burst must not cross
+	 * the ECN threshold by itself. */
+	const bool batch = !shaped_ && !(ecn_threshold_ && ecn_threshold_ <= burst_);
+	drain_cycles_ = batch ? static_cast<uint64_t>(kTxDrainUs * 1e-6 *
+							 static_cast<double>(rte_get_tsc_hz()))
+			      : 0;
 }
 
 EgressQueue::~EgressQueue() { flush(); }

@@ -29,6 +29,9 @@ int ecn_mark(uint8_t *frame, uint32_t len);
 
 class EgressQueue {
 public:
+	/* Longest wait of a partial TX burst on an unshaped port. */
+	static constexpr double kTxDrainUs = 20.0;
+
 	void init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
 		  uint16_t burst, PortCounters *ctr);
 	~EgressQueue();
@@ -79,6 +82,15 @@ public:
 			(*ctr_)[PortCtr::queue_depth] = 0;
 			return;
 		}
+		/* As l2fwd's BURST_TX_DRAIN_US: a TX call costs a PMD about as
+		 * much for one packet as for a burst (memif makes a system call
+		 * per call), so a partial burst waits a little for company. An
+		 * idle queue sends at once: now - last_tx_ is large. */
+		if (count_ < burst_ && now - last_tx_ < drain_cycles_) {
+			(*ctr_)[PortCtr::queue_depth] = count_;
+			return;
+		}
+		last_tx_ = now;
 		uint32_t allowed = count_;
 		if (shaped_) {
 			allowed = 0;
@@ -154,6 +166,7 @@ private:
 	bool shaped_ = false;
 	double bytes_per_cycle_ = 0, tokens_ = 0, bucket_ = 0;
 	uint64_t last_ = 0;
+	uint64_t last_tx_ = 0, drain_cycles_ = 0;
 	PortCounters *ctr_ = nullptr;
 };
 
