@@ -413,7 +413,8 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
     }
 }
 
-control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t meta) {
+control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t meta,
+                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
 
     apply {

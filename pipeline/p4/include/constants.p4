@@ -140,6 +140,5 @@ const flags_op_t FLAGS_MERGE = 2;
 const flags_op_t FLAGS_SET_COL = 3;
 const flags_op_t FLAGS_READ_CLEAR = 4;
 const flags_op_t FLAGS_CLEAR = 5;
-const flags_op_t FLAGS_MERGE_ECN = 6;
 
 #endif
