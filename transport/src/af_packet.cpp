@@ -76,15 +76,11 @@ public:
 
 	bool open(const TransportConfig &cfg, std::string *error)
 	{
-		if (cfg.device.empty()) {
-			*error = "af_packet transport needs an interface (device)";
-			return false;
-		}
 		Netdev nd;
-		if (!netdev_lookup(cfg.device, &nd, error))
+		if (!netdev_for_transport(cfg, "af_packet", &nd, error))
 			return false;
 		memcpy(mac_, nd.mac, 6);
-		ip_ = cfg.ip ? cfg.ip : nd.ip;
+		ip_ = nd.ip;
 
 		fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_IP));
 		if (fd_ < 0) {

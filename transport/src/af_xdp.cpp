@@ -57,15 +57,11 @@ public:
 
 	bool open(const TransportConfig &cfg, std::string *error)
 	{
-		if (cfg.device.empty()) {
-			*error = "af_xdp transport needs an interface (device)";
-			return false;
-		}
 		Netdev nd;
-		if (!netdev_lookup(cfg.device, &nd, error))
+		if (!netdev_for_transport(cfg, "af_xdp", &nd, error))
 			return false;
 		memcpy(mac_, nd.mac, 6);
-		ip_ = cfg.ip ? cfg.ip : nd.ip;
+		ip_ = nd.ip;
 		ifindex_ = nd.ifindex;
 		libbpf_set_print(nullptr); /* errors are reported as one line below */
 

@@ -13,7 +13,6 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -146,18 +145,7 @@ public:
 
 	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
 	{
-		uint32_t got = drain(frames, n);
-		if (got || timeout_us == 0)
-			return got;
-		auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
-		while (std::chrono::steady_clock::now() < until) {
-			got = drain(frames, n);
-			if (got)
-				return got;
-			/* Poll mode, but leave the core to others while idle. */
-			std::this_thread::sleep_for(std::chrono::microseconds(20));
-		}
-		return 0;
+		return poll_recv(timeout_us, [&] { return drain(frames, n); });
 	}
 
 	const char *name() const override { return "dpdk"; }

@@ -45,4 +45,18 @@ bool netdev_lookup(const std::string &name, Netdev *out, std::string *error)
 	return true;
 }
 
+bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *out,
+			  std::string *error)
+{
+	if (cfg.device.empty()) {
+		*error = std::string(kind) + " transport needs an interface (device)";
+		return false;
+	}
+	if (!netdev_lookup(cfg.device, out, error))
+		return false;
+	if (cfg.ip)
+		out->ip = cfg.ip;
+	return true;
+}
+
 } /* namespace ina */

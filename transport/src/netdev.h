@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ina/transport.h"
+
 namespace ina {
 
 struct Netdev {
@@ -18,6 +20,11 @@ struct Netdev {
 /* Fills *out for interface `name`; false with a one-line *error if there is
  * no such interface. */
 bool netdev_lookup(const std::string &name, Netdev *out, std::string *error);
+
+/* The interface a packet transport (`kind`, for the message) runs on:
+ * cfg.device looked up, its address replaced by cfg.ip when that is set. */
+bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *out,
+			  std::string *error);
 
 } /* namespace ina */
 

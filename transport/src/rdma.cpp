@@ -12,10 +12,8 @@
 #include <infiniband/verbs.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "ina/wire.h"
 #include "netdev.h"
@@ -181,16 +179,7 @@ public:
 
 	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
 	{
-		uint32_t got = drain(frames, n);
-		if (got || timeout_us == 0)
-			return got;
-		auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
-		while (std::chrono::steady_clock::now() < until) {
-			if ((got = drain(frames, n)) != 0)
-				return got;
-			std::this_thread::sleep_for(std::chrono::microseconds(20));
-		}
-		return 0;
+		return poll_recv(timeout_us, [&] { return drain(frames, n); });
 	}
 
 	const char *name() const override { return "rdma"; }

@@ -4,8 +4,10 @@
 #ifndef INA_TRANSPORT_TRANSPORTS_H
 #define INA_TRANSPORT_TRANSPORTS_H
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "ina/transport.h"
 
@@ -24,6 +26,23 @@ std::unique_ptr<Transport> open_rdma(const TransportConfig &cfg, std::string *er
  * receives, so that the kernel does not answer INA frames taken by a packet
  * transport with ICMP port-unreachable. Best effort: -1 if it cannot. */
 int open_udp_absorber(uint32_t ip);
+
+/* recv() for the polled transports (dpdk, rdma): `drain` takes what is
+ * there; while nothing is, wait up to timeout_us, leaving the core to
+ * others between polls. */
+template <typename Drain> uint32_t poll_recv(uint32_t timeout_us, Drain drain)
+{
+	uint32_t got = drain();
+	if (got || timeout_us == 0)
+		return got;
+	auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
+	while (std::chrono::steady_clock::now() < until) {
+		if ((got = drain()) != 0)
+			return got;
+		std::this_thread::sleep_for(std::chrono::microseconds(20));
+	}
+	return 0;
+}
 
 } /* namespace ina */
 
