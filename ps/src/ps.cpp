@@ -583,7 +583,14 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 		return;
 	}
 
-	if (c.intersects(s.have)) {
+	/* A partial sum that contains everything the slot has (a worker's
+	 * retransmission merged into a switch aggregator, and the worker's
+	 * first copy had already reached the PS past a collision) is the
+	 * better sum: take it whole. Any other overlap cannot be split. */
+	WorkerSet common = c;
+	common &= s.have;
+	bool superset = !s.have.empty() && common == s.have && !(c == s.have);
+	if (c.intersects(s.have) && !superset) {
 		st.duplicates++;
 		return;
 	}
@@ -592,6 +599,10 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 		return;
 	}
 	int32_t *v = job.value(s);
+	if (superset) {
+		st.superseded++;
+		s.have = WorkerSet{};
+	}
 	bool first = s.have.empty();
 	if (first) {
 		for (uint32_t k = 0; k < elems; k++)

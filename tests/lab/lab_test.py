@@ -53,21 +53,7 @@ def lab(*args, timeout=300, check_rc=True):
 
 
 def run(topology, build, *extra, timeout=60):
-    """scripts/lab run ... --json; returns the report. A run in which a job that
-    lost no worker did not finish is run once more, loudly: the worker library
-    can still fall into a slow retransmission pattern on a loaded two-CPU
-    machine (docs/lab.md, "Known problems"); a second miss fails the test."""
-    report = run_once(topology, build, *extra, timeout=timeout)
-    stuck = [j["name"] for j in report["jobs"]
-             if not j["finished"] and not j.get("killed_workers")]
-    if stuck:
-        print(f"RETRY: job(s) {', '.join(stuck)} did not finish within {timeout} s; "
-              "running the scenario once more")
-        report = run_once(topology, build, *extra, timeout=timeout)
-    return report
-
-
-def run_once(topology, build, *extra, timeout=60):
+    """scripts/lab run ... --json; returns the report."""
     rc, out, err = lab("run", topology, "--build", build, "--driver", DRIVER, "--json",
                        "--timeout", str(timeout), *extra, timeout=timeout + 60, check_rc=False)
     try:

@@ -237,6 +237,26 @@ TEST(PsDedupe, MultiLevelContributorSets)
 	EXPECT_EQ(t.feed(two_level(3, 1, 0xFFFFFFFF, 0x4, {1, 1})).size(), 5u);
 }
 
+TEST(PsDedupe, PartialContainingEverythingHeldReplacesIt)
+{
+	Ps t{two_level_job()};
+	/* Worker 2 alone, pushed past a collision. */
+	EXPECT_TRUE(t.feed(two_level(1, 1, 0x1, 0x2, {4, 40}, INA_F_RESEND | INA_F_COLLISION)).empty());
+	/* Rack B's flushed partial {2, 3}: worker 2's retransmission merged
+	 * into the aggregator that worker 3 held. It contains all the slot
+	 * has, so it replaces it (no double count of worker 2). */
+	EXPECT_TRUE(t.feed(two_level(1, 1, 0x3, 0x2, {4 + 8, 40 + 80}, INA_F_RESEND)).empty());
+	EXPECT_EQ(t.st(3).superseded, 1u);
+	EXPECT_EQ(t.st(3).duplicates, 0u);
+	/* The same set again is a duplicate. */
+	EXPECT_TRUE(t.feed(two_level(1, 1, 0x3, 0x2, {999, 999}, INA_F_RESEND)).empty());
+	EXPECT_EQ(t.st(3).duplicates, 1u);
+	EXPECT_TRUE(t.feed(two_level(1, 1, 0x3, 0x1, {1 + 2, 10 + 20})).empty());
+	auto acks = t.feed(two_level(1, 1, 0xFFFFFFFF, 0x4, {16, 160}));
+	ASSERT_EQ(acks.size(), 5u);
+	EXPECT_EQ(acks[0].values, (std::vector<int32_t>{31, 310}));
+}
+
 TEST(PsDedupe, PacketWithNoWorkerIsCountedNotAggregated)
 {
 	Ps t{two_level_job()};

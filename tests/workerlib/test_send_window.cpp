@@ -186,10 +186,14 @@ TEST(Rtt, AckWithoutSampleDropsBackoff)
 {
 	RttConfig c;
 	c.initial_rto_ns = 20000000;
+	c.max_rto_ns = 500000000;
 	RttEstimator r(c);
 	r.backoff();
 	r.backoff();
 	EXPECT_EQ(r.rto_ns(), 80000000u);
+	r.backoff();
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 80000000u); /* max_backoff: 4 x the initial RTO */
 	r.reset_backoff(); /* no sample yet: back to the initial RTO */
 	EXPECT_EQ(r.rto_ns(), 20000000u);
 	r.sample(3000000);
@@ -197,6 +201,19 @@ TEST(Rtt, AckWithoutSampleDropsBackoff)
 	EXPECT_EQ(r.rto_ns(), 18000000u);
 	r.reset_backoff();
 	EXPECT_EQ(r.rto_ns(), 9000000u);
+}
+
+TEST(Rtt, DefaultCeilingHoldsAgainstStalls)
+{
+	/* Samples of fragments that waited on peers' retransmissions must not
+	 * lift the RTO past the ceiling (docs/worker.md, step 5). */
+	RttEstimator r;
+	for (int i = 0; i < 100; i++)
+		r.sample(400000000);
+	EXPECT_EQ(r.rto_ns(), RttConfig().max_rto_ns);
+	EXPECT_EQ(RttConfig().max_rto_ns, 50000000u);
+	r.backoff();
+	EXPECT_EQ(r.rto_ns(), 50000000u);
 }
 
 TEST(Rtt, BackoffStopsAtAMultipleOfTheBase)

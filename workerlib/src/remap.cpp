@@ -6,11 +6,13 @@
 
 namespace ina {
 
-RemapTable::RemapTable(uint16_t job, uint32_t aggregators)
-    : job_(job), n_(aggregators ? aggregators : 1), map_(new std::atomic<uint32_t>[n_])
+RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments)
+    : job_(job), n_(aggregators ? aggregators : 1), epoch_shift_(0), map_(new Entry[n_])
 {
+	while (epoch_shift_ < 40 && (1ull << epoch_shift_) < epoch_fragments)
+		epoch_shift_++;
 	for (uint32_t i = 0; i < n_; i++)
-		map_[i].store(i, std::memory_order_relaxed);
+		map_[i].base.store(i, std::memory_order_relaxed);
 }
 
 uint32_t RemapTable::original_index(uint32_t seq) const
@@ -18,14 +20,67 @@ uint32_t RemapTable::original_index(uint32_t seq) const
 	return aggregator_index(job_, seq, n_);
 }
 
-bool RemapTable::apply_hint(uint32_t seq, uint32_t new_index)
+uint32_t RemapTable::lookup(const Entry &e, uint32_t epoch) const
+{
+	for (uint32_t i = e.count.load(std::memory_order_relaxed); i-- > 0;)
+		if (e.epoch[i].load(std::memory_order_relaxed) <= epoch)
+			return e.index[i].load(std::memory_order_relaxed);
+	return e.base.load(std::memory_order_relaxed);
+}
+
+uint32_t RemapTable::index(uint64_t frag) const
+{
+	const Entry &e = map_[original_index(static_cast<uint32_t>(frag))];
+	const uint32_t epoch = epoch_of(frag);
+	for (;;) {
+		uint32_t v = version_.load(std::memory_order_acquire);
+		uint32_t idx = lookup(e, epoch);
+		std::atomic_thread_fence(std::memory_order_acquire);
+		if (!(v & 1) && version_.load(std::memory_order_relaxed) == v && idx < n_)
+			return idx;
+	}
+}
+
+bool RemapTable::apply_hint(uint64_t frag, uint32_t new_index)
 {
 	if (new_index == INA_NO_REMAP || new_index >= n_)
 		return false;
-	uint32_t orig = original_index(seq);
-	if (map_[orig].load(std::memory_order_relaxed) == new_index)
+	const uint64_t from = static_cast<uint64_t>(epoch_of(frag)) + 2;
+	if (from > UINT32_MAX)
 		return false;
-	map_[orig].store(new_index, std::memory_order_relaxed);
+	const uint32_t epoch = static_cast<uint32_t>(from);
+	Entry &e = map_[original_index(static_cast<uint32_t>(frag))];
+
+	std::lock_guard<std::mutex> lock(write_m_);
+	uint32_t n = e.count.load(std::memory_order_relaxed);
+	uint32_t ep[kChanges + 1], ix[kChanges + 1];
+	uint32_t m = 0;
+	bool placed = false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ei = e.epoch[i].load(std::memory_order_relaxed);
+		if (ei == epoch)
+			return false; /* known: every hint of an epoch names the same index */
+		if (!placed && epoch < ei) {
+			ep[m] = epoch, ix[m++] = new_index;
+			placed = true;
+		}
+		ep[m] = ei, ix[m++] = e.index[i].load(std::memory_order_relaxed);
+	}
+	if (!placed)
+		ep[m] = epoch, ix[m++] = new_index;
+	/* Five changes: the oldest is older than anything in flight. */
+	uint32_t first = m > kChanges ? 1 : 0;
+
+	version_.fetch_add(1, std::memory_order_relaxed); /* odd: readers retry */
+	std::atomic_thread_fence(std::memory_order_release);
+	if (first)
+		e.base.store(ix[0], std::memory_order_relaxed);
+	for (uint32_t i = first; i < m; i++) {
+		e.epoch[i - first].store(ep[i], std::memory_order_relaxed);
+		e.index[i - first].store(ix[i], std::memory_order_relaxed);
+	}
+	e.count.store(m - first, std::memory_order_relaxed);
+	version_.fetch_add(1, std::memory_order_release);
 	return true;
 }
 

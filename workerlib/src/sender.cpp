@@ -260,7 +260,7 @@ bool Sender::pump_send(uint64_t now)
 			if (!t || win_.acked(k))
 				continue;
 			uint32_t seq = t->seq_base + f;
-			uint32_t index = w_->remap().index(seq);
+			uint32_t index = w_->remap().index(t->seq64 + f);
 			uint32_t ne = t->frag_elems(f, epp);
 			const float *vals = t->data + static_cast<size_t>(f) * epp;
 			uint16_t flags = INA_F_RESEND;
@@ -288,7 +288,7 @@ bool Sender::pump_send(uint64_t now)
 			if (!t || t->seq64 + f >= limit)
 				break;
 			uint32_t seq = t->seq_base + f;
-			uint32_t index = w_->remap().index(seq);
+			uint32_t index = w_->remap().index(t->seq64 + f);
 			uint32_t ne = t->frag_elems(f, epp);
 			uint16_t flags = 0;
 			bool bypass = cfg_.cc.bypass_by_hash ? bypass_by_hash(seq, agg_win, win) : in_flight_agg >= agg_win;
@@ -422,7 +422,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	 * complete from the network. */
 	if (m.levels > 0 && m.level == m.levels)
 		bump(C_SWITCH_ACKS);
-	if (m.remap_index != INA_NO_REMAP && w_->remap().apply_hint(m.seq, m.remap_index))
+	if (m.remap_index != INA_NO_REMAP && w_->remap().apply_hint(t->seq64 + f, m.remap_index))
 		bump(C_REMAPS);
 	/* Back-off ends with a valid sample (a fragment sent once); ACKs of
 	 * retransmitted fragments keep it: on a loaded host only the quick

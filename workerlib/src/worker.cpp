@@ -91,7 +91,7 @@ bool validate(const WorkerConfig &c, std::string *error)
 
 /* ---- WorkerImpl ---- */
 
-WorkerImpl::WorkerImpl(const WorkerConfig &cfg) : cfg_(cfg), remap_(cfg.job_id, cfg.aggregators), dir_(kDirSize)
+WorkerImpl::WorkerImpl(const WorkerConfig &cfg) : cfg_(cfg), remap_(cfg.job_id, cfg.aggregators, static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size()), dir_(kDirSize)
 {
 }
 

@@ -63,6 +63,7 @@ struct PsJobConfig {
 	X(partial_packets, "packets carrying more than one and less than all workers") \
 	X(worker_packets, "packets carrying a single worker")                       \
 	X(duplicates, "packets overlapping what the fragment holds, dropped")        \
+	X(superseded, "partial sums containing all the fragment held, taken whole")  \
 	X(collisions, "packets with the collision flag")                            \
 	X(remaps, "parameter packets carrying a new aggregator index")               \
 	X(retransmits, "packets with the resend flag")                              \

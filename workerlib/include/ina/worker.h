@@ -81,7 +81,7 @@ struct WorkerConfig {
 	 * than its peers' must not flush its whole window each time (in the
 	 * lab that kept jobs crawling for tens of seconds); later holes are
 	 * found by the out-of-order rules once the oldest is ACKed. */
-	uint32_t timeout_burst = 8;
+	uint32_t timeout_burst = 32;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };

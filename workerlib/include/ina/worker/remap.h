@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Aggregator index of a fragment at the worker (ATP §3.6): the CRC-32 hash of
- * <job, seq> modulo the aggregator count (ina/hash.h), looked up in a table
- * that the PS's collision hints rewrite: a parameter packet whose
- * remap_index is set says "use remap_index wherever you would have used the
- * original index of this fragment". Sender threads share one table; entries
- * are relaxed atomics (a thread that still sends the old index for a moment
- * only risks one more collision), so no lock is taken per packet.
+ * <job, seq> modulo the aggregator count (ina/hash.h), rewritten by the PS's
+ * collision hints.
+ *
+ * Every worker of a job must send a fragment to the same aggregator, or the
+ * fragment splits over two aggregators that never complete. Hints reach the
+ * workers at different moments, so a hint cannot take effect "now": the hint
+ * carried by the ACK of fragment s (job-wide number) moves the original index
+ * hash(job, s) mod N for the fragments of epoch(s) + 2 onwards, where an
+ * epoch is `epoch_fragments` consecutive fragment numbers (a power of two at
+ * least the in-flight span: no worker sends fragment q before it has the ACK
+ * of every fragment at or below q - span). Then every worker knows every hint
+ * that concerns a fragment before it first sends it, and the index of a
+ * fragment never changes, also for its retransmissions. The new index is
+ * rehash(index the fragment used), a function of facts all workers share, so
+ * the order in which hints arrive does not matter.
+ *
+ * Per original index the table keeps the index before any change (`base`)
+ * and the last few changes as <first epoch, index>; older changes fold into
+ * `base`, which is safe because in-flight fragments span at most two epochs.
+ * Sender threads share the table: lookups are lock-free (a sequence counter,
+ * retried in the rare case a hint was being written), hints take a mutex.
  */
 #ifndef INA_WORKER_REMAP_H
 #define INA_WORKER_REMAP_H
@@ -14,27 +29,45 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 namespace ina {
 
 class RemapTable {
 public:
-	explicit RemapTable(uint16_t job, uint32_t aggregators);
+	/* epoch_fragments is rounded up to a power of two (at least 1). */
+	RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments);
 
 	uint32_t aggregators() const { return n_; }
+	uint64_t epoch_fragments() const { return 1ull << epoch_shift_; }
 	/* hash(job, seq) mod N: the index before any remap. */
 	uint32_t original_index(uint32_t seq) const;
-	/* The index to send fragment seq to now. */
-	uint32_t index(uint32_t seq) const { return lookup(original_index(seq)); }
-	uint32_t lookup(uint32_t original) const { return map_[original].load(std::memory_order_relaxed); }
-	/* Applies the hint of a parameter packet for fragment seq; false (and no
-	 * change) when new_index is INA_NO_REMAP, out of range or already set. */
-	bool apply_hint(uint32_t seq, uint32_t new_index);
+	/* The index of fragment `frag` (job-wide number; its wire seq is
+	 * frag mod 2^32). */
+	uint32_t index(uint64_t frag) const;
+	/* The hint of the ACK of fragment `frag`: new_index replaces the
+	 * index of frag's original index from epoch(frag) + 2 on. False (and
+	 * no change) when new_index is INA_NO_REMAP, out of range or already
+	 * known. */
+	bool apply_hint(uint64_t frag, uint32_t new_index);
 
 private:
+	static constexpr uint32_t kChanges = 4;
+	struct Entry {
+		std::atomic<uint32_t> base;
+		std::atomic<uint32_t> count{0};
+		std::atomic<uint32_t> epoch[kChanges];
+		std::atomic<uint32_t> index[kChanges];
+	};
+	uint32_t epoch_of(uint64_t frag) const { return static_cast<uint32_t>(frag >> epoch_shift_); }
+	uint32_t lookup(const Entry &e, uint32_t epoch) const;
+
 	uint16_t job_;
 	uint32_t n_;
-	std::unique_ptr<std::atomic<uint32_t>[]> map_;
+	uint32_t epoch_shift_;
+	std::unique_ptr<Entry[]> map_;
+	std::atomic<uint32_t> version_{0}; /* odd while a hint is written */
+	std::mutex write_m_;
 };
 
 } /* namespace ina */

@@ -23,7 +23,13 @@ namespace ina {
 struct RttConfig {
 	uint64_t initial_rto_ns = 20'000'000; /* before the first sample */
 	uint64_t min_rto_ns = 5'000'000;
-	uint64_t max_rto_ns = 500'000'000;
+	/* An INA ACK that takes longer than this is a fragment stuck in a
+	 * switch aggregator (waiting for a packet that went elsewhere), which
+	 * only a retransmission frees; it is not a slow network. RTT samples
+	 * of fragments that waited on a peer's retransmission feed the
+	 * estimator, so without a tight ceiling the RTO grows with every
+	 * stall and the stalls with the RTO (docs/worker.md, step 5). */
+	uint64_t max_rto_ns = 50'000'000;
 	/* Back-off stops at this multiple of the un-backed-off RTO. Within a
 	 * job most "losses" are fragments waiting in a switch aggregator for a
 	 * resend, not congestion: a worker whose RTO had backed off to the
