@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -179,7 +180,8 @@ def t_two_level_ratio(build):
     # PS receives then show what aggregation leaves for it, not how a busy
     # machine delays packets.
     wargs = []
-    for kv in ("initial_window=16", "max_window=16", "min_rto_us=100000", "initial_rto_us=300000"):
+    for kv in ("initial_window=16", "max_window=16", "min_rto_us=100000", "initial_rto_us=300000",
+               "max_rto_us=1000000"):
         wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
     tree = run("two-level", build, "--mode", "tree", "--tensor", "131072", "--iterations", "1",
                "--worker-arg=--cc", "--worker-arg=none", *wargs)
@@ -218,23 +220,35 @@ def t_loss(build, rate):
 
 
 def t_kill_worker(build):
-    # a1 is killed mid-job and its job dies with it (a0, a2 killed at the same
-    # moment): nobody is left to resend, so job-a's aggregators stay held until
-    # job-b's parameter packets free them after gc_timeout_ms (500 ms here).
-    # With survivors, their resends would flush the aggregators first.
-    wargs = ["--worker-arg=--set", "--worker-arg=stall_timeout_ms=4000"]
-    # job-b starts 0.5 s after job-a, so job-a is well into its run when it dies
-    # and job-b still runs for seconds afterwards.
-    faults = [f"--fault=kill-worker:{w}@0.8" for w in ("a1", "a0", "a2")]
-    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "3",
-            "--start-delay", "2=0.5", *faults, *wargs)
+    # a1 is killed mid-job, a0 and a2 0.3 s later: job-a dies with aggregators
+    # held by {a0, a2} partial sums that wait for a1. Its workers' timer is
+    # set long (2 s) so that a0 and a2 do not flush those aggregators by
+    # resending before they die. Nobody is left to free them but the GC:
+    # job-b's parameter packets at those indices, after gc_timeout_ms. job-b
+    # reaches a dead aggregator through a collision, and the PS's hint moves
+    # job-b away from it two epochs (8192 fragments, well under a second
+    # here) later, so the GC timeout is 100 ms instead of the topology's 500.
+    with open(os.path.join(ROOT, "config", "labs", "multi-tenant.toml")) as f:
+        topo = f.read()
+    for old, new in (("gc_timeout_ms = 500", "gc_timeout_ms = 100"),
+                     ('name = "job-a"', 'name = "job-a"\nworker_args = ["--set", "min_rto_us=2000000", '
+                      '"--set", "initial_rto_us=2000000", "--set", "max_rto_us=2000000"]')):
+        check(old in topo, f"multi-tenant.toml: {old} not found")
+        topo = topo.replace(old, new)
+    # job-b starts 0.5 s after job-a and runs for seconds after job-a died.
+    faults = ["--fault=kill-worker:a1@0.8", "--fault=kill-worker:a0@1.1", "--fault=kill-worker:a2@1.1"]
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="multi-tenant-gc-") as t:
+        t.write(topo)
+        t.flush()
+        r = run(t.name, build, "--tensor", "2097152", "--iterations", "3",
+                "--start-delay", "2=0.5", *faults)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
     check(a["killed_workers"] == 3 and not a["finished"], "job-a should not finish")
     assert_exact(r, job=b["id"])
     gc = r["switches"]["sw0"]["gc_freed"]
     check(gc and gc > 0, f"no aggregator freed by the GC timeout (gc_freed {gc})")
-    print(f"GC freed {gc} aggregators of the dead job; job-b exact")
+    print(f"GC freed {gc} aggregators of the dead job; job-b exact ({b['seconds']:.1f} s)")
 
 
 def t_restart_switch(build):

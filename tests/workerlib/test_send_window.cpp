@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Sliding window and loss detection: three out-of-order ACKs, the SACK rule
- * for further holes, duplicates, timeouts; the RTT estimator.
+ * Sliding window and loss detection: the SACK rule (three later fragments
+ * ACKed) for every hole, duplicates, timeouts; the RTT estimator.
  */
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ TEST(SendWindow, InOrderAcksSlideTheWindow)
 	auto o = w.on_ack(0, 350);
 	EXPECT_EQ(o.kind, Kind::in_order);
 	EXPECT_EQ(o.rtt_ns, 250u);
-	EXPECT_FALSE(o.lost);
+	EXPECT_EQ(o.lost, 0u);
 	EXPECT_EQ(w.base(), 1u);
 	EXPECT_EQ(w.in_flight(), 3u);
 }
@@ -55,15 +55,15 @@ TEST(SendWindow, ThreeOutOfOrderAcksDeclareTheExpectedLost)
 	/* Fragment 1 is lost: ACKs of 2, 3, 4 arrive. */
 	auto a = w.on_ack(2, 2);
 	EXPECT_EQ(a.kind, Kind::out_of_order);
-	EXPECT_FALSE(a.lost);
-	EXPECT_FALSE(w.on_ack(3, 3).lost);
+	EXPECT_EQ(a.lost, 0u);
+	EXPECT_EQ(w.on_ack(3, 3).lost, 0u);
 	auto c = w.on_ack(4, 4);
-	EXPECT_TRUE(c.lost);
-	EXPECT_EQ(c.lost_k, 1u);
+	EXPECT_EQ(c.lost, 1u);
+	EXPECT_EQ(w.lost_at(0), 1u);
 	/* Fast retransmit happens once; more out-of-order ACKs do not repeat it. */
 	w.resend(1, 5);
 	for (uint64_t k = 5; k < 10; k++)
-		EXPECT_FALSE(w.on_ack(k, 6).lost);
+		EXPECT_EQ(w.on_ack(k, 6).lost, 0u);
 	/* The retransmission's ACK gives no RTT sample (Karn). */
 	auto r = w.on_ack(1, 100);
 	EXPECT_EQ(r.kind, Kind::in_order);
@@ -76,15 +76,15 @@ TEST(SendWindow, TwoOutOfOrderAcksAreNotALoss)
 {
 	SendWindow w(64);
 	send_n(w, 5);
-	EXPECT_FALSE(w.on_ack(1, 1).lost);
-	EXPECT_FALSE(w.on_ack(2, 1).lost);
+	EXPECT_EQ(w.on_ack(1, 1).lost, 0u);
+	EXPECT_EQ(w.on_ack(2, 1).lost, 0u);
 	/* The expected one arrives: the count starts over. */
 	EXPECT_EQ(w.on_ack(0, 1).kind, Kind::in_order);
 	EXPECT_EQ(w.base(), 3u);
-	EXPECT_FALSE(w.on_ack(4, 1).lost);
+	EXPECT_EQ(w.on_ack(4, 1).lost, 0u);
 }
 
-TEST(SendWindow, SecondHoleIsFoundWhenTheWindowMovesUpToIt)
+TEST(SendWindow, EveryHoleIsFoundWithoutWaitingForTheOneBelow)
 {
 	SendWindow w(64);
 	send_n(w, 10);
@@ -92,17 +92,35 @@ TEST(SendWindow, SecondHoleIsFoundWhenTheWindowMovesUpToIt)
 	w.on_ack(1, 1);
 	w.on_ack(2, 1);
 	auto c = w.on_ack(4, 1);
-	ASSERT_TRUE(c.lost);
-	ASSERT_EQ(c.lost_k, 0u);
+	ASSERT_EQ(c.lost, 1u);
+	ASSERT_EQ(w.lost_at(0), 0u);
 	w.resend(0, 2);
-	w.on_ack(5, 3);
-	w.on_ack(6, 3);
-	/* The retransmitted 0 arrives; base moves to 3, below which 4, 5, 6
-	 * are ACKed: 3 is lost at once. */
-	auto r = w.on_ack(0, 4);
+	EXPECT_EQ(w.on_ack(5, 3).lost, 0u);
+	/* 4, 5, 6 ACKed after 3: 3 is lost, although 0 is still missing. */
+	auto r = w.on_ack(6, 3);
+	EXPECT_EQ(w.base(), 0u);
+	EXPECT_EQ(r.lost, 1u);
+	EXPECT_EQ(w.lost_at(0), 3u);
+	/* The retransmitted 0 arrives: nothing new is lost. */
+	EXPECT_EQ(w.on_ack(0, 4).lost, 0u);
 	EXPECT_EQ(w.base(), 3u);
-	EXPECT_TRUE(r.lost);
-	EXPECT_EQ(r.lost_k, 3u);
+}
+
+TEST(SendWindow, OneAckCanDeclareSeveralHoles)
+{
+	SendWindow w(64);
+	send_n(w, 8);
+	/* 0..4 stuck; 5, 6, 7 complete. */
+	EXPECT_EQ(w.on_ack(5, 1).lost, 0u);
+	EXPECT_EQ(w.on_ack(6, 1).lost, 0u);
+	auto o = w.on_ack(7, 1);
+	ASSERT_EQ(o.lost, 5u);
+	for (uint32_t i = 0; i < 5; i++)
+		EXPECT_EQ(w.lost_at(i), i);
+	/* Later ACKs do not declare them again. */
+	send_n(w, 4);
+	for (uint64_t k = 8; k < 12; k++)
+		EXPECT_EQ(w.on_ack(k, 2).lost, 0u);
 }
 
 TEST(SendWindow, TimeoutsListFragmentsOlderThanRto)

@@ -14,6 +14,7 @@ static uint64_t round_up_pow2(uint32_t v)
 SendWindow::SendWindow(uint32_t capacity, uint32_t dupthresh)
     : slots_(round_up_pow2(capacity < 2 ? 2 : capacity)), mask_(slots_.size() - 1), dupthresh_(dupthresh)
 {
+	lost_.reserve(slots_.size());
 }
 
 bool SendWindow::acked(uint64_t k) const
@@ -61,22 +62,28 @@ void SendWindow::resend(uint64_t k, uint64_t now_ns)
 		s.transmissions++;
 }
 
-bool SendWindow::base_lost_by_sack() const
+void SendWindow::scan_for_losses()
 {
-	if (base_ >= next_ || !any_acked_ || highest_acked_ <= base_)
-		return false;
-	const Slot &b = slot(base_);
-	if (b.fast_retx || b.acked)
-		return false;
-	uint32_t later = 0;
-	for (uint64_t j = base_ + 1; j <= highest_acked_ && later < dupthresh_; j++)
-		later += slot(j).acked;
-	return later >= dupthresh_;
+	while (scan_ < next_) {
+		Slot &s = slot(scan_);
+		if (!s.acked) {
+			if (acked_above_scan_ < dupthresh_)
+				return;
+			if (!s.fast_retx) {
+				s.fast_retx = 1;
+				lost_.push_back(scan_);
+			}
+		}
+		scan_++;
+		if (scan_ < next_ && slot(scan_).acked)
+			acked_above_scan_--;
+	}
 }
 
 SendWindow::AckOutcome SendWindow::on_ack(uint64_t k, uint64_t now_ns)
 {
-	AckOutcome out{AckKind::duplicate, 0, false, 0};
+	AckOutcome out{AckKind::duplicate, 0, 0};
+	lost_.clear();
 	if (k >= next_) {
 		out.kind = AckKind::unknown;
 		return out;
@@ -90,33 +97,13 @@ SendWindow::AckOutcome SendWindow::on_ack(uint64_t k, uint64_t now_ns)
 	in_flight_agg_ -= !s.bypass;
 	if (s.transmissions == 1 && now_ns >= s.sent_ns)
 		out.rtt_ns = now_ns - s.sent_ns;
-	if (!any_acked_ || k > highest_acked_)
-		highest_acked_ = k;
-	any_acked_ = true;
-
-	if (k == base_) {
-		out.kind = AckKind::in_order;
-		out_of_order_ = 0;
-		while (base_ < next_ && slot(base_).acked)
-			base_++;
-		if (base_lost_by_sack()) {
-			slot(base_).fast_retx = 1;
-			out.lost = true;
-			out.lost_k = base_;
-		}
-		return out;
-	}
-
-	out.kind = AckKind::out_of_order;
-	if (++out_of_order_ >= dupthresh_) {
-		out_of_order_ = 0;
-		Slot &b = slot(base_);
-		if (!b.fast_retx) {
-			b.fast_retx = 1;
-			out.lost = true;
-			out.lost_k = base_;
-		}
-	}
+	if (k > scan_)
+		acked_above_scan_++;
+	out.kind = k == base_ ? AckKind::in_order : AckKind::out_of_order;
+	while (base_ < next_ && slot(base_).acked)
+		base_++;
+	scan_for_losses();
+	out.lost = static_cast<uint32_t>(lost_.size());
 	return out;
 }
 

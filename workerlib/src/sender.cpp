@@ -435,10 +435,10 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now, rtt_.srtt_ns()};
 	cc_->on_ack(a);
-	if (o.lost) {
-		queue_retransmit(o.lost_k);
+	for (uint32_t i = 0; i < o.lost; i++) {
+		queue_retransmit(win_.lost_at(i));
 		bump(C_FAST_RETX);
-		cc_->on_loss(CcLoss{o.lost_k, win_.next(), false});
+		cc_->on_loss(CcLoss{win_.lost_at(i), win_.next(), false});
 	}
 	window_.store(cc_->window(), std::memory_order_relaxed);
 	agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);

@@ -5,13 +5,14 @@
  * A sender numbers the fragments it sends 0, 1, 2, ... (the local index k;
  * the caller maps k to the fragment's job-wide sequence number). The
  * parameter packet of a fragment is its ACK. Loss is detected
- *   - by ACKs out of order (ATP §3.6-3.7): the third ACK in a row for a
- *     fragment other than the expected one (the lowest unACKed) declares the
- *     expected one lost; when the expected one moves up to a fragment below
- *     which three later fragments are already ACKed, that one is lost at once
- *     (the SACK rule of RFC 6675, so several holes in one window recover
- *     without waiting for a timeout). Each fragment is fast-retransmitted at
- *     most once; a lost retransmission is left to the timeout.
+ *   - by ACKs of later fragments (ATP §3.6-3.7: "all workers treat the
+ *     stalled fragment as a loss"): an unACKed fragment with dupthresh (3)
+ *     ACKed fragments sent after it is lost, the rule of RFC 6675. All holes
+ *     of a window are found this way at once, not one per round trip, which
+ *     matters in INA: a hole is mostly a fragment stuck in a switch
+ *     aggregator, and each one waits for every worker's retransmission.
+ *     Each fragment is fast-retransmitted at most once; a lost
+ *     retransmission is left to the timeout.
  *   - by timeout: a fragment unACKed for longer than the RTO since its last
  *     transmission.
  * ACKs of fragments already ACKed are duplicates and change nothing.
@@ -39,8 +40,7 @@ public:
 	struct AckOutcome {
 		AckKind kind;
 		uint64_t rtt_ns;  /* RTT sample, 0 when none (retransmitted: Karn) */
-		bool lost;        /* a fragment was declared lost ... */
-		uint64_t lost_k;  /* ... this one; the caller resends it */
+		uint32_t lost;    /* fragments this ACK declared lost: lost_at(0..lost-1) */
 	};
 
 	uint64_t base() const { return base_; }
@@ -58,6 +58,9 @@ public:
 	/* Records a retransmission of k. */
 	void resend(uint64_t k, uint64_t now_ns);
 	AckOutcome on_ack(uint64_t k, uint64_t now_ns);
+	/* The i-th fragment the last on_ack() declared lost; the caller
+	 * resends it. */
+	uint64_t lost_at(uint32_t i) const { return lost_[i]; }
 	/* Writes up to max indices of unACKed fragments last sent at least
 	 * rto_ns ago; returns how many. */
 	uint32_t collect_timeouts(uint64_t now_ns, uint64_t rto_ns, uint64_t *out, uint32_t max) const;
@@ -72,17 +75,20 @@ private:
 	};
 	Slot &slot(uint64_t k) { return slots_[k & mask_]; }
 	const Slot &slot(uint64_t k) const { return slots_[k & mask_]; }
-	/* After base_ moved: is the new base lost by the SACK rule? */
-	bool base_lost_by_sack() const;
+	/* Moves scan_ up over ACKed fragments and fragments the SACK rule
+	 * declares lost (appended to lost_). */
+	void scan_for_losses();
 
 	std::vector<Slot> slots_;
 	uint64_t mask_;
 	uint32_t dupthresh_;
 	uint64_t base_ = 0, next_ = 0;
-	uint64_t highest_acked_ = 0; /* valid when any_acked_ */
-	bool any_acked_ = false;
+	/* Every fragment below scan_ is ACKed or was declared lost;
+	 * acked_above_scan_ counts the ACKed ones above it. */
+	uint64_t scan_ = 0;
+	uint32_t acked_above_scan_ = 0;
+	std::vector<uint64_t> lost_; /* of the last on_ack(), capacity reserved */
 	uint32_t in_flight_ = 0, in_flight_agg_ = 0;
-	uint32_t out_of_order_ = 0; /* consecutive ACKs not for base_ */
 };
 
 } /* namespace ina */
