@@ -36,6 +36,12 @@ struct ina_id_pair_t {
 #define INA_PAIR_REGISTER_ACTION(RT, REG, NAME, IDX, OUT, BODY) \
     INA_REGISTER_ACTION(ina_id_pair_t, RT, REG, NAME, IDX, OUT, BODY)
 
+/* Signed 32-bit register (the value lanes): the stateful ALU saturates on
+ * int<32> itself. */
+#define INA_INT_REGISTER(NAME, SIZE) INA_REGISTER(int<32>, NAME, SIZE)
+#define INA_INT_REGISTER_ACTION(REG, NAME, IDX, OUT, BODY) \
+    INA_REGISTER_ACTION(int<32>, int<32>, REG, NAME, IDX, OUT, BODY)
+
 /* The second pass gets its state from the resubmit / bridged header. */
 #define INA_PRESERVE
 
@@ -46,9 +52,16 @@ struct ina_id_pair_t {
 #else /* v1model */
 
 #define INA_REGISTER(T, NAME, SIZE) register<T>(SIZE) NAME
-/* BMv2 registers hold bit<W> only: the pair is one 64-bit word, key in the
- * low half. */
-#define INA_PAIR_REGISTER(NAME, SIZE) register<bit<64>>(SIZE) NAME
+/* The pair is two 32-bit arrays on BMv2: NAME holds the key, NAME_ts the
+ * timestamp. One 64-bit word would do for the program, but the control
+ * plane reads a register through Thrift as a signed 64-bit integer
+ * (bm_register_read), which saturates any word with bit 63 set, and the
+ * inverted timestamp in the high half always sets it: the key could not be
+ * read back. simple_switch runs the action for one packet at a time, so the
+ * two arrays change together as the Tofino pair does. */
+#define INA_PAIR_REGISTER(NAME, SIZE) \
+    register<bit<32>>(SIZE) NAME; \
+    register<bit<32>>(SIZE) NAME##_ts
 
 #define INA_REGISTER_ACTION(T, RT, REG, NAME, IDX, OUT, BODY) \
     action NAME() { \
@@ -62,14 +75,32 @@ struct ina_id_pair_t {
 
 #define INA_PAIR_REGISTER_ACTION(RT, REG, NAME, IDX, OUT, BODY) \
     action NAME() { \
-        bit<64> word; \
         ina_id_pair_t value; \
         RT result = 0; \
-        REG.read(word, IDX); \
-        value.key = word[31:0]; \
-        value.ts = word[63:32]; \
+        REG.read(value.key, IDX); \
+        REG##_ts.read(value.ts, IDX); \
         BODY \
-        REG.write(IDX, value.ts ++ value.key); \
+        REG.write(IDX, value.key); \
+        REG##_ts.write(IDX, value.ts); \
+        OUT = result; \
+    }
+
+/* Signed 32-bit register (the value lanes). BMv2 keeps register words
+ * unsigned, and reading one straight into an int<32> leaves a word with the
+ * sign bit set as the positive number 2^31..2^32-1 in the arithmetic that
+ * follows (bm::Field::set wraps only values above 2^32 - 1), so
+ * 0x80000000 |+| -1 gave 0x7fffffff. The word is read as bit<32> and cast,
+ * which p4c-bm2-ss emits as a two's complement conversion. */
+#define INA_INT_REGISTER(NAME, SIZE) register<bit<32>>(SIZE) NAME
+#define INA_INT_REGISTER_ACTION(REG, NAME, IDX, OUT, BODY) \
+    action NAME() { \
+        bit<32> word; \
+        int<32> value; \
+        int<32> result = 0; \
+        REG.read(word, IDX); \
+        value = (int<32>)word; \
+        BODY \
+        REG.write(IDX, (bit<32>)value); \
         OUT = result; \
     }
 

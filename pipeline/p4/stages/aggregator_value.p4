@@ -29,24 +29,24 @@
 
 #define INA_LANE(I) \
     int<32> old_##I = 0; \
-    INA_REGISTER(int<32>, aggregator_value_##I, INA_VALUE_ROWS); \
-    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_write_##I, meta.value_row, old_##I, \
+    INA_INT_REGISTER(aggregator_value_##I, INA_VALUE_ROWS); \
+    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_write_##I, meta.value_row, old_##I, \
         value = (int<32>)hdr.elems[I].v; \
         result = 0; \
     ) \
-    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_clear_##I, meta.value_row, old_##I, \
+    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_clear_##I, meta.value_row, old_##I, \
         value = 0; \
         result = 0; \
     ) \
-    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
+    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
         result = value; \
         value = value |+| (int<32>)hdr.elems[I].v; \
     ) \
-    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_add_read_##I, meta.value_row, old_##I, \
+    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_read_##I, meta.value_row, old_##I, \
         result = value; \
         value = value |+| (int<32>)hdr.elems[I].v; \
     ) \
-    INA_REGISTER_ACTION(int<32>, int<32>, aggregator_value_##I, value_read_##I, meta.value_row, old_##I, \
+    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, old_##I, \
         result = value; \
     )
 
