@@ -163,16 +163,8 @@ public:
 
 	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
 	{
-		uint32_t got = drain(frames, n);
-		if (got > 0 || timeout_us == 0)
-			return got;
 		struct pollfd pfd = {fd_, POLLIN, 0};
-		struct timespec ts;
-		ts.tv_sec = timeout_us / 1000000;
-		ts.tv_nsec = (timeout_us % 1000000) * 1000L;
-		if (ppoll(&pfd, 1, &ts, nullptr) <= 0)
-			return 0;
-		return drain(frames, n);
+		return fd_recv(&pfd, 1, timeout_us, [&] { return drain(frames, n); });
 	}
 
 	const char *name() const override { return "af_packet"; }

@@ -160,16 +160,8 @@ public:
 			reclaim();
 			kick();
 		}
-		uint32_t got = drain(frames, n);
-		if (got || timeout_us == 0)
-			return got;
 		struct pollfd pfd = {xsk_socket__fd(xsk_), POLLIN, 0};
-		struct timespec ts;
-		ts.tv_sec = timeout_us / 1000000;
-		ts.tv_nsec = (timeout_us % 1000000) * 1000L;
-		if (ppoll(&pfd, 1, &ts, nullptr) <= 0)
-			return 0;
-		return drain(frames, n);
+		return fd_recv(&pfd, 1, timeout_us, [&] { return drain(frames, n); });
 	}
 
 	const char *name() const override { return "af_xdp"; }

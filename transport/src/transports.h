@@ -4,6 +4,8 @@
 #ifndef INA_TRANSPORT_TRANSPORTS_H
 #define INA_TRANSPORT_TRANSPORTS_H
 
+#include <poll.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -42,6 +44,24 @@ template <typename Drain> uint32_t poll_recv(uint32_t timeout_us, Drain drain)
 		std::this_thread::sleep_for(std::chrono::microseconds(20));
 	}
 	return 0;
+}
+
+/* recv() for the transports with file descriptors (udp, af_packet, af_xdp):
+ * `drain` takes what is there; when nothing is, sleep in ppoll() on fds for
+ * up to timeout_us and drain once more. */
+template <typename Drain> uint32_t fd_recv(struct pollfd *fds, uint32_t nfds, uint32_t timeout_us, Drain drain)
+{
+	uint32_t got = drain();
+	if (got || timeout_us == 0)
+		return got;
+	for (uint32_t i = 0; i < nfds; i++)
+		fds[i].events = POLLIN;
+	struct timespec ts;
+	ts.tv_sec = timeout_us / 1000000;
+	ts.tv_nsec = (timeout_us % 1000000) * 1000L;
+	if (ppoll(fds, nfds, &ts, nullptr) <= 0)
+		return 0;
+	return drain();
 }
 
 } /* namespace ina */

@@ -138,17 +138,7 @@ public:
 
 	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
 	{
-		uint32_t got = drain(frames, n);
-		if (got > 0 || timeout_us == 0)
-			return got;
-		struct timespec ts;
-		ts.tv_sec = timeout_us / 1000000;
-		ts.tv_nsec = (timeout_us % 1000000) * 1000L;
-		for (uint32_t i = 0; i < nfds_; i++)
-			pfd_[i].events = POLLIN;
-		if (ppoll(pfd_, nfds_, &ts, nullptr) <= 0)
-			return 0;
-		return drain(frames, n);
+		return fd_recv(pfd_, nfds_, timeout_us, [&] { return drain(frames, n); });
 	}
 
 	const char *name() const override { return "udp"; }
