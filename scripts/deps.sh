@@ -13,6 +13,7 @@ PKGS=(
   libbpf-dev libxdp-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   iproute2 iputils-ping procps psmisc ethtool tcpdump
+  python3-scapy
 )
 
 missing=()

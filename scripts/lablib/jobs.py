@@ -2,8 +2,8 @@
 
 Per job: one ina-ps on the PS host (one process serves every job of that
 host), one ina-worker per worker host, all started from the plan. Faults
-(kill a worker, restart a switch, spoof another job's packets) are applied at
-given times. The report merges the workers' and the PS's JSON statistics with
+(kill a worker, restart a switch, spoof another job's packets) and delayed job
+starts happen at a time or when a switch counter reaches a value (see When). The report merges the workers' and the PS's JSON statistics with
 the switches' telemetry.
 """
 
@@ -66,17 +66,55 @@ def worker_command(binary, plan, job, w, transport, extra):
     return cmd + list(job["worker_args"]) + list(extra)
 
 
+class When:
+    """When a fault fires or a job starts: SECONDS after the workers started,
+    or COUNTER:JOB>=N[+SECONDS]: once job JOB's switch counter COUNTER
+    (summed over all switches, e.g. completed:1>=3000) has reached N, plus an
+    optional delay. A condition on state gives the same order of events on a
+    loaded machine as on an idle one; a time alone does not."""
+
+    RE = re.compile(r"^(?:([0-9.]+)|([a-z_]+):([0-9]+)>=([0-9]+)(?:\+([0-9.]+))?)$")
+
+    def __init__(self, text):
+        m = self.RE.match(str(text))
+        if not m:
+            raise JobError(f"{text}: want SECONDS or COUNTER:JOB>=N[+SECONDS]")
+        self.text = str(text)
+        if m.group(1) is not None:
+            self.at, self.cond, self.delay = float(m.group(1)), None, 0.0
+        else:
+            self.at = None
+            self.cond = (m.group(2), m.group(3), int(m.group(4)))
+            self.delay = float(m.group(5) or 0)
+        self.met_at = None
+
+    def due(self, now, counters):
+        """True once it is time; `counters()` gives the switch snapshots."""
+        if self.at is not None:
+            return now >= self.at
+        if self.met_at is None:
+            name, job, n = self.cond
+            if _sum_switch_job(counters(), job, name) < n:
+                return False
+            self.met_at = now
+        return now >= self.met_at + self.delay
+
+
 def parse_faults(specs, plan):
-    """kill-worker:NAME@T, restart-switch:NAME@T, kill-switch:NAME@T, spoof:HOST:JOB@T."""
+    """kill-worker:NAME@WHEN, restart-switch:NAME@WHEN, spoof:HOST:JOB@WHEN."""
     out = []
     hosts = {h["name"] for h in plan["hosts"]}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|restart-switch|spoof):([a-z0-9:]+)@([0-9.]+)$", spec)
+        m = re.match(r"^(kill-worker|restart-switch|spoof):([a-z0-9:]+)@(.+)$", spec)
         if not m:
-            raise JobError(f"--fault {spec}: want kill-worker:HOST@SECONDS, "
-                           "restart-switch:SWITCH@SECONDS or spoof:HOST:JOB@SECONDS")
-        kind, what, at = m.group(1), m.group(2), float(m.group(3))
+            raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, "
+                           "restart-switch:SWITCH@WHEN or spoof:HOST:JOB@WHEN")
+        kind, what = m.group(1), m.group(2)
+        try:
+            when = When(m.group(3))
+        except JobError as e:
+            raise JobError(f"--fault {spec}: {e}")
         if kind == "kill-worker" and what not in hosts:
             raise JobError(f"--fault {spec}: no host {what}")
         if kind == "restart-switch" and what not in switches:
@@ -84,9 +122,9 @@ def parse_faults(specs, plan):
         if kind == "spoof":
             host, _, job = what.partition(":")
             if host not in hosts or not job.isdigit():
-                raise JobError(f"--fault {spec}: want spoof:HOST:JOB@SECONDS")
-        out.append({"kind": kind, "what": what, "at": at, "done": False})
-    return sorted(out, key=lambda f: f["at"])
+                raise JobError(f"--fault {spec}: want spoof:HOST:JOB@WHEN")
+        out.append({"kind": kind, "what": what, "when": when, "done": False})
+    return out
 
 
 def last_json(text):
@@ -164,8 +202,11 @@ def run_jobs(lab, plan, build_dirs, args):
         for w in job["workers"]:
             cmd = worker_command(worker_bin, plan, job, w, transport,
                                  getattr(args, "worker_arg", []) or [])
-            pending.append((job["start_delay_s"], job, w, cmd))
-    pending.sort(key=lambda x: x[0])
+            try:
+                when = When(job["start_delay_s"])
+            except JobError as e:
+                raise JobError(f"start delay of job {job['id']}: {e}")
+            pending.append((when, job, w, cmd))
     # Workers of one start time begin together: each waits for a file, so the
     # time `ip netns exec` takes per process does not become start skew that
     # the first workers would see as lost fragments.
@@ -177,9 +218,19 @@ def run_jobs(lab, plan, build_dirs, args):
 
     while True:
         now = time.monotonic() - t0
+        snap = {}
+
+        def counters():
+            # One telemetry read per round, and only when a condition asks.
+            if not snap:
+                snap.update({s["name"]: lab.counters(s["name"]) for s in plan["switches"]})
+            return snap
+
         batch = []
-        while pending and pending[0][0] <= now:
-            _, job, w, cmd = pending.pop(0)
+        due = [p for p in pending if p[0].due(now, counters)]
+        for ent in due:
+            pending.remove(ent)
+            _, job, w, cmd = ent
             gate = ["/bin/sh", "-c", 'while [ ! -e "$0" ]; do sleep 0.002; done; exec "$@"',
                     f"{go_file}.{len(workers)}"] + cmd
             workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], gate))
@@ -189,7 +240,7 @@ def run_jobs(lab, plan, build_dirs, args):
             for g in batch:
                 open(g, "w").close()
         for f in faults:
-            if f["done"] or f["at"] > now:
+            if f["done"] or not f["when"].due(now, counters):
                 continue
             f["done"] = True
             if f["kind"] == "kill-worker":

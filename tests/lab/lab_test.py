@@ -220,14 +220,17 @@ def t_loss(build, rate):
 
 
 def t_kill_worker(build):
-    # a1 is killed mid-job, a0 and a2 0.3 s later: job-a dies with aggregators
-    # held by {a0, a2} partial sums that wait for a1. Its workers' timer is
-    # set long (2 s) so that a0 and a2 do not flush those aggregators by
-    # resending before they die. Nobody is left to free them but the GC:
-    # job-b's parameter packets at those indices, after gc_timeout_ms. job-b
-    # reaches a dead aggregator through a collision, and the PS's hint moves
-    # job-b away from it two epochs (8192 fragments, well under a second
-    # here) later, so the GC timeout is 100 ms instead of the topology's 500.
+    # job-a dies mid-job with aggregators held by partial sums that wait for
+    # a dead worker: a1 is killed once job-a has completed 3000 fragments in
+    # the switch, a0 and a2 0.3 s later. Its workers' timer is long (2 s) so
+    # that a0 and a2 do not flush those aggregators by resending before they
+    # die. Nobody is left to free them but the GC: job-b's parameter packets
+    # at those indices, after gc_timeout_ms. job-b starts 0.5 s after a1's
+    # kill, so every dead aggregator is past the GC timeout (100 ms) when
+    # job-b first reaches it; the PS's remap hint moves job-b away from a
+    # dead aggregator only two epochs after the collision that found it.
+    # Events follow job-a's progress, not the clock: a loaded machine sees
+    # the same order as an idle one.
     with open(os.path.join(ROOT, "config", "labs", "multi-tenant.toml")) as f:
         topo = f.read()
     for old, new in (("gc_timeout_ms = 500", "gc_timeout_ms = 100"),
@@ -235,13 +238,14 @@ def t_kill_worker(build):
                       '"--set", "initial_rto_us=2000000", "--set", "max_rto_us=2000000"]')):
         check(old in topo, f"multi-tenant.toml: {old} not found")
         topo = topo.replace(old, new)
-    # job-b starts 0.5 s after job-a and runs for seconds after job-a died.
-    faults = ["--fault=kill-worker:a1@0.8", "--fault=kill-worker:a0@1.1", "--fault=kill-worker:a2@1.1"]
+    mid = "completed:1>=3000"
+    faults = [f"--fault=kill-worker:a1@{mid}", f"--fault=kill-worker:a0@{mid}+0.3",
+              f"--fault=kill-worker:a2@{mid}+0.3"]
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="multi-tenant-gc-") as t:
         t.write(topo)
         t.flush()
         r = run(t.name, build, "--tensor", "2097152", "--iterations", "3",
-                "--start-delay", "2=0.5", *faults)
+                "--start-delay", f"2={mid}+0.5", *faults)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
     check(a["killed_workers"] == 3 and not a["finished"], "job-a should not finish")
@@ -252,9 +256,10 @@ def t_kill_worker(build):
 
 
 def t_restart_switch(build):
-    # Big enough that the job outlasts the restart on a quiet machine too.
+    # The restart follows the job's progress (5000 of its ~68000 fragments
+    # completed in the switch), so it is mid-job on any machine.
     r = run("single-rack", build, "--tensor", "1048576", "--iterations", "4",
-            "--fault", "restart-switch:sw0@0.3")
+            "--fault", "restart-switch:sw0@completed:1>=5000")
     show(r)
     check(r["faults"]["switch_restarts"], "switch was not restarted")
     assert_exact(r)
@@ -265,8 +270,11 @@ def t_restart_switch(build):
 
 def t_spoof(build):
     # b0 (a worker of job 2) sends gradient packets with job 1's id.
+    # Both jobs start once the switch has refused 200 spoofed frames, so the
+    # spoofer is sending while they run, however slowly it starts.
+    after = "admission_drops:1>=200"
     r = run("multi-tenant", build, "--tensor", "262144", "--iterations", "2",
-            "--fault", "spoof:b0:1@0.1")
+            "--fault", "spoof:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
     show(r)
     assert_exact(r)
     sent = r["faults"].get("spoof_frames_sent", 0)

@@ -406,12 +406,14 @@ TEST(PsE2e, LoopbackUdpWithLossDuplicationReordering)
 TEST(PsE2e, VethFramesWithoutSwitch)
 {
 	ASSERT_NE(getenv("INA_PS"), nullptr);
-	std::string why = enter_netns_with_veth("ps0", "wk0", "10.78.0.1", "10.78.0.2");
+	std::string why = enter_netns();
 	if (!why.empty())
 		GTEST_SKIP() << why;
+	VethPair veth("pe", "10.78.0.1", "10.78.0.2"); /* a: the PS's end, b: the workers' */
+	ASSERT_EQ(veth.error(), "");
 	TransportConfig wc;
 	wc.kind = "af_packet";
-	wc.device = "wk0";
+	wc.device = veth.b();
 	std::string err;
 	auto wt = open_transport(wc, &err);
 	ASSERT_TRUE(wt) << err;
@@ -424,13 +426,13 @@ TEST(PsE2e, VethFramesWithoutSwitch)
 	std::string dir = temp_dir();
 	std::string job = write_job_file(dir, wep);
 	Daemon d;
-	ASSERT_TRUE(d.start({"--job", job, "--transport", "auto", "--device", "ps0", "--json"})) << d.text;
+	ASSERT_TRUE(d.start({"--job", job, "--transport", "auto", "--device", veth.a(), "--json"})) << d.text;
 
 	MiniJob mj;
 	mj.w = {{wt.get(), wep[0]}, {wt.get(), wep[1]}};
 	mj.ps = Endpoint{{2, 0, 0, 0x77, 0, 1}, (10u << 24) | (78u << 16) | 1u, INA_UDP_PORT};
-	/* The PS's MAC: enter_netns_with_veth() gives the first end
-	 * 02:00:00:77:00:01 (set in mj.ps above). */
+	/* The PS's MAC: VethPair gives the first end 02:00:00:77:00:01
+	 * (set in mj.ps above). */
 	mj.fragments = 3000;
 	auto t0 = Clock::now();
 	bool finished = mj.run(60000);
@@ -533,7 +535,7 @@ void run_through_switchd(double faults)
 	if (!switchd || access(switchd, X_OK) != 0)
 		GTEST_SKIP() << "ina-switchd not built (INA_SWITCHD unset)";
 	ASSERT_NE(getenv("INA_PS"), nullptr);
-	std::string why = enter_netns_with_veth(nullptr, nullptr);
+	std::string why = enter_netns();
 	if (!why.empty())
 		GTEST_SKIP() << why;
 	const char *macs[3] = {"02:00:00:00:00:01", "02:00:00:00:00:02", "02:00:00:00:00:64"};

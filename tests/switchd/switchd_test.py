@@ -11,6 +11,7 @@ Topology (all in namespace swd<pid>):  hN <-> swN, switchd owns swN.
   workers: the parameter packet goes there as one group copy)
   h2: PS 10.0.0.100
 """
+import atexit
 import ctypes
 import json
 import os
@@ -34,6 +35,34 @@ SW_IP, SW_MAC = "10.0.0.254", "02:00:00:00:00:fe"
 JOB = 7
 AGGS = 1024
 NS = f"swd{os.getpid()}"
+
+
+# Every process this test starts is killed when the test ends, however it
+# ends: failed check, exception, or meson's SIGTERM on a timeout (turned into
+# SystemExit so that atexit runs). PR_SET_PDEATHSIG covers a SIGKILL of this
+# process too.
+_children = []
+
+
+def _kill_children():
+    for p in _children:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+atexit.register(_kill_children)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+
+
+def _die_with_parent():
+    ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def spawn(args, **kw):
+    p = subprocess.Popen(args, preexec_fn=_die_with_parent, **kw)
+    _children.append(p)
+    return p
 
 
 def fail(msg):
@@ -181,7 +210,7 @@ class Switchd:
         with open(self.cfg, "w") as f:
             f.write(cfg_text)
         self.log = open(os.path.join(tmp, "switchd.log"), "w+")
-        self.p = subprocess.Popen([binary, "--no-huge", "-m", "256", "--file-prefix", self.prefix,
+        self.p = spawn([binary, "--no-huge", "-m", "256", "--file-prefix", self.prefix,
                                    "--log-level", "lib.eal:notice", "--", "--config", self.cfg],
                                   stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30

@@ -17,12 +17,19 @@ using namespace ina_test;
 
 class AfPacket : public ::testing::Test {
 protected:
-	static void SetUpTestSuite() { netns_error_ = enter_netns_with_veth(); }
+	static void SetUpTestSuite() { netns_error_ = enter_netns(); }
+	/* Each test has its own veth pair: end_a() <-> end_b(). */
 	void SetUp() override
 	{
 		if (!netns_error_.empty())
 			GTEST_SKIP() << netns_error_;
+		veth_ = std::make_unique<VethPair>();
+		ASSERT_EQ(veth_->error(), "");
 	}
+	void TearDown() override { veth_.reset(); }
+	const char *end_a() const { return veth_->a(); }
+	const char *end_b() const { return veth_->b(); }
+	std::unique_ptr<VethPair> veth_;
 	static std::unique_ptr<Transport> open_on(const char *dev, const char *kind = "af_packet")
 	{
 		TransportConfig cfg;
@@ -39,8 +46,8 @@ std::string AfPacket::netns_error_;
 
 TEST_F(AfPacket, FramesCrossTheVethUnchanged)
 {
-	auto a = open_on("ina0");
-	auto b = open_on("ina1");
+	auto a = open_on(end_a());
+	auto b = open_on(end_b());
 	ASSERT_TRUE(a && b);
 	EXPECT_STREQ(a->name(), "af_packet");
 	uint8_t mac[6];
@@ -81,11 +88,11 @@ TEST_F(AfPacket, FramesCrossTheVethUnchanged)
 
 TEST_F(AfPacket, OnlyInaFramesAreDelivered)
 {
-	auto b = open_on("ina1");
+	auto b = open_on(end_b());
 	ASSERT_TRUE(b);
-	/* Plain UDP from the kernel stack of ina0's side to another port must
+	/* Plain UDP from the kernel stack of end_a() to another port must
 	 * not show up; an INA frame to the job's multicast MAC must. */
-	auto a = open_on("ina0");
+	auto a = open_on(end_a());
 	ASSERT_TRUE(a);
 	Endpoint src{{0}, a->ip(), 5555};
 	a->mac(src.mac);
@@ -108,7 +115,7 @@ TEST_F(AfPacket, OnlyInaFramesAreDelivered)
 
 TEST_F(AfPacket, AutoPicksAFramePath)
 {
-	auto t = open_on("ina0", "auto");
+	auto t = open_on(end_a(), "auto");
 	ASSERT_TRUE(t);
 	/* af_xdp when it is built and the kernel allows it, else af_packet. */
 	std::string name = t->name();

@@ -100,18 +100,32 @@ public:
 		ucfg.comp_size = kRing;
 		ucfg.frame_size = kFrameSize;
 		ucfg.frame_headroom = 0;
-		r = xsk_umem__create(&umem_, area_, uint64_t(kFrames) * kFrameSize, &fill_, &comp_, &ucfg);
-		if (r)
-			return fail(error, "cannot create the UMEM", -r);
 		struct xsk_socket_config scfg = {};
 		scfg.rx_size = kRing;
 		scfg.tx_size = kRing;
 		scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 		scfg.bind_flags = XDP_USE_NEED_WAKEUP;
-		r = xsk_socket__create(&xsk_, cfg.device.c_str(), 0, umem_, &rx_, &tx_, &scfg);
-		if (r) {
+		/* The kernel frees a closed socket's hold on the queue from a
+		 * work queue after close(): a socket bound right after the
+		 * previous one on the same queue (a restarted process, the next
+		 * test) sees EBUSY for a few milliseconds. Wait for it, 1 s at
+		 * most. A failed bind leaves the UMEM's rings half set up, so
+		 * each try starts from a new UMEM. */
+		for (int tries = 0;; tries++) {
+			r = xsk_umem__create(&umem_, area_, uint64_t(kFrames) * kFrameSize, &fill_, &comp_, &ucfg);
+			if (r) {
+				umem_ = nullptr;
+				return fail(error, "cannot create the UMEM", -r);
+			}
+			r = xsk_socket__create(&xsk_, cfg.device.c_str(), 0, umem_, &rx_, &tx_, &scfg);
+			if (r == 0)
+				break;
 			xsk_ = nullptr;
-			return fail(error, "cannot create the AF_XDP socket on " + cfg.device, -r);
+			xsk_umem__delete(umem_);
+			umem_ = nullptr;
+			if (r != -EBUSY || tries >= 100)
+				return fail(error, "cannot create the AF_XDP socket on " + cfg.device, -r);
+			usleep(10000);
 		}
 		r = xsk_socket__update_xskmap(xsk_, map_fd_);
 		if (r)
