@@ -14,6 +14,7 @@ PKGS=(
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   iproute2 iputils-ping procps psmisc ethtool tcpdump
   python3-scapy
+  libglpk-dev
 )
 
 missing=()
