@@ -15,6 +15,7 @@ PKGS=(
   iproute2 iputils-ping procps psmisc ethtool tcpdump
   python3-scapy
   libglpk-dev
+  python3-torch python3-matplotlib
 )
 
 missing=()

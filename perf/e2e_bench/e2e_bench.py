@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Allreduce time end to end, in the lab, against what a user would run instead.
+
+    sudo perf/e2e_bench/e2e_bench.py [--build DIR] [--workers N] [--sizes 1M,16M,64M]
+                                     [--modes ina,ps,gloo] [--json] [--plot FILE]
+
+Brings up one lab (one ina-switchd, W workers, one PS; network namespaces and
+veth pairs) and, on those same namespaces, for every tensor size times one
+allreduce of that many bytes of float32 per worker in three modes:
+
+  ina   switchd aggregates (ATP); ina-worker + ina-ps
+  ps    the same switchd and PS with aggregation off: every fragment to the PS
+  gloo  torch.distributed all_reduce with gloo (Debian's python3-torch),
+        TCP between the worker namespaces through the same switchd
+
+Every result is checked against the exact sum (ina-worker against its
+quantization bound, gloo against float32 rounding). Prints a table; --json
+one object per line (mode, workers, bytes, seconds, gbps_per_worker,
+retransmit_ratio, correct); --plot a PNG of seconds per size and mode.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from lablib import jobs, topology  # noqa: E402
+from lablib import lab as labmod  # noqa: E402
+
+PREFIX = "inalabe2e"
+GLOO_PORT = 29517
+
+
+def parse_size(text):
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper()
+    n = int(t[:-1]) * mult[t[-1]] if t and t[-1] in mult else int(t)
+    if n < 4 or n % 4 or n > (1 << 30):
+        raise ValueError(f"size {text}: want a multiple of 4 bytes up to 1G (e.g. 1M, 64M)")
+    return n
+
+
+def topology_text(workers):
+    lines = ["# perf/e2e_bench: one switch, one PS, the workers", f'description = "e2e bench, {workers} workers"',
+             "aggregators = 4096", "elements = 62", "", "[[switch]]", 'name = "sw0"', "",
+             "[[host]]", 'name = "ps0"', 'switch = "sw0"']
+    for w in range(workers):
+        lines += ["", "[[host]]", f'name = "w{w}"', 'switch = "sw0"']
+    names = ", ".join(f'"w{w}"' for w in range(workers))
+    lines += ["", "[[job]]", "id = 1", 'ps = "ps0"', f"workers = [{names}]", "tensor = 1024",
+              "iterations = 1"]
+    return "\n".join(lines) + "\n"
+
+
+def run_ina(lab, topo_path, mode, floats, build_dirs, timeout):
+    plan = labmod.load_plan(topo_path, os.path.join(ROOT, "config", "labs"),
+                            {"tensor": floats, "iterations": 1, "mode_all": mode})
+    args = argparse.Namespace(timeout=timeout, fault=[], worker_arg=[], host_transport=None)
+    r = jobs.run_jobs(lab, plan, build_dirs, args)
+    j = r["jobs"][0]
+    sent = (j.get("fragments") or 0) * j["workers"]
+    return {"seconds": j["seconds"], "correct": bool(j["finished"] and j.get("within_bound")),
+            "retransmit_ratio": (j.get("retransmits") or 0) / sent if sent else None,
+            "share_switch": j.get("share_switch")}
+
+
+def run_gloo(lab, plan, floats, timeout):
+    ws = plan["jobs"][0]["workers"]
+    master = f"{ws[0]['ip']}:{GLOO_PORT}"
+    script = os.path.join(ROOT, "perf", "e2e_bench", "gloo_worker.py")
+    procs = [lab.start(f"gloo-{w['name']}", w["name"],
+                       ["/usr/bin/python3", script, "--rank", str(i), "--world", str(len(ws)),
+                        "--master", master, "--floats", str(floats)])
+             for i, w in enumerate(ws)]
+    deadline = time.monotonic() + timeout
+    while any(p.alive() for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    out = []
+    for p in procs:
+        if p.alive():
+            p.stop(grace=1.0)
+        out.append(jobs.last_json(p.log_text()))
+    if not all(out):
+        tail = next((p.tail(2) for p, o in zip(procs, out) if not o), "")
+        return {"seconds": None, "correct": False, "retransmit_ratio": None, "error": tail}
+    return {"seconds": max(o["seconds"] for o in out), "correct": all(o["correct"] for o in out),
+            "retransmit_ratio": None}
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        pts = [(r["bytes"] / 2**20, r["seconds"]) for r in rows if r["mode"] == mode and r["seconds"]]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=mode)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("tensor per worker (MB)")
+    ax.set_ylabel("allreduce time (s)")
+    ax.set_title(f"allreduce, {rows[0]['workers']} workers, one lab")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--sizes", default="1M,16M,64M")
+    ap.add_argument("--modes", default="ina,ps,gloo")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per allreduce")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--plot", metavar="FILE")
+    a = ap.parse_args()
+    try:
+        sizes = [parse_size(s) for s in a.sizes.split(",")]
+        modes = a.modes.split(",")
+        bad = [m for m in modes if m not in ("ina", "ps", "gloo")]
+        if bad:
+            raise ValueError(f"unknown mode {bad[0]} (ina, ps, gloo)")
+        if not 2 <= a.workers <= 16:
+            raise ValueError("--workers must be 2..16")
+    except ValueError as e:
+        print(f"e2e_bench: error: {e}", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("e2e_bench: error: needs root (network namespaces)", file=sys.stderr)
+        return 2
+    if "gloo" in modes:
+        try:
+            import torch.distributed  # noqa: F401
+        except ImportError:
+            print("e2e_bench: error: gloo mode needs python3-torch (scripts/deps.sh installs it)",
+                  file=sys.stderr)
+            return 2
+    build_dirs = [os.path.abspath(a.build)]
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="e2e-") as t:
+        t.write(topology_text(a.workers))
+        t.flush()
+        plan = labmod.load_plan(t.name, os.path.join(ROOT, "config", "labs"), {})
+        lab = labmod.Lab(PREFIX, log=lambda m: print(m, file=sys.stderr, flush=True))
+        rows = []
+        try:
+            lab.up(plan, build_dirs=build_dirs)
+            for size in sizes:
+                for mode in modes:
+                    if mode == "gloo":
+                        r = run_gloo(lab, plan, size // 4, a.timeout)
+                    else:
+                        r = run_ina(lab, t.name, "tree" if mode == "ina" else "none", size // 4,
+                                    build_dirs, a.timeout)
+                    secs = r["seconds"]
+                    row = {"mode": mode, "workers": a.workers, "bytes": size, "seconds": secs,
+                           "gbps_per_worker": size * 8 / secs / 1e9 if secs else None,
+                           "retransmit_ratio": r["retransmit_ratio"], "correct": r["correct"]}
+                    if r.get("share_switch") is not None:
+                        row["share_switch"] = r["share_switch"]
+                    rows.append(row)
+                    if a.json:
+                        print(json.dumps(row), flush=True)
+        except (labmod.LabError, jobs.JobError, topology.TopologyError) as e:
+            print(f"e2e_bench: error: {e}", file=sys.stderr)
+            return 1
+        finally:
+            lab.down(quiet=True)
+    if not a.json:
+        f = lambda v, fmt: "-" if v is None else format(v, fmt)
+        print(f"{'size':>6} {'mode':<5}{'seconds':>9}{'Gb/s/worker':>13}{'retx':>9}{'vs ps':>7}"
+              f"{'vs gloo':>9}  correct")
+        for r in rows:
+            same = {x["mode"]: x["seconds"] for x in rows if x["bytes"] == r["bytes"]}
+            rel = lambda m: same.get(m) / r["seconds"] if same.get(m) and r["seconds"] else None
+            print(f"{r['bytes'] >> 20:>5}M {r['mode']:<5}{f(r['seconds'], '.3f'):>9}"
+                  f"{f(r['gbps_per_worker'], '.3f'):>13}{f(r['retransmit_ratio'], '.2%'):>9}"
+                  f"{f(rel('ps'), '.2f'):>7}{f(rel('gloo'), '.2f'):>9}  {r['correct']}")
+    if a.plot and rows:
+        plot(rows, a.plot)
+    return 0 if all(r["correct"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
