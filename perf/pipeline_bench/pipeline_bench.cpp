@@ -32,6 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ina/codec.h"
 #include "ina/hash.h"
 #include "ina/pipeline.h"
 #include "ina/wire.h"
@@ -63,36 +64,19 @@ struct Traffic {
 void put_frame(uint8_t *f, uint16_t job, uint32_t seq, uint32_t index, uint16_t flags, uint32_t bitmap,
 	       uint8_t fan_in, uint32_t elements, uint32_t worker)
 {
-	size_t payload = 4u * elements;
-	std::memset(f, 0, INA_PAYLOAD_OFFSET + payload);
-	static const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x02}, src[6] = {0x02, 0, 0, 0, 0, 0x01};
-	std::memcpy(f, dst, 6);
-	std::memcpy(f + 6, src, 6);
-	ina_store16(f + 12, 0x0800);
-	uint8_t *ip = f + sizeof(ina_eth_hdr);
-	ip[0] = 0x45;
-	ina_store16(ip + 2, static_cast<uint16_t>(20 + 8 + INA_HDR_LEN + payload));
-	ip[8] = 64;
-	ip[9] = 17;
-	ina_store32(ip + 12, 0x0A000001u + worker);
-	ina_store32(ip + 16, 0x0A000064u);
-	uint8_t *udp = ip + sizeof(ina_ipv4_hdr);
-	ina_store16(udp, static_cast<uint16_t>(0xC000u | (index & 0x3FFFu)));
-	ina_store16(udp + 2, INA_UDP_PORT);
-	ina_store16(udp + 4, static_cast<uint16_t>(8 + INA_HDR_LEN + payload));
-	uint8_t *h = f + INA_HDR_OFFSET;
-	h[offsetof(ina_hdr, version)] = INA_VERSION;
-	h[offsetof(ina_hdr, type)] = INA_TYPE_DATA;
-	ina_store16(h + offsetof(ina_hdr, flags), flags);
-	ina_store16(h + offsetof(ina_hdr, job_id), job);
-	ina_store32(h + offsetof(ina_hdr, seq), seq);
-	ina_store32(h + offsetof(ina_hdr, agg_index), index);
-	ina_store32(h + offsetof(ina_hdr, remap_index), INA_NO_REMAP);
-	ina_store16(h + offsetof(ina_hdr, elem_count), static_cast<uint16_t>(elements));
-	h[offsetof(ina_hdr, level)] = 0;
-	h[offsetof(ina_hdr, levels)] = 1;
-	ina_store32(h + offsetof(ina_hdr, bitmap), bitmap);
-	h[offsetof(ina_hdr, fan_in)] = fan_in;
+	std::memset(f, 0, INA_FRAME_LEN(elements));
+	ina::Endpoint src{{0x02, 0, 0, 0, 0, 0x01}, 0x0A000001u + worker, ina::steering_src_port(index)};
+	ina::Endpoint dst{{0x02, 0, 0, 0, 0, 0x02}, 0x0A000064u, INA_UDP_PORT};
+	ina::InaHeader h;
+	h.flags = flags;
+	h.job_id = job;
+	h.seq = seq;
+	h.agg_index = index;
+	h.elem_count = static_cast<uint16_t>(elements);
+	h.levels = 1;
+	h.bitmap[0] = bitmap;
+	h.fan_in[0] = fan_in;
+	ina::write_ina_frame(f, src, dst, h);
 	/* Small values of both signs: no saturation on the steady-state path. */
 	for (uint32_t e = 0; e < elements; e++)
 		ina_store32(f + INA_PAYLOAD_OFFSET + 4 * e,

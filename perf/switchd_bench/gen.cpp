@@ -20,7 +20,8 @@
  * 02:00:00:jj:ww:01, bitmap bit w, fan-in W; the PS is 10.1.255.100, MAC
  * 02:00:00:ff:00:64. Fragment s of job j uses aggregator index
  * j * N/J + s % (N/J) (no collisions while --window < N/J) and UDP source
- * port 0xC000 | (index & 0x3FFF).
+ * port ina::steering_src_port(index). Every header is written by the
+ * protocol's codec (ina/codec.h).
  *
  * Frames are written into a fixed set of mbufs that are reused once their
  * reference count says the PMD is done with them (memif copies at TX).
@@ -34,10 +35,9 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "ina/wire.h"
+#include "ina/codec.h"
 
 namespace {
 
@@ -76,31 +76,9 @@ struct FrameRing {
 	}
 };
 
-void write_frame(uint8_t *f, const uint8_t *dst_mac, const uint8_t *src_mac, uint32_t src_ip,
-		 uint32_t dst_ip, unsigned elems)
+/* The payload, written once: the headers are rewritten per frame. */
+void write_payload(uint8_t *f, unsigned elems)
 {
-	memset(f, 0, INA_PAYLOAD_OFFSET);
-	memcpy(f, dst_mac, 6);
-	memcpy(f + 6, src_mac, 6);
-	ina_store16(f + 12, 0x0800);
-	uint8_t *ip = f + 14;
-	ip[0] = 0x45;
-	ina_store16(ip + 2, static_cast<uint16_t>(20 + 8 + INA_HDR_LEN + 4 * elems));
-	ip[8] = 64;
-	ip[9] = 17;
-	ina_store32(ip + 12, src_ip);
-	ina_store32(ip + 16, dst_ip);
-	auto *h = reinterpret_cast<struct rte_ipv4_hdr *>(ip);
-	h->hdr_checksum = rte_ipv4_cksum(h);
-	uint8_t *udp = ip + 20;
-	ina_store16(udp, 0xC000);
-	ina_store16(udp + 2, INA_UDP_PORT);
-	ina_store16(udp + 4, static_cast<uint16_t>(8 + INA_HDR_LEN + 4 * elems));
-	uint8_t *ina = f + INA_HDR_OFFSET;
-	ina[offsetof(struct ina_hdr, version)] = INA_VERSION;
-	ina_store32(ina + offsetof(struct ina_hdr, remap_index), INA_NO_REMAP);
-	ina_store16(ina + offsetof(struct ina_hdr, elem_count), static_cast<uint16_t>(elems));
-	ina[offsetof(struct ina_hdr, levels)] = 1;
 	for (unsigned i = 0; i < elems; i++)
 		ina_store32(f + INA_PAYLOAD_OFFSET + 4 * i, 1);
 }
@@ -231,7 +209,7 @@ int main(int argc, char **argv)
 		for (auto &m : ring[p].m) {
 			m = rte_pktmbuf_alloc(pool);
 			rte_pktmbuf_append(m, static_cast<uint16_t>(flen));
-			write_frame(rte_pktmbuf_mtod(m, uint8_t *), ps_mac, ps_mac, ps_ip, ps_ip, elems);
+			write_payload(rte_pktmbuf_mtod(m, uint8_t *), elems);
 		}
 	}
 
@@ -268,24 +246,18 @@ int main(int argc, char **argv)
 		rte_mbuf *a = ring[1].take();
 		if (!a)
 			return false;
-		uint8_t *g = rte_pktmbuf_mtod(a, uint8_t *);
 		const uint16_t jid = static_cast<uint16_t>(aj + 1);
-		const uint8_t gmac[6] = {0x01, 0x00, 0x5e, 0x12, static_cast<uint8_t>(jid >> 8),
-					 static_cast<uint8_t>(jid)};
-		memcpy(g, gmac, 6);
-		memcpy(g + 6, ps_mac, 6);
-		uint8_t *gip = g + 14;
-		ina_store32(gip + 12, ps_ip);
-		ina_store32(gip + 16, (239u << 24) | (18u << 16) | jid);
-		gip[10] = gip[11] = 0;
-		auto *gh = reinterpret_cast<struct rte_ipv4_hdr *>(gip);
-		gh->hdr_checksum = rte_ipv4_cksum(gh);
-		uint8_t *gi = g + INA_HDR_OFFSET;
-		ina_store16(gi + offsetof(struct ina_hdr, flags), INA_F_ACK);
-		ina_store16(gi + offsetof(struct ina_hdr, job_id), jid);
-		ina_store32(gi + offsetof(struct ina_hdr, seq), as);
-		ina_store32(gi + offsetof(struct ina_hdr, agg_index), aj * per_job + as % per_job);
-		gi[offsetof(struct ina_hdr, level)] = 0;
+		ina::Endpoint src{{}, ps_ip, INA_UDP_PORT}, dst{{}, ina::job_group(jid), INA_UDP_PORT};
+		memcpy(src.mac, ps_mac, 6);
+		ina::job_group_mac(jid, dst.mac);
+		ina::InaHeader h;
+		h.flags = INA_F_ACK;
+		h.job_id = jid;
+		h.seq = as;
+		h.agg_index = aj * per_job + as % per_job;
+		h.elem_count = static_cast<uint16_t>(elems);
+		h.levels = 1;
+		ina::write_ina_frame(rte_pktmbuf_mtod(a, uint8_t *), src, dst, h);
 		rte_mbuf_refcnt_update(a, 1);
 		burst[1][nb[1]++] = a;
 		return true;
@@ -334,27 +306,21 @@ int main(int argc, char **argv)
 			}
 			const uint32_t s = seq[job];
 			const uint32_t index = job * per_job + s % per_job;
-			uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-			const uint8_t wmac[6] = {0x02, 0, 0, static_cast<uint8_t>(job),
-						 static_cast<uint8_t>(worker), 1};
-			memcpy(f + 6, wmac, 6);
-			memcpy(f, ps_mac, 6);
-			uint8_t *ip = f + 14;
-			ina_store32(ip + 12, (10u << 24) | (1u << 16) | (job << 8) | (worker + 1));
-			ina_store32(ip + 16, ps_ip);
-			ip[10] = ip[11] = 0;
-			auto *h = reinterpret_cast<struct rte_ipv4_hdr *>(ip);
-			h->hdr_checksum = rte_ipv4_cksum(h);
-			uint8_t *ina = f + INA_HDR_OFFSET;
-			ina_store16(ina + offsetof(struct ina_hdr, flags), 0);
-			ina_store16(ina + offsetof(struct ina_hdr, job_id), static_cast<uint16_t>(job + 1));
-			ina_store32(ina + offsetof(struct ina_hdr, seq), s);
-			ina_store32(ina + offsetof(struct ina_hdr, agg_index), index);
-			/* Low bits of the index in the UDP source port: NIC steering. */
-			ina_store16(ip + 20, static_cast<uint16_t>(0xC000 | (index & 0x3FFF)));
-			ina[offsetof(struct ina_hdr, level)] = 0;
-			ina_store32(ina + offsetof(struct ina_hdr, bitmap), 1u << worker);
-			ina[offsetof(struct ina_hdr, fan_in)] = static_cast<uint8_t>(o.workers);
+			/* The UDP source port carries the index's low bits: NIC steering. */
+			ina::Endpoint src{{0x02, 0, 0, static_cast<uint8_t>(job), static_cast<uint8_t>(worker), 1},
+					  (10u << 24) | (1u << 16) | (job << 8) | (worker + 1),
+					  ina::steering_src_port(index)};
+			ina::Endpoint dst{{}, ps_ip, INA_UDP_PORT};
+			memcpy(dst.mac, ps_mac, 6);
+			ina::InaHeader h;
+			h.job_id = static_cast<uint16_t>(job + 1);
+			h.seq = s;
+			h.agg_index = index;
+			h.elem_count = static_cast<uint16_t>(elems);
+			h.levels = 1;
+			h.bitmap[0] = 1u << worker;
+			h.fan_in[0] = static_cast<uint8_t>(o.workers);
+			ina::write_ina_frame(rte_pktmbuf_mtod(m, uint8_t *), src, dst, h);
 			rte_mbuf_refcnt_update(m, 1);
 			burst[0][nb[0]++] = m;
 			if (++worker < o.workers)
@@ -385,24 +351,22 @@ int main(int argc, char **argv)
 				rx[p] += n;
 				for (uint16_t k = 0; p == 1 && !o.open_loop && k < n; k++) {
 					/* The PS side: a complete result earns its ACK. */
-					const uint8_t *f = rte_pktmbuf_mtod(rxb[k], const uint8_t *);
-					if (rxb[k]->data_len < INA_PAYLOAD_OFFSET || ina_load16(f + 12) != 0x0800 ||
-					    ina_load16(f + 36) != INA_UDP_PORT)
+					ina::InaFrame r;
+					if (ina::parse_ina_frame(rte_pktmbuf_mtod(rxb[k], const uint8_t *),
+								 rxb[k]->data_len, &r) != ina::FrameVerdict::kOk ||
+					    r.hdr.type != INA_TYPE_DATA)
 						continue;
-					const uint8_t *h = f + INA_HDR_OFFSET;
-					const uint16_t fl = ina_load16(h + offsetof(struct ina_hdr, flags));
-					const unsigned j = ina_load16(h + offsetof(struct ina_hdr, job_id)) - 1u;
+					const uint16_t fl = r.hdr.flags;
+					const unsigned j = r.hdr.job_id - 1u;
 					const uint32_t all = o.workers == 32 ? ~0u : (1u << o.workers) - 1u;
 					if ((fl & (INA_F_ACK | INA_F_COLLISION | INA_F_RESEND)) || j >= o.jobs ||
-					    ina_load32(h + offsetof(struct ina_hdr, bitmap)) != all ||
-					    done[j] >= seq[j])
+					    r.hdr.bitmap[0] != all || done[j] >= seq[j])
 						continue;
 					done[j]++;
 					last_progress = now;
 					const size_t next = (owed_tail + 1) & (owed.size() - 1);
 					if (next != owed_head) {
-						owed[owed_tail] = (uint64_t)j << 32 |
-								  ina_load32(h + offsetof(struct ina_hdr, seq));
+						owed[owed_tail] = (uint64_t)j << 32 | r.hdr.seq;
 						owed_tail = next;
 					}
 				}

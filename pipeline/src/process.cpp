@@ -8,14 +8,13 @@
  */
 #include <cstring>
 
+#include "ina/codec.h"
 #include "registers.h"
 
 namespace ina {
 
 namespace {
 
-constexpr uint16_t kEtherTypeIpv4 = 0x0800;
-constexpr uint8_t kProtoUdp = 17;
 constexpr uint32_t kAllChildren = 0xFFFFFFFFu;
 constexpr uint16_t kCarriedFlags = INA_F_ECN | INA_F_COL | INA_F_OVERFLOW;
 
@@ -54,28 +53,6 @@ inline Result finish(PipelineCounters &ctr, Verdict v, Counter reason)
 {
 	ctr[reason]++;
 	return Result{v, reason};
-}
-
-inline bool is_ina_frame(const uint8_t *frame, uint32_t len, uint32_t *ina_off)
-{
-	if (len < INA_L2L3L4_LEN)
-		return false;
-	if (ina_load16(frame + 12) != kEtherTypeIpv4)
-		return false;
-	const uint8_t *ip = frame + sizeof(struct ina_eth_hdr);
-	uint32_t ihl = (ip[0] & 0x0Fu) * 4u;
-	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != kProtoUdp)
-		return false;
-	/* Later fragments carry no UDP header: never INA. */
-	if ((ina_load16(ip + 6) & 0x1FFFu) != 0)
-		return false;
-	uint32_t udp = sizeof(struct ina_eth_hdr) + ihl;
-	if (len < udp + sizeof(struct ina_udp_hdr))
-		return false;
-	if (ina_load16(frame + udp + 2) != INA_UDP_PORT)
-		return false;
-	*ina_off = udp + sizeof(struct ina_udp_hdr);
-	return true;
 }
 
 /* ---- stage: parse -------------------------------------------------------- */
@@ -393,7 +370,7 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 {
 	/* parse */
 	uint32_t ina_off;
-	if (!is_ina_frame(frame, len, &ina_off))
+	if (!find_ina_header(frame, len, &ina_off))
 		return finish(ctr, Verdict::kPass, Counter::pass_through);
 	Packet p{};
 	Counter bad = parse(table, frame, len, ina_off, &p);
@@ -441,7 +418,7 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 bool peek(const uint8_t *frame, uint32_t len, InaView *v)
 {
 	uint32_t off;
-	if (!is_ina_frame(frame, len, &off) || len < off + INA_HDR_LEN)
+	if (!find_ina_header(frame, len, &off) || len < off + INA_HDR_LEN)
 		return false;
 	const uint8_t *h = frame + off;
 	v->ina_offset = off;

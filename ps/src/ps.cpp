@@ -66,11 +66,11 @@ struct ParameterServer::Job {
 	std::vector<int32_t> float_free;    /* stack of free float buffers */
 	uint8_t group_mac[6];
 
-	WorkerSet contributors(const uint8_t *bitmap_be) const
+	WorkerSet contributors(const uint32_t bitmap[INA_MAX_LEVELS]) const
 	{
 		WorkerSet c = all;
 		for (uint32_t i = 0; i < cfg.levels; i++) {
-			uint32_t b = ina_load32(bitmap_be + 4 * i);
+			uint32_t b = bitmap[i];
 			if (b == 0xFFFFFFFFu)
 				continue;
 			WorkerSet m = no_bit[i];
@@ -85,22 +85,6 @@ struct ParameterServer::Job {
 	}
 	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * cfg.elements; }
 };
-
-namespace {
-
-/* Field offsets inside the INA header. */
-constexpr uint32_t kOffFlags = offsetof(ina_hdr, flags);
-constexpr uint32_t kOffJob = offsetof(ina_hdr, job_id);
-constexpr uint32_t kOffSeq = offsetof(ina_hdr, seq);
-constexpr uint32_t kOffIndex = offsetof(ina_hdr, agg_index);
-constexpr uint32_t kOffRemap = offsetof(ina_hdr, remap_index);
-constexpr uint32_t kOffElems = offsetof(ina_hdr, elem_count);
-constexpr uint32_t kOffLevel = offsetof(ina_hdr, level);
-constexpr uint32_t kOffLevels = offsetof(ina_hdr, levels);
-constexpr uint32_t kOffBitmap = offsetof(ina_hdr, bitmap);
-constexpr uint32_t kOffFanIn = offsetof(ina_hdr, fan_in);
-
-} /* namespace */
 
 ParameterServer::ParameterServer(const Endpoint &self) : self_(self)
 {
@@ -243,30 +227,29 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 	job->float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
 	for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
 		job->float_free.push_back(i);
-	group_mac(job_group(cfg.job), job->group_mac);
+	job_group_mac(cfg.job, job->group_mac);
 	jobs_[cfg.job] = std::move(job);
 	return true;
 }
 
 namespace {
 
-/* Writes an INA header with the job's levels and fan-in. */
-void write_ina(uint8_t *h, const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint32_t index,
-	       uint32_t remap, uint16_t elems, uint8_t level)
+/* An INA header with the job's levels and fan-in. */
+InaHeader ina_header(const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint32_t index, uint32_t remap,
+		     uint16_t elems, uint8_t level)
 {
-	memset(h, 0, INA_HDR_LEN);
-	h[0] = INA_VERSION;
-	h[1] = INA_TYPE_DATA;
-	ina_store16(h + kOffFlags, flags);
-	ina_store16(h + kOffJob, cfg.job);
-	ina_store32(h + kOffSeq, seq);
-	ina_store32(h + kOffIndex, index);
-	ina_store32(h + kOffRemap, remap);
-	ina_store16(h + kOffElems, elems);
-	h[kOffLevel] = level;
-	h[kOffLevels] = cfg.levels;
+	InaHeader h;
+	h.flags = flags;
+	h.job_id = cfg.job;
+	h.seq = seq;
+	h.agg_index = index;
+	h.remap_index = remap;
+	h.elem_count = elems;
+	h.level = level;
+	h.levels = cfg.levels;
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-		h[kOffFanIn + i] = cfg.fan_in[i];
+		h.fan_in[i] = cfg.fan_in[i];
+	return h;
 }
 
 } /* namespace */
@@ -294,17 +277,15 @@ struct PsPath {
 			remap = aggregator_rehash(index, cfg.aggregators);
 		}
 		uint8_t level = (s.flags & kInNetwork) ? cfg.levels : 0;
-		uint32_t ina_len = INA_HDR_LEN + 4u * s.elems;
-		write_frame_headers(out, self, dst, ina_len);
-		uint8_t *h = out + INA_HDR_OFFSET;
-		write_ina(h, cfg, flags, s.seq, index, remap, s.elems, level);
+		InaHeader h = ina_header(cfg, flags, s.seq, index, remap, s.elems, level);
 		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-			ina_store32(h + kOffBitmap + 4 * i, 0xFFFFFFFFu);
+			h.bitmap[i] = 0xFFFFFFFFu; /* the whole job */
+		uint32_t len = write_ina_frame(out, self, dst, h);
 		const int32_t *v = job.value(s);
-		uint8_t *p = h + INA_HDR_LEN;
+		uint8_t *p = out + INA_PAYLOAD_OFFSET;
 		for (uint32_t k = 0; k < s.elems; k++)
 			ina_store32(p + 4 * k, static_cast<uint32_t>(v[k]));
-		return INA_L2L3L4_LEN + ina_len;
+		return len;
 	}
 
 	void emit_ack_to(const Slot &s, const Endpoint &dst)
@@ -355,13 +336,11 @@ struct PsPath {
 			memcpy(dst.mac, cfg.has_switch ? cfg.switch_mac : cfg.workers[w].mac, 6);
 			dst.ip = cfg.workers[w].ip;
 			dst.port = INA_UDP_PORT;
-			write_frame_headers(out, self, dst, INA_HDR_LEN);
-			uint8_t *h = out + INA_HDR_OFFSET;
-			write_ina(h, cfg, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, s.seq,
-				  s.agg_index, INA_NO_REMAP, 0, cfg.levels);
+			InaHeader h = ina_header(cfg, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, s.seq,
+						 s.agg_index, INA_NO_REMAP, 0, cfg.levels);
 			for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-				ina_store32(h + kOffBitmap + 4 * i, job.worker_bitmap[w][i]);
-			tx.commit(INA_L2L3L4_LEN + INA_HDR_LEN);
+				h.bitmap[i] = job.worker_bitmap[w][i];
+			tx.commit(write_ina_frame(out, self, dst, h));
 			job.st.float_requests++;
 		}
 	}
@@ -415,28 +394,31 @@ struct PsPath {
 
 void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
 {
-	Endpoint src, dst;
-	uint32_t udp_payload;
-	if (!parse_frame_headers(frame, len, &src, &dst, &udp_payload) || dst.port != INA_UDP_PORT ||
-	    udp_payload < INA_HDR_LEN) {
+	InaFrame f;
+	switch (parse_ina_frame(frame, len, &f)) {
+	case FrameVerdict::kOk:
+		break;
+	case FrameVerdict::kNotIna:
+	case FrameVerdict::kMalformedShort:
 		stats_.not_ina++;
 		return;
-	}
-	const uint8_t *h = frame + INA_HDR_OFFSET;
-	if (h[0] != INA_VERSION) {
+	case FrameVerdict::kMalformedVersion:
 		stats_.bad_version++;
 		return;
-	}
-	if (h[1] != INA_TYPE_DATA) {
+	case FrameVerdict::kMalformedType:
 		stats_.bad_type++;
 		return;
-	}
-	uint16_t elems = ina_load16(h + kOffElems);
-	if (udp_payload != INA_HDR_LEN + 4u * elems) {
+	case FrameVerdict::kMalformedLength:
 		stats_.bad_length++;
 		return;
 	}
-	uint16_t job_id = ina_load16(h + kOffJob);
+	const InaHeader &h = f.hdr;
+	if (h.type != INA_TYPE_DATA) {
+		stats_.bad_type++;
+		return;
+	}
+	const uint16_t elems = h.elem_count;
+	const uint16_t job_id = h.job_id;
 	Job *jp = jobs_[job_id].get();
 	if (!jp) {
 		stats_.unknown_job++;
@@ -446,17 +428,17 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 	const PsJobConfig &cfg = job.cfg;
 	PsJobStats &st = job.st;
 	st.packets++;
-	uint16_t flags = ina_load16(h + kOffFlags);
+	const uint16_t flags = h.flags;
 	if (flags & INA_F_ACK) {
 		st.unexpected_ack++;
 		return;
 	}
-	uint32_t seq = ina_load32(h + kOffSeq);
+	const uint32_t seq = h.seq;
 	if (seq % cfg.ps_count != cfg.ps_index) {
 		st.not_owned++;
 		return;
 	}
-	if (h[kOffLevels] != cfg.levels) {
+	if (h.levels != cfg.levels) {
 		st.bad_levels++;
 		return;
 	}
@@ -468,11 +450,11 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 		st.retransmits++;
 	if (flags & INA_F_COLLISION)
 		st.collisions++;
-	bool ecn = (flags & INA_F_ECN) || (frame[sizeof(ina_eth_hdr) + 1] & 3) == 3;
+	bool ecn = (flags & INA_F_ECN) || (f.tos & 3) == 3; /* or an IP CE mark */
 	if (ecn)
 		st.ecn++;
 
-	WorkerSet c = job.contributors(h + kOffBitmap);
+	WorkerSet c = job.contributors(h.bitmap);
 	if (c.empty()) {
 		st.bad_bitmap++;
 		return;
@@ -506,7 +488,7 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 		s.last_tx_us = 0;
 		s.float_buf = -1;
 	}
-	uint32_t index = ina_load32(h + kOffIndex);
+	const uint32_t index = h.agg_index;
 	if (elems != s.elems) {
 		st.bad_elements++;
 		return;
@@ -537,7 +519,7 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 	if (index < cfg.aggregators)
 		s.agg_index = index;
 
-	const uint8_t *payload = h + INA_HDR_LEN;
+	const uint8_t *payload = f.payload;
 	if (flags & INA_F_FLOAT) {
 		/* An answer before the PS asked (its request crossed a lost
 		 * packet, say): take it, and ask the others right after. */
@@ -647,12 +629,14 @@ uint32_t ParameterServer::build_control(uint16_t job_id, bool unregister, uint8_
 	dst.ip = cfg.switch_ip;
 	dst.port = INA_UDP_PORT;
 	write_frame_headers(out, self_, dst, ina_len);
-	uint8_t *h = out + INA_HDR_OFFSET;
-	memset(h, 0, ina_len);
-	h[0] = INA_VERSION;
-	h[1] = INA_TYPE_CONTROL;
-	ina_store16(h + kOffJob, cfg.job);
-	uint8_t *c = h + INA_HDR_LEN;
+	/* docs/protocol.md: job_id and elem_count 0, every other field 0. */
+	InaHeader h;
+	h.type = INA_TYPE_CONTROL;
+	h.job_id = cfg.job;
+	h.remap_index = 0;
+	encode(h, out + INA_HDR_OFFSET);
+	uint8_t *c = out + INA_PAYLOAD_OFFSET;
+	memset(c, 0, ina_len - INA_HDR_LEN);
 	c[offsetof(ina_ctrl_hdr, op)] = unregister ? INA_CTRL_UNREGISTER : INA_CTRL_REGISTER;
 	c[offsetof(ina_ctrl_hdr, n_workers)] = static_cast<uint8_t>(cfg.workers.size());
 	c[offsetof(ina_ctrl_hdr, levels)] = cfg.levels;

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/ps.h"
 #include "ina/ps_config.h"
 #include "ina/transport.h"

@@ -7,6 +7,8 @@
 #include <rte_mbuf.h>
 #include <spdlog/spdlog.h>
 
+#include "ina/codec.h"
+
 namespace switchd {
 
 void publish_jobs(App &app, std::unique_ptr<JobTable> next)
@@ -38,29 +40,28 @@ namespace {
 void handle_control(App &app, rte_mbuf *m)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	ina::InaView v;
-	if (m->nb_segs != 1 || !ina::peek(frame, m->data_len, &v)) {
+	ina::InaFrame f;
+	if (m->nb_segs != 1 || ina::parse_ina_frame(frame, m->data_len, &f) != ina::FrameVerdict::kOk ||
+	    f.hdr.type != INA_TYPE_CONTROL) {
 		app.control_bad++;
-		spdlog::warn("control message: not a single-segment INA frame, ignored");
+		spdlog::warn("control message: not a well-formed single-segment INA control frame, ignored");
 		return;
 	}
-	const uint32_t off = v.ina_offset + INA_HDR_LEN;
-	const uint32_t len = m->data_len > off ? m->data_len - off : 0;
+	const uint16_t job_id = f.hdr.job_id;
 	uint8_t op = 0;
 	JobConfig job;
-	std::string err = parse_control(frame + off, len, v.job, &op, &job);
+	std::string err = parse_control(f.payload, f.payload_len, job_id, &op, &job);
 	if (!err.empty()) {
 		app.control_bad++;
-		spdlog::warn("control message for job {} from {} rejected: {}", v.job,
-			     ipv4_str(ina_load32(frame + sizeof(struct ina_eth_hdr) + 12)), err);
+		spdlog::warn("control message for job {} from {} rejected: {}", job_id, ipv4_str(f.src_ip), err);
 		return;
 	}
 	app.control_ok++;
 	if (op == INA_CTRL_REGISTER) {
 		register_job(app, job, "control message");
 	} else {
-		spdlog::info("job {} unregistered (control message)", v.job);
-		publish_jobs(app, app.jobs_owner->without(v.job));
+		spdlog::info("job {} unregistered (control message)", job_id);
+		publish_jobs(app, app.jobs_owner->without(job_id));
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <rte_prefetch.h>
 
 #include "app.h"
+#include "ina/codec.h"
 
 namespace switchd {
 
@@ -192,15 +193,14 @@ bool Worker::admitted(const uint8_t *frame, const ina::InaView &v, const Job &jo
 	const int w = job.worker(src);
 	if (w < 0)
 		return false;
-	const uint8_t *h = frame + v.ina_offset;
-	const uint8_t level = h[offsetof(struct ina_hdr, level)];
+	ina::InaHeader h;
+	ina::decode(frame + v.ina_offset, &h);
 	const uint8_t start = job.start_level[w];
-	if (level >= job.cfg.levels || level > start)
+	if (h.level >= job.cfg.levels || h.level > start)
 		return true; /* a lower switch's result, or past the in-network levels */
-	if (level < start)
+	if (h.level < start)
 		return false; /* claims a level the worker does not take part in */
-	const uint32_t bitmap = ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * level);
-	return bitmap == (1u << job.cfg.workers[w].bit[level]);
+	return h.bitmap[h.level] == (1u << job.cfg.workers[w].bit[h.level]);
 }
 
 void Worker::handle_ina(rte_mbuf *m, uint8_t *frame, uint32_t len, const ina::InaView &v,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ina/codec.h"
 #include "ina/pipeline.h"
 
 namespace switchd {
@@ -18,8 +19,7 @@ int ecn_mark(uint8_t *frame, uint32_t len)
 	ina::InaView v;
 	int job = -1;
 	if (ina::peek(frame, len, &v) && v.type == INA_TYPE_DATA) {
-		uint8_t *f = frame + v.ina_offset + offsetof(struct ina_hdr, flags);
-		ina_store16(f, ina_load16(f) | INA_F_ECN);
+		ina::add_flags(frame + v.ina_offset, INA_F_ECN);
 		job = v.job;
 	} else if ((ip[1] & 3) == 0) {
 		return -1; /* not ECN-capable transport: nothing to mark */

@@ -3,15 +3,16 @@
 
 #include <map>
 
+#include "ina/codec.h"
+
 namespace switchd {
 
 std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd)
 {
 	auto job = std::make_shared<Job>();
 	job->cfg = cfg;
-	job->group_ip = (239u << 24) | (18u << 16) | cfg.id;
-	job->group_mac = Mac{0x01, 0x00, 0x5e, 0x12, static_cast<uint8_t>(cfg.id >> 8),
-			     static_cast<uint8_t>(cfg.id & 0xff)};
+	job->group_ip = ina::job_group(cfg.id);
+	ina::group_mac(job->group_ip, job->group_mac.data());
 	/* Workers grouped by the port that reaches them. */
 	std::map<uint16_t, std::vector<const JobWorker *>> by_port;
 	for (const JobWorker &w : cfg.workers) {

@@ -50,8 +50,10 @@ std::string find_ports(App &app)
 namespace {
 
 /* One rule per lcore k: INA traffic whose UDP source port has k in its low
- * bits goes to RX queue k. Workers that set source port = 0xC000 |
- * (agg_index & 0x3FFF) then land on the owner directly. */
+ * bits goes to RX queue k. Workers set the source port with
+ * ina::steering_src_port(agg_index) (ina/codec.h), so a fragment lands on the
+ * lcore that owns agg_index % n directly (n a power of two, at most
+ * ina::kSteeringIndexMask + 1). */
 bool install_flows(uint16_t port_id, unsigned n, std::string *why)
 {
 	for (unsigned k = 0; k < n; k++) {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/ps.h"
 #include "ina/wire.h"
 
@@ -32,24 +32,21 @@ inline std::vector<uint8_t> build(const Pkt &p)
 {
 	uint16_t n = static_cast<uint16_t>((p.flags & INA_F_FLOAT) ? p.floats.size() : p.values.size());
 	std::vector<uint8_t> f(INA_FRAME_LEN(n));
-	ina::Endpoint src{{2, 0, 0, 0, 0, 1}, p.src_ip, 0xC000};
+	ina::Endpoint src{{2, 0, 0, 0, 0, 1}, p.src_ip, ina::steering_src_port(p.index)};
 	ina::Endpoint dst{{2, 0, 0, 0, 0, 0xFE}, p.dst_ip, INA_UDP_PORT};
-	ina::write_frame_headers(f.data(), src, dst, INA_HDR_LEN + 4u * n, p.tos);
-	auto *h = reinterpret_cast<ina_hdr *>(f.data() + INA_HDR_OFFSET);
-	h->version = INA_VERSION;
-	h->type = INA_TYPE_DATA;
-	ina_store16(&h->flags, p.flags);
-	ina_store16(&h->job_id, p.job);
-	ina_store32(&h->seq, p.seq);
-	ina_store32(&h->agg_index, p.index);
-	ina_store32(&h->remap_index, INA_NO_REMAP);
-	ina_store16(&h->elem_count, n);
-	h->level = p.level;
-	h->levels = p.levels;
+	ina::InaHeader h;
+	h.flags = p.flags;
+	h.job_id = p.job;
+	h.seq = p.seq;
+	h.agg_index = p.index;
+	h.elem_count = n;
+	h.level = p.level;
+	h.levels = p.levels;
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++) {
-		ina_store32(&h->bitmap[i], p.bitmap[i]);
-		h->fan_in[i] = p.fan_in[i];
+		h.bitmap[i] = p.bitmap[i];
+		h.fan_in[i] = p.fan_in[i];
 	}
+	ina::write_ina_frame(f.data(), src, dst, h, p.tos);
 	uint8_t *pl = f.data() + INA_PAYLOAD_OFFSET;
 	for (uint16_t k = 0; k < n; k++) {
 		uint32_t bits;
@@ -78,19 +75,22 @@ inline Out parse(const uint8_t *f, uint32_t len)
 	Out o{};
 	uint32_t plen = 0;
 	ina::parse_frame_headers(f, len, &o.src, &o.dst, &plen);
-	const auto *h = reinterpret_cast<const ina_hdr *>(f + INA_HDR_OFFSET);
-	o.flags = ina_load16(&h->flags);
-	o.job = ina_load16(&h->job_id);
-	o.seq = ina_load32(&h->seq);
-	o.index = ina_load32(&h->agg_index);
-	o.remap = ina_load32(&h->remap_index);
-	o.elems = ina_load16(&h->elem_count);
-	o.level = h->level;
-	o.levels = h->levels;
+	ina::InaFrame fr;
+	if (ina::parse_ina_frame(f, len, &fr) != ina::FrameVerdict::kOk)
+		return o;
+	const ina::InaHeader &h = fr.hdr;
+	o.flags = h.flags;
+	o.job = h.job_id;
+	o.seq = h.seq;
+	o.index = h.agg_index;
+	o.remap = h.remap_index;
+	o.elems = h.elem_count;
+	o.level = h.level;
+	o.levels = h.levels;
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-		o.bitmap[i] = ina_load32(&h->bitmap[i]);
+		o.bitmap[i] = h.bitmap[i];
 	for (uint16_t k = 0; k < o.elems; k++) {
-		uint32_t bits = ina_load32(f + INA_PAYLOAD_OFFSET + 4 * k);
+		uint32_t bits = ina_load32(fr.payload + 4 * k);
 		o.values.push_back(static_cast<int32_t>(bits));
 		float fl;
 		memcpy(&fl, &bits, 4);

@@ -470,13 +470,19 @@ TEST(PsInput, BadPacketsAreCountedByReason)
 	t.ps.handle(f.data(), 30, t.now, t.tx);
 	EXPECT_EQ(t.ps.stats().not_ina, 1u);
 	/* Wrong version. */
+	InaHeader h;
+	decode(f.data() + INA_HDR_OFFSET, &h);
 	auto v = f;
-	v[INA_HDR_OFFSET] = 9;
+	InaHeader hv = h;
+	hv.version = 9;
+	encode(hv, v.data() + INA_HDR_OFFSET);
 	t.ps.handle(v.data(), uint32_t(v.size()), t.now, t.tx);
 	EXPECT_EQ(t.ps.stats().bad_version, 1u);
 	/* elem_count not matching the UDP length. */
 	auto l = f;
-	ina_store16(l.data() + INA_HDR_OFFSET + offsetof(ina_hdr, elem_count), 3);
+	InaHeader hl = h;
+	hl.elem_count = 3;
+	encode(hl, l.data() + INA_HDR_OFFSET);
 	t.ps.handle(l.data(), uint32_t(l.size()), t.now, t.tx);
 	EXPECT_EQ(t.ps.stats().bad_length, 1u);
 	/* Unknown job. */

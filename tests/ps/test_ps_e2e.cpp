@@ -26,7 +26,7 @@
 #include <map>
 #include <sstream>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/hash.h"
 #include "ina/transport.h"
 #include "ina/transport_faults.h"
@@ -177,7 +177,7 @@ struct MiniJob {
 		}
 		std::vector<uint8_t> f = build(p);
 		Endpoint src = w[wi].self;
-		src.port = static_cast<uint16_t>(0xC000 | (p.index & 0x3FFF));
+		src.port = steering_src_port(p.index);
 		Endpoint dst = ps;
 		if (via_switch)
 			memcpy(dst.mac, next_hop.mac, 6);

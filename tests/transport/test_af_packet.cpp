@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/transport.h"
 #include "test_netns.h"
 #include "test_util.h"

@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/transport.h"
 #include "test_netns.h"
 #include "test_util.h"

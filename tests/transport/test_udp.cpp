@@ -4,7 +4,7 @@
 
 #include <unistd.h>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/transport.h"
 #include "test_util.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/transport.h"
 #include "ina/wire.h"
 
@@ -23,23 +23,22 @@ struct Buf {
 inline uint32_t make_ina_frame(uint8_t *f, const ina::Endpoint &src, const ina::Endpoint &dst,
 			       uint16_t job, uint32_t seq, uint16_t n)
 {
-	uint32_t ina_len = INA_HDR_LEN + 4u * n;
-	ina::write_frame_headers(f, src, dst, ina_len);
-	uint8_t *h = f + INA_HDR_OFFSET;
-	memset(h, 0, INA_HDR_LEN);
-	auto *ih = reinterpret_cast<ina_hdr *>(h);
-	ih->version = INA_VERSION;
-	ih->type = INA_TYPE_DATA;
-	ina_store16(&ih->job_id, job);
-	ina_store32(&ih->seq, seq);
-	ina_store32(&ih->remap_index, INA_NO_REMAP);
-	ina_store16(&ih->elem_count, n);
+	ina::InaHeader h;
+	h.job_id = job;
+	h.seq = seq;
+	h.elem_count = n;
+	uint32_t len = ina::write_ina_frame(f, src, dst, h);
 	for (uint16_t k = 0; k < n; k++)
 		ina_store32(f + INA_PAYLOAD_OFFSET + 4u * k, seq * 1000u + k);
-	return INA_FRAME_LEN(n);
+	return len;
 }
 
-inline uint32_t frame_seq(const uint8_t *f) { return ina_load32(f + INA_HDR_OFFSET + 8); }
+inline uint32_t frame_seq(const uint8_t *f)
+{
+	ina::InaHeader h;
+	ina::decode(f + INA_HDR_OFFSET, &h);
+	return h.seq;
+}
 
 /* Receives until `want` frames arrived or `ms` passed; appends their seqs. */
 inline uint32_t recv_seqs(ina::Transport &t, std::vector<uint32_t> *seqs, uint32_t want, int ms)

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/wire.h"
 #include "ina/worker.h"
 #include "ina/worker/frames.h"
@@ -110,17 +110,15 @@ namespace {
 std::vector<uint8_t> ps_frame(uint16_t job, uint16_t flags, uint32_t seq, uint16_t n)
 {
 	std::vector<uint8_t> f(INA_FRAME_LEN(n), 0);
-	write_frame_headers(f.data(), ep(1, 1), ep(2, 2), INA_HDR_LEN + 4u * n);
-	auto *h = reinterpret_cast<ina_hdr *>(f.data() + INA_HDR_OFFSET);
-	h->version = INA_VERSION;
-	h->type = INA_TYPE_DATA;
-	ina_store16(&h->flags, flags);
-	ina_store16(&h->job_id, job);
-	ina_store32(&h->seq, seq);
-	ina_store32(&h->remap_index, 77);
-	ina_store16(&h->elem_count, n);
-	h->level = 1;
-	h->levels = 1;
+	InaHeader h;
+	h.flags = flags;
+	h.job_id = job;
+	h.seq = seq;
+	h.remap_index = 77;
+	h.elem_count = n;
+	h.level = 1;
+	h.levels = 1;
+	write_ina_frame(f.data(), ep(1, 1), ep(2, 2), h);
 	return f;
 }
 
@@ -155,14 +153,22 @@ TEST(Frames, RejectsMalformed)
 	PsMessage m;
 	auto ack = ps_frame(5, INA_F_ACK, 1, 4);
 	EXPECT_EQ(parse_from_ps(ack.data(), 30, 5, &m), RxVerdict::not_ina);
+	InaHeader h;
+	decode(ack.data() + INA_HDR_OFFSET, &h);
 	auto bad_version = ack;
-	bad_version[INA_HDR_OFFSET] = 9;
+	InaHeader hv = h;
+	hv.version = 9;
+	encode(hv, bad_version.data() + INA_HDR_OFFSET);
 	EXPECT_EQ(parse_from_ps(bad_version.data(), bad_version.size(), 5, &m), RxVerdict::malformed);
 	auto bad_count = ack;
-	ina_store16(bad_count.data() + INA_HDR_OFFSET + 20, 5); /* elem_count != UDP length */
+	InaHeader hc = h;
+	hc.elem_count = 5; /* != UDP length */
+	encode(hc, bad_count.data() + INA_HDR_OFFSET);
 	EXPECT_EQ(parse_from_ps(bad_count.data(), bad_count.size(), 5, &m), RxVerdict::malformed);
 	auto other_port = ack;
-	ina_store16(other_port.data() + 36, 53);
+	Endpoint dst = ep(2, 2);
+	dst.port = 53;
+	write_frame_headers(other_port.data(), ep(1, 1), dst, INA_HDR_LEN + 4u * 4);
 	EXPECT_EQ(parse_from_ps(other_port.data(), other_port.size(), 5, &m), RxVerdict::not_ina);
 }
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/wire.h"
 #include "netdev.h"
 #include "transports.h"

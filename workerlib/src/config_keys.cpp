@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/worker.h"
 
 namespace ina {

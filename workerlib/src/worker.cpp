@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "worker_impl.h"
 
 namespace ina {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/wire.h"
 
 namespace ina {

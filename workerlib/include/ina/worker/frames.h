@@ -2,14 +2,14 @@
  *
  * The frames a worker writes (gradient fragments, float answers to an
  * overflow) and reads (parameter packets, overflow requests), in the layout of
- * ina/wire.h. The Ethernet/IPv4/UDP part comes from ina/frame.h.
+ * ina/wire.h, written and read with the protocol's codec (ina/codec.h).
  */
 #ifndef INA_WORKER_FRAMES_H
 #define INA_WORKER_FRAMES_H
 
 #include <cstdint>
 
-#include "ina/frame.h"
+#include "ina/codec.h"
 #include "ina/wire.h"
 
 namespace ina {
@@ -30,16 +30,10 @@ struct GradientTemplate {
 void make_bitmaps(uint8_t start_level, uint8_t levels, const uint8_t bit[INA_MAX_LEVELS],
 		  uint32_t out[INA_MAX_LEVELS]);
 
-/* UDP source port of a gradient frame: 0xC000 | (index & 0x3FFF). */
-constexpr uint16_t gradient_src_port(uint32_t index)
-{
-	return static_cast<uint16_t>(0xC000u | (index & 0x3FFFu));
-}
-
 class FrameWriter {
 public:
 	/* src: the worker (its port is replaced per frame by
-	 * gradient_src_port); dst: PS IPv4, the next hop's MAC, port 18766. */
+	 * steering_src_port(index)); dst: PS IPv4, the next hop's MAC, port 18766. */
 	FrameWriter(const Endpoint &src, const Endpoint &dst, const GradientTemplate &t);
 
 	/* Writes a gradient frame of n quantized values; returns its length.
@@ -55,7 +49,7 @@ private:
 	uint32_t header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, uint16_t n) const;
 
 	Endpoint src_, dst_;
-	GradientTemplate t_;
+	InaHeader t_; /* the fields every fragment shares */
 };
 
 /* A frame from the PS, checked against the job. */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The INA protocol's one codec: every program that writes or reads an
+ * Ethernet/IPv4/UDP/INA frame (worker, PS, switchd, tools, tests) does it
+ * through this file, so that the bytes of ina/wire.h are written in one place.
+ * The switch program (pipeline/src/process.cpp) rewrites a few fields in
+ * place, as the P4 build does, but classifies frames with find_ina_header().
+ *
+ * No allocation, no exceptions, no system calls: safe on every hot path.
+ */
+#ifndef INA_CODEC_H
+#define INA_CODEC_H
+
+#include <cstdint>
+
+#include "ina/wire.h"
+
+namespace ina {
+
+/* One end of a frame: MAC, IPv4 address and UDP port, host order. */
+struct Endpoint {
+	uint8_t mac[6];
+	uint32_t ip;
+	uint16_t port;
+};
+
+/* ---- addresses ---------------------------------------------------------- */
+
+/* Gradient source port: the aggregator index's low bits under a fixed
+ * prefix, so a NIC can steer a fragment to the lcore that owns its
+ * aggregator with one exact-match rule per queue (switchd/src/ports.cpp).
+ * The prefix keeps the port in the dynamic range, clear of real services. */
+constexpr uint16_t kSteeringPortPrefix = 0xC000;
+constexpr uint32_t kSteeringIndexMask = 0x3FFF; /* 14 bits: up to 16384 queues */
+constexpr uint16_t steering_src_port(uint32_t index)
+{
+	return static_cast<uint16_t>(kSteeringPortPrefix | (index & kSteeringIndexMask));
+}
+
+/* The multicast group of a job's parameter packets, 239.18.(job >> 8).(job &
+ * 255), host order: administratively scoped, one group per job id. */
+constexpr uint32_t job_group(uint16_t job)
+{
+	return (239u << 24) | (18u << 16) | job;
+}
+/* The Ethernet address of an IPv4 multicast group (01:00:5e + low 23 bits). */
+void group_mac(uint32_t group, uint8_t out[6]);
+inline void job_group_mac(uint16_t job, uint8_t out[6]) { group_mac(job_group(job), out); }
+
+/* "a.b.c.d" -> host-order address; false on bad input. */
+bool parse_ipv4(const char *text, uint32_t *out);
+/* "aa:bb:cc:dd:ee:ff"; false on bad input. */
+bool parse_mac(const char *text, uint8_t out[6]);
+
+/* ---- L2-L4 -------------------------------------------------------------- */
+
+/* Internet checksum of an IPv4 header (20 bytes, checksum field included
+ * as stored); 0 when the stored checksum is correct. */
+uint16_t ipv4_checksum(const void *ip_hdr);
+
+/* Writes Ethernet, IPv4 (IHL 5, checksum computed, DF, TTL 64) and UDP
+ * (checksum 0: every hop rewrites the payload) at frame[0..42) for `ina_len`
+ * bytes of INA header and payload. `tos`: IPv4 TOS (low two bits: ECN). */
+void write_frame_headers(uint8_t *frame, const Endpoint &src, const Endpoint &dst,
+			 uint32_t ina_len, uint8_t tos = 0);
+
+/* True if frame[0..len) holds IPv4 (no options) + UDP with the whole UDP
+ * datagram inside the frame, whatever the port; fills the addresses (host
+ * order) if non-null. For the transports, which carry any UDP. */
+bool parse_frame_headers(const uint8_t *frame, uint32_t len, Endpoint *src, Endpoint *dst,
+			 uint32_t *udp_payload_len);
+
+/* The classifier of docs/protocol.md: IPv4 (options allowed, not a later
+ * fragment), UDP, destination port INA_UDP_PORT, UDP header inside `len`.
+ * Sets *ina_off to the INA header's offset. Inline: the switch's hot path. */
+inline bool find_ina_header(const uint8_t *frame, uint32_t len, uint32_t *ina_off)
+{
+	if (len < INA_L2L3L4_LEN || ina_load16(frame + 12) != 0x0800)
+		return false;
+	const uint8_t *ip = frame + sizeof(struct ina_eth_hdr);
+	const uint32_t ihl = (ip[0] & 0x0Fu) * 4u;
+	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17)
+		return false;
+	if ((ina_load16(ip + 6) & 0x1FFFu) != 0) /* later fragments have no UDP header */
+		return false;
+	const uint32_t udp = sizeof(struct ina_eth_hdr) + ihl;
+	if (len < udp + sizeof(struct ina_udp_hdr) || ina_load16(frame + udp + 2) != INA_UDP_PORT)
+		return false;
+	*ina_off = udp + sizeof(struct ina_udp_hdr);
+	return true;
+}
+
+/* ---- INA header --------------------------------------------------------- */
+
+/* struct ina_hdr in host order. The defaults are those of a fresh gradient. */
+struct InaHeader {
+	uint8_t version = INA_VERSION;
+	uint8_t type = INA_TYPE_DATA;
+	uint16_t flags = 0;
+	uint16_t job_id = 0;
+	uint16_t agg_node = INA_AGG_NODE_ANY;
+	uint32_t seq = 0;
+	uint32_t agg_index = 0;
+	uint32_t remap_index = INA_NO_REMAP;
+	uint16_t elem_count = 0;
+	uint8_t level = 0;
+	uint8_t levels = 0;
+	uint32_t bitmap[INA_MAX_LEVELS] = {0, 0, 0, 0};
+	uint8_t fan_in[INA_MAX_LEVELS] = {0, 0, 0, 0};
+};
+
+/* All INA_HDR_LEN bytes, every field, network order. */
+void encode(const InaHeader &h, uint8_t *out);
+void decode(const uint8_t *in, InaHeader *h);
+
+/* ORs flags into an INA header in place (an ECN mark on egress). */
+inline void add_flags(uint8_t *ina_hdr, uint16_t flags)
+{
+	uint8_t *f = ina_hdr + offsetof(struct ina_hdr, flags);
+	ina_store16(f, static_cast<uint16_t>(ina_load16(f) | flags));
+}
+
+/* ---- whole frames ------------------------------------------------------- */
+
+/* Writes L2-L4 and the INA header for h.elem_count payload elements, which
+ * the caller writes at frame + INA_PAYLOAD_OFFSET. Returns the frame length,
+ * INA_FRAME_LEN(h.elem_count). For a control message, which carries a
+ * payload of its own, use write_frame_headers() and encode(). */
+uint32_t write_ina_frame(uint8_t *frame, const Endpoint &src, const Endpoint &dst,
+			 const InaHeader &h, uint8_t tos = 0);
+
+/* What parse_ina_frame() found. The malformed reasons are the switch's
+ * counters of the same name (docs/protocol.md). */
+enum class FrameVerdict : uint8_t {
+	kOk,
+	kNotIna,           /* not IPv4/UDP to INA_UDP_PORT: somebody else's */
+	kMalformedShort,   /* frame shorter than the headers, UDP datagram or payload */
+	kMalformedVersion, /* version != INA_VERSION */
+	kMalformedType,    /* type neither data nor control */
+	kMalformedLength,  /* data: UDP length != 8 + 44 + 4 x elem_count */
+};
+
+struct InaFrame {
+	InaHeader hdr;
+	const uint8_t *payload; /* right after the INA header */
+	uint32_t payload_len;   /* data: 4 x elem_count; control: the control message */
+	uint32_t ina_offset;    /* of the INA header in the frame */
+	uint32_t src_ip, dst_ip; /* host order */
+	uint8_t tos;             /* IPv4 TOS; (tos & 3) == 3 is an IP CE mark */
+};
+
+/* Classifies and checks a frame; on kOk fills *out (on other verdicts *out
+ * is unspecified). Checks, in this order, what every receiver needs:
+ * INA traffic, header inside the frame, version, type, length. */
+FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out);
+
+} /* namespace ina */
+
+#endif /* INA_CODEC_H */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The INA codec (ina/codec.h): the only code that writes or reads the bytes
+ * of ina/wire.h's headers as a whole.
+ */
+#include "ina/codec.h"
+
+#include <arpa/inet.h>
+#include <cstdio>
+#include <cstring>
+
+namespace ina {
+
+namespace {
+
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+constexpr uint8_t kProtoUdp = 17;
+constexpr uint16_t kDontFragment = 0x4000;
+constexpr uint8_t kTtl = 64;
+
+
+} /* namespace */
+
+/* Offset of a field inside struct ina_hdr. */
+#define INA_OFF(f) offsetof(struct ina_hdr, f)
+
+uint16_t ipv4_checksum(const void *ip_hdr)
+{
+	const uint8_t *p = static_cast<const uint8_t *>(ip_hdr);
+	uint32_t sum = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t(p[i]) << 8) | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return static_cast<uint16_t>(~sum);
+}
+
+void write_frame_headers(uint8_t *frame, const Endpoint &src, const Endpoint &dst,
+			 uint32_t ina_len, uint8_t tos)
+{
+	auto *eth = reinterpret_cast<ina_eth_hdr *>(frame);
+	memcpy(eth->dst, dst.mac, 6);
+	memcpy(eth->src, src.mac, 6);
+	ina_store16(&eth->ether_type, kEtherTypeIpv4);
+
+	uint8_t *ip = frame + sizeof(ina_eth_hdr);
+	ip[0] = 0x45;
+	ip[1] = tos;
+	ina_store16(ip + 2, static_cast<uint16_t>(sizeof(ina_ipv4_hdr) + sizeof(ina_udp_hdr) + ina_len));
+	ina_store16(ip + 4, 0);
+	ina_store16(ip + 6, kDontFragment);
+	ip[8] = kTtl;
+	ip[9] = kProtoUdp;
+	ina_store16(ip + 10, 0);
+	ina_store32(ip + 12, src.ip);
+	ina_store32(ip + 16, dst.ip);
+	ina_store16(ip + 10, ipv4_checksum(ip));
+
+	uint8_t *udp = ip + sizeof(ina_ipv4_hdr);
+	ina_store16(udp, src.port);
+	ina_store16(udp + 2, dst.port);
+	ina_store16(udp + 4, static_cast<uint16_t>(sizeof(ina_udp_hdr) + ina_len));
+	ina_store16(udp + 6, 0);
+}
+
+bool parse_frame_headers(const uint8_t *frame, uint32_t len, Endpoint *src, Endpoint *dst,
+			 uint32_t *udp_payload_len)
+{
+	if (len < INA_L2L3L4_LEN)
+		return false;
+	if (ina_load16(frame + 12) != kEtherTypeIpv4)
+		return false;
+	const uint8_t *ip = frame + sizeof(ina_eth_hdr);
+	if (ip[0] != 0x45 || ip[9] != kProtoUdp)
+		return false;
+	const uint8_t *udp = ip + sizeof(ina_ipv4_hdr);
+	uint32_t udp_len = ina_load16(udp + 4);
+	if (udp_len < sizeof(ina_udp_hdr) || sizeof(ina_eth_hdr) + sizeof(ina_ipv4_hdr) + udp_len > len)
+		return false;
+	if (src) {
+		memcpy(src->mac, frame + 6, 6);
+		src->ip = ina_load32(ip + 12);
+		src->port = ina_load16(udp);
+	}
+	if (dst) {
+		memcpy(dst->mac, frame, 6);
+		dst->ip = ina_load32(ip + 16);
+		dst->port = ina_load16(udp + 2);
+	}
+	if (udp_payload_len)
+		*udp_payload_len = udp_len - static_cast<uint32_t>(sizeof(ina_udp_hdr));
+	return true;
+}
+
+void encode(const InaHeader &h, uint8_t *out)
+{
+	out[INA_OFF(version)] = h.version;
+	out[INA_OFF(type)] = h.type;
+	ina_store16(out + INA_OFF(flags), h.flags);
+	ina_store16(out + INA_OFF(job_id), h.job_id);
+	ina_store16(out + INA_OFF(agg_node), h.agg_node);
+	ina_store32(out + INA_OFF(seq), h.seq);
+	ina_store32(out + INA_OFF(agg_index), h.agg_index);
+	ina_store32(out + INA_OFF(remap_index), h.remap_index);
+	ina_store16(out + INA_OFF(elem_count), h.elem_count);
+	out[INA_OFF(level)] = h.level;
+	out[INA_OFF(levels)] = h.levels;
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++) {
+		ina_store32(out + INA_OFF(bitmap) + 4 * i, h.bitmap[i]);
+		out[INA_OFF(fan_in) + i] = h.fan_in[i];
+	}
+}
+
+void decode(const uint8_t *in, InaHeader *h)
+{
+	h->version = in[INA_OFF(version)];
+	h->type = in[INA_OFF(type)];
+	h->flags = ina_load16(in + INA_OFF(flags));
+	h->job_id = ina_load16(in + INA_OFF(job_id));
+	h->agg_node = ina_load16(in + INA_OFF(agg_node));
+	h->seq = ina_load32(in + INA_OFF(seq));
+	h->agg_index = ina_load32(in + INA_OFF(agg_index));
+	h->remap_index = ina_load32(in + INA_OFF(remap_index));
+	h->elem_count = ina_load16(in + INA_OFF(elem_count));
+	h->level = in[INA_OFF(level)];
+	h->levels = in[INA_OFF(levels)];
+	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++) {
+		h->bitmap[i] = ina_load32(in + INA_OFF(bitmap) + 4 * i);
+		h->fan_in[i] = in[INA_OFF(fan_in) + i];
+	}
+}
+
+uint32_t write_ina_frame(uint8_t *frame, const Endpoint &src, const Endpoint &dst, const InaHeader &h,
+			 uint8_t tos)
+{
+	write_frame_headers(frame, src, dst, INA_HDR_LEN + 4u * h.elem_count, tos);
+	encode(h, frame + INA_HDR_OFFSET);
+	return INA_FRAME_LEN(h.elem_count);
+}
+
+FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out)
+{
+	uint32_t off;
+	if (!find_ina_header(frame, len, &off))
+		return FrameVerdict::kNotIna;
+	if (len < off + INA_HDR_LEN)
+		return FrameVerdict::kMalformedShort;
+	const uint8_t *h = frame + off;
+	if (h[INA_OFF(version)] != INA_VERSION)
+		return FrameVerdict::kMalformedVersion;
+	const uint8_t type = h[INA_OFF(type)];
+	if (type != INA_TYPE_DATA && type != INA_TYPE_CONTROL)
+		return FrameVerdict::kMalformedType;
+	const uint32_t udp_len = ina_load16(frame + off - sizeof(ina_udp_hdr) + 4);
+	const uint32_t fixed = sizeof(ina_udp_hdr) + INA_HDR_LEN;
+	const uint32_t elems = ina_load16(h + INA_OFF(elem_count));
+	if (type == INA_TYPE_DATA ? udp_len != fixed + 4u * elems : udp_len < fixed)
+		return FrameVerdict::kMalformedLength;
+	if (len < off - sizeof(ina_udp_hdr) + udp_len)
+		return FrameVerdict::kMalformedShort;
+	decode(h, &out->hdr);
+	out->payload = h + INA_HDR_LEN;
+	out->payload_len = udp_len - fixed;
+	out->ina_offset = off;
+	const uint8_t *ip = frame + sizeof(ina_eth_hdr);
+	out->src_ip = ina_load32(ip + 12);
+	out->dst_ip = ina_load32(ip + 16);
+	out->tos = ip[1];
+	return FrameVerdict::kOk;
+}
+
+void group_mac(uint32_t group, uint8_t out[6])
+{
+	out[0] = 0x01;
+	out[1] = 0x00;
+	out[2] = 0x5e;
+	out[3] = (group >> 16) & 0x7F;
+	out[4] = (group >> 8) & 0xFF;
+	out[5] = group & 0xFF;
+}
+
+bool parse_ipv4(const char *text, uint32_t *out)
+{
+	struct in_addr a;
+	if (inet_pton(AF_INET, text, &a) != 1)
+		return false;
+	*out = ntohl(a.s_addr);
+	return true;
+}
+
+bool parse_mac(const char *text, uint8_t out[6])
+{
+	unsigned v[6];
+	char tail;
+	if (sscanf(text, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+		return false;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 0xFF)
+			return false;
+		out[i] = static_cast<uint8_t>(v[i]);
+	}
+	return true;
+}
+
+} /* namespace ina */
