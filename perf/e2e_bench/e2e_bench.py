@@ -56,10 +56,11 @@ def topology_text(workers):
     return "\n".join(lines) + "\n"
 
 
-def run_ina(lab, topo_path, mode, floats, build_dirs, timeout):
+def run_ina(lab, topo_path, mode, floats, build_dirs, timeout, worker_args):
     plan = labmod.load_plan(topo_path, os.path.join(ROOT, "config", "labs"),
                             {"tensor": floats, "iterations": 1, "mode_all": mode})
-    args = argparse.Namespace(timeout=timeout, fault=[], worker_arg=[], host_transport=None)
+    args = argparse.Namespace(timeout=timeout, fault=[], worker_arg=worker_args,
+                              host_transport=None)
     r = jobs.run_jobs(lab, plan, build_dirs, args)
     j = r["jobs"][0]
     sent = (j.get("fragments") or 0) * j["workers"]
@@ -118,6 +119,8 @@ def main():
     ap.add_argument("--sizes", default="1M,16M,64M")
     ap.add_argument("--modes", default="ina,ps,gloo")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per allreduce")
+    ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
+                    help="extra ina-worker argument for ina and ps modes (repeatable)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--plot", metavar="FILE")
     a = ap.parse_args()
@@ -157,7 +160,7 @@ def main():
                         r = run_gloo(lab, plan, size // 4, a.timeout)
                     else:
                         r = run_ina(lab, t.name, "tree" if mode == "ina" else "none", size // 4,
-                                    build_dirs, a.timeout)
+                                    build_dirs, a.timeout, a.worker_arg)
                     secs = r["seconds"]
                     row = {"mode": mode, "workers": a.workers, "bytes": size, "seconds": secs,
                            "gbps_per_worker": size * 8 / secs / 1e9 if secs else None,
