@@ -3,8 +3,9 @@
 Per job: one ina-ps on the PS host (one process serves every job of that
 host), one ina-worker per worker host, all started from the plan. Faults
 (kill a worker, restart a switch, spoof another job's packets) and delayed job
-starts happen at a time or when a switch counter reaches a value (see When). The report merges the workers' and the PS's JSON statistics with
-the switches' telemetry.
+starts happen at a time or when a switch counter reaches a value (see When).
+The report merges the workers' and the PS's JSON statistics with the
+switches' telemetry.
 """
 
 import json
