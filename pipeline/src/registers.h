@@ -34,14 +34,15 @@ inline uint64_t aggregator_key(uint16_t job, uint32_t seq)
 }
 
 /* Vector kernels of the value stage, one set per SimdLevel. Registers hold
- * host-order int32; packets carry big-endian int32. Each returns true if a
- * saturating add clipped an element. */
+ * host-order int32; packets carry big-endian int32. The adds saturate, and
+ * an element at INT32_MAX / INT32_MIN stays there (ATP §3.8). Each returns
+ * true if an add clipped an element or held one it would have moved. */
 struct ValueKernels {
 	/* reg = pkt */
 	void (*write)(int32_t *reg, const uint8_t *pkt, uint32_t n);
-	/* reg = sat(reg + pkt) */
+	/* reg = reg at a limit ? reg : sat(reg + pkt) */
 	bool (*add)(int32_t *reg, const uint8_t *pkt, uint32_t n);
-	/* reg = sat(reg + pkt); pkt = reg */
+	/* as add; pkt = reg */
 	bool (*add_read)(int32_t *reg, uint8_t *pkt, uint32_t n);
 	/* pkt = reg */
 	void (*read)(const int32_t *reg, uint8_t *pkt, uint32_t n);

@@ -111,6 +111,107 @@ TEST(Process, SaturationSetsOverflow)
 	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
 }
 
+/* ATP §3.8: once an element has saturated, later adds leave it there and the
+ * overflow flag stays set, on every SIMD path, with clipped elements in the
+ * first vector, a middle one and the tail (62 = 3 x 16 + 14 = 7 x 8 + 6). */
+TEST(Process, SaturatedElementsHoldUntilFreed)
+{
+	const std::vector<size_t> clipped = {0, 17, 61};
+	for (ina::SimdLevel l : {ina::SimdLevel::kScalar, ina::SimdLevel::kAvx2, ina::SimdLevel::kAvx512}) {
+		if (l > ina::simd_best())
+			continue;
+		SCOPED_TRACE(ina::simd_name(l));
+		Switch sw(Switch::default_config(), l);
+		auto a = inatest::gradient(7, 100, 5, 0x1, 4, 62, 5);
+		auto b = inatest::gradient(7, 100, 5, 0x2, 4, 62, 7);
+		a.values[0] = a.values[17] = 2000000000;
+		b.values[0] = b.values[17] = 2000000000;
+		a.values[61] = b.values[61] = -2000000000;
+		sw.run(a);
+		sw.run(b);
+		EXPECT_EQ(sw.count(Counter::overflow), 1u);
+		/* A third worker pulls every element the other way: the saturated
+		 * ones must not move, the others add as usual. */
+		auto c = inatest::gradient(7, 100, 5, 0x4, 4, 62, -3);
+		c.values[0] = c.values[17] = -2000000000;
+		c.values[61] = 2000000000;
+		sw.run(c);
+		ina::AggregatorState s = sw.agg(5);
+		EXPECT_TRUE(s.overflow);
+		EXPECT_EQ(s.value[0], INT32_MAX);
+		EXPECT_EQ(s.value[17], INT32_MAX);
+		EXPECT_EQ(s.value[61], INT32_MIN);
+		EXPECT_EQ(s.value[1], 9);
+		EXPECT_EQ(s.value[60], 9);
+		/* The held add clipped again: counted, flag still set. */
+		EXPECT_EQ(sw.count(Counter::overflow), 2u);
+
+		Frame out;
+		auto d = inatest::gradient(7, 100, 5, 0x8, 4, 62, 1);
+		d.values[0] = d.values[17] = d.values[61] = 0;
+		EXPECT_EQ(sw.run(d, 1, &out).reason, Counter::completed);
+		EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
+		for (size_t e : clipped)
+			EXPECT_EQ(inatest::value_of(out, e), e == 61 ? INT32_MIN : INT32_MAX) << e;
+		EXPECT_EQ(inatest::value_of(out, 30), 10);
+		/* An add of 0 does not move a saturated element and is no clip. */
+		EXPECT_EQ(sw.count(Counter::overflow), 2u);
+
+		/* The PS's parameter packet frees the slot; the next fragment to
+		 * claim it starts from its own values, not from the limit. */
+		sw.run(inatest::parameter(7, 100, 5));
+		sw.run(inatest::gradient(7, 101, 5, 0x1, 2, 62, -4));
+		sw.run(inatest::gradient(7, 101, 5, 0x2, 2, 62, 6), 1, &out);
+		EXPECT_FALSE(inatest::flags_of(out) & INA_F_OVERFLOW);
+		for (size_t e : clipped)
+			EXPECT_EQ(inatest::value_of(out, e), 2) << e;
+	}
+}
+
+/* A sum that lands exactly on a limit cannot be told from a clipped one: it
+ * holds too, and an add that would move it sets OVERFLOW so that the PS
+ * recomputes in floating point rather than take a wrong sum. */
+TEST(Process, ElementExactlyAtLimitHoldsAndFlags)
+{
+	Switch sw;
+	auto a = inatest::gradient(7, 100, 5, 0x1, 3, 62, 0);
+	a.values[3] = INT32_MAX - 1;
+	a.values[4] = INT32_MIN + 1;
+	auto b = inatest::gradient(7, 100, 5, 0x2, 3, 62, 0);
+	b.values[3] = 1;
+	b.values[4] = -1;
+	sw.run(a);
+	sw.run(b);
+	EXPECT_FALSE(sw.agg(5).overflow);
+	EXPECT_EQ(sw.count(Counter::overflow), 0u);
+	auto c = inatest::gradient(7, 100, 5, 0x4, 3, 62, 0);
+	c.values[3] = -10;
+	c.values[4] = 10;
+	Frame out;
+	EXPECT_EQ(sw.run(c, 1, &out).reason, Counter::completed);
+	EXPECT_EQ(inatest::value_of(out, 3), INT32_MAX);
+	EXPECT_EQ(inatest::value_of(out, 4), INT32_MIN);
+	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
+	EXPECT_EQ(sw.count(Counter::overflow), 1u);
+}
+
+/* Figure 17's merge uses the same add: a resent gradient does not pull a
+ * saturated element back either. */
+TEST(Process, ResendMergeKeepsSaturatedElements)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, INT32_MAX));
+	sw.run(inatest::gradient(7, 100, 5, 0x2, 3, 62, 1));
+	EXPECT_TRUE(sw.agg(5).overflow);
+	auto re = inatest::gradient(7, 100, 5, 0x4, 3, 62, -100);
+	re.flags = INA_F_RESEND;
+	Frame out;
+	EXPECT_EQ(sw.run(re, 1, &out).reason, Counter::resend_merged);
+	EXPECT_EQ(inatest::value_of(out, 0), INT32_MAX);
+	EXPECT_EQ(inatest::value_of(out, 61), INT32_MAX);
+	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
+}
+
 TEST(Process, ResendFirstLevelMergesAndFrees)
 {
 	Switch sw;

@@ -56,6 +56,11 @@ const bit<8>  INA_P4_LEVELS = 2;
 /* Value lanes hold two rows per aggregator: row 2i in pass 1, 2i+1 in pass 2. */
 #define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
 
+/* The limits of a value lane. A lane at either one is saturated and holds
+ * (ATP section 3.8, pipeline/src/value_simd.cpp). */
+const int<32> INA_INT32_MAX = 32s0x7fffffff;
+const int<32> INA_INT32_MIN = -32s0x7fffffff - 1;
+
 /* aggregator_flags register bits (pipeline/src/registers.h). */
 const bit<8> AGG_ECN = 0x1;
 const bit<8> AGG_COL = 0x2;

@@ -23,6 +23,13 @@
  * which is exact (a sum that lands on INT32_MAX without clipping is not an
  * overflow). value_add and value_add_read run the same register program;
  * they differ in whether the packet takes the sum, as in the C++ kernels.
+ *
+ * Saturation holds (ATP section 3.8): a word at INT32_MAX or INT32_MIN is
+ * not added to (the register program's two conditions), and the lane gives
+ * the packet that word. The word keeps no trace of whether it clipped or
+ * landed on the limit exactly, so an add that would have moved it counts as
+ * a clip: the result carries OVERFLOW and the PS recomputes in floating
+ * point, as with pipeline/src/value_simd.cpp.
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE
 #define INA_P4_STAGE_AGGREGATOR_VALUE
@@ -40,20 +47,42 @@
     ) \
     INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
         result = value; \
-        value = value |+| (int<32>)hdr.elems[I].v; \
+        if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
+            value = value |+| (int<32>)hdr.elems[I].v; \
+        } \
     ) \
     INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_read_##I, meta.value_row, old_##I, \
         result = value; \
-        value = value |+| (int<32>)hdr.elems[I].v; \
+        if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
+            value = value |+| (int<32>)hdr.elems[I].v; \
+        } \
     ) \
     INA_INT_REGISTER_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, old_##I, \
         result = value; \
     )
 
-/* Clip test of lane I, accumulated into `clip` (sign bit). */
+/* Lane I's old word was saturated: the register program held it. */
+#define INA_LANE_HELD(I) (old_##I == INA_INT32_MAX || old_##I == INA_INT32_MIN)
+
+/* Clip test of lane I, accumulated into `clip` (sign bit): the add clipped,
+ * or it was held and the packet's element would have moved it. */
 #define INA_LANE_CLIP(I) \
-    clip = clip | ((((bit<32>)old_##I) ^ ((bit<32>)old_##I + hdr.elems[I].v)) & \
-                   (hdr.elems[I].v ^ ((bit<32>)old_##I + hdr.elems[I].v)));
+    if (INA_LANE_HELD(I)) { \
+        if (hdr.elems[I].v != 0) { \
+            clip = clip | 0x80000000; \
+        } \
+    } else { \
+        clip = clip | ((((bit<32>)old_##I) ^ ((bit<32>)old_##I + hdr.elems[I].v)) & \
+                       (hdr.elems[I].v ^ ((bit<32>)old_##I + hdr.elems[I].v))); \
+    }
+
+/* The sum lane I stored: the old word if held, else the saturated add. */
+#define INA_LANE_SUM(I) \
+    if (INA_LANE_HELD(I)) { \
+        hdr.elems[I].v = (bit<32>)old_##I; \
+    } else { \
+        hdr.elems[I].v = (bit<32>)(old_##I |+| (int<32>)hdr.elems[I].v); \
+    }
 
 #define INA_LANE_APPLY(I) \
     if (hdr.elems[I].isValid()) { \
@@ -65,7 +94,7 @@
         } else if (meta.value_op == VALUE_ADD_READ) { \
             value_add_read_##I(); \
             INA_LANE_CLIP(I) \
-            hdr.elems[I].v = (bit<32>)(old_##I |+| (int<32>)hdr.elems[I].v); \
+            INA_LANE_SUM(I) \
         } else if (meta.value_op == VALUE_READ) { \
             value_read_##I(); \
             hdr.elems[I].v = (bit<32>)old_##I; \
