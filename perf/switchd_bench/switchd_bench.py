@@ -1,19 +1,32 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""switchd line-rate benchmark over memif, one run of each:
+"""switchd line-rate benchmark over memif. For each lcore count N:
 
-  ceiling      ina-gen <-> ina-gen --forward (rx_burst -> tx_burst to the other
-               port, one lcore, nothing else): the bare memif forwarding
-               ceiling on this machine
+  ceiling xN   ina-gen <-> ina-gen --forward with N lcores, queue k of one port
+               to queue k of the other (rx_burst -> tx_burst, nothing else):
+               the bare multi-queue memif forwarding ceiling for N
   switchd xN   ina-gen <-> ina-switchd with N data-path lcores
 
 ina-gen emulates W workers x J jobs (gradients on the workers' port, the PS's
-ACKs on the PS port) and counts what comes back. `mpps_in` is the rate the
-device under test took packets from the generator (memif TX is accepted only
-when the peer has room, so this is the rate it keeps up with); `mpps_out`
-what came back. ratio = switchd mpps_in / ceiling mpps_in.
+ACKs on the PS port) on N queue pairs per port (queue k carries the
+aggregator indices i with i % N == k, the indices switchd's lcore k owns) and
+counts what comes back. `mpps_in` is the rate the device under test took
+packets from the generator (memif TX is accepted only when the peer has
+room, so this is the rate it keeps up with); `mpps_out` what came back.
 
-    switchd_bench.py --switchd BUILD/switchd/ina-switchd --gen BUILD/perf/switchd_bench/ina-gen [--json]
+switchd's telemetry gives, per data-path lcore, the packets it handled
+(`lcore_pkts`) and the CPU time it spent in loop rounds that carried packets
+(CLOCK_THREAD_CPUTIME_ID, so idle polls and time the OS gave to another
+process do not count): `busy_ns_per_pkt` is their sums' ratio, printed beside
+pipeline_bench's ns per packet for the same element count (one core, the
+pipeline alone): the difference is the appliance's cost over its pipeline.
+
+Runs are interleaved (ceiling x1, switchd x1, ceiling x2, ...) --repeat
+times and the median of each kept, so that a burst of other load on a shared
+machine hits every configuration alike.
+
+    switchd_bench.py --switchd BUILD/switchd/ina-switchd --gen BUILD/perf/switchd_bench/ina-gen \\
+        [--pipeline-bench BUILD/perf/pipeline_bench/pipeline_bench] [--lcores 1,2,4] [--json]
 """
 import argparse
 import json
@@ -24,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
 
 
 def telemetry(prefix, cmd):
@@ -43,14 +55,13 @@ def telemetry(prefix, cmd):
             time.sleep(0.2)
 
 
-def switchd_config(tmp, args, lcores):
-    w_ips = [f"10.1.{j}.{w + 1}" for j in range(args.jobs) for w in range(args.workers)]
+def switchd_config(tmp, args, cpus):
     s = f"""[switch]
 id = 1
 ip = "10.1.255.254"
 aggregators = {args.aggregators}
 elements = {args.elements}
-lcores = {lcores}
+lcores = {cpus}
 stats_interval_s = 0
 steering = "auto"
 
@@ -83,176 +94,189 @@ fan_in = [{args.workers}]
     return path
 
 
-def run(args, kind, lcores=None):
+def placement(args, n):
+    """CPUs of the device under test (N, from --dut-cpu on) and of the
+    generator (its lcore count, CPUs the DUT does not use first)."""
+    ncpu = os.cpu_count()
+    dut = [(args.dut_cpu + i) % ncpu for i in range(n)]
+    m = args.gen_lcores or max(1, min(n, ncpu - n))
+    free = [c for c in range(ncpu) if c not in dut]
+    gen = (free + dut)[:m] if args.gen_cpu is None else [(args.gen_cpu + i) % ncpu for i in range(m)]
+    return dut, gen
+
+
+def lcore_sample(prefix, n):
+    return [telemetry(prefix, f"/ina/lcore,{k}") for k in range(n)]
+
+
+def wait_ready(dut, log, text, kind):
+    deadline = time.time() + 60
+    while text not in open(log).read():
+        if dut.poll() is not None or time.time() > deadline:
+            sys.exit(f"{kind}: the device under test did not start:\n{open(log).read()[-2000:]}")
+        time.sleep(0.1)
+
+
+def stop(proc, timeout=20):
+    proc.send_signal(2)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
+
+
+def run(args, kind, n):
+    """One run of `kind` ("ceiling" or "switchd") with n lcores / queues."""
+    dut_cpus, gen_cpus = placement(args, n)
+    eal = ["--no-huge", "--no-pci", "--log-level", "*:error"]
     with tempfile.TemporaryDirectory(prefix="swbench") as tmp:
-        tag = f"{os.getpid()}{kind}{len(lcores or [])}"
-        dut_log = open(os.path.join(tmp, "dut.log"), "w")
-        if kind == "ceiling":
-            dut = subprocess.Popen(
-                [args.gen, "--no-huge", "-m", "256", "-l", str(args.dut_cpu), "--file-prefix",
-                 f"f{tag}", "--no-pci", "--log-level", "*:error",
-                 "--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
-                 "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock", "--", "--forward",
-                 "--rx-queues", "1"],
-                stdout=dut_log, stderr=subprocess.STDOUT, text=True)
-            prefix = None
-        else:
-            cfg = switchd_config(tmp, args, lcores)
-            prefix = f"s{tag}"
-            dut = subprocess.Popen(
-                os.environ.get("SWITCHD_BENCH_WRAP", "").split() +
-                [args.switchd, "--no-huge", "-m", "512", "--file-prefix", prefix,
-                 "--log-level", "*:error", "--", "--config", cfg],
-                stdout=dut_log, stderr=subprocess.STDOUT, text=True)
+        tag = f"{os.getpid()}{kind}{n}"
+        log = os.path.join(tmp, "dut.log")
+        with open(log, "w") as dut_log:
+            if kind == "ceiling":
+                prefix = None
+                dut = subprocess.Popen(
+                    [args.gen, "-m", "256", "-l", ",".join(map(str, dut_cpus)), "--file-prefix",
+                     f"f{tag}"] + eal +
+                    ["--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
+                     "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock", "--", "--forward",
+                     "--queues", str(n)], stdout=dut_log, stderr=subprocess.STDOUT, text=True)
+            else:
+                prefix = f"s{tag}"
+                dut = subprocess.Popen(
+                    os.environ.get("SWITCHD_BENCH_WRAP", "").split() +
+                    [args.switchd, "-m", "512", "--file-prefix", prefix] + eal +
+                    ["--", "--config", switchd_config(tmp, args, dut_cpus)],
+                    stdout=dut_log, stderr=subprocess.STDOUT, text=True)
         # The generator (memif client) starts once the server is up.
-        ready = "] ready" if prefix else "forwarding"
-        deadline = time.time() + 60
-        while ready not in open(dut_log.name).read():
-            if dut.poll() is not None or time.time() > deadline:
-                sys.exit(f"{kind}: the device under test did not start:\n"
-                         f"{open(dut_log.name).read()[-2000:]}")
-            time.sleep(0.1)
+        wait_ready(dut, log, "] ready" if prefix else "forwarding", kind)
         gen = subprocess.Popen(
-            [args.gen, "--no-huge", "-m", "256", "-l", str(args.gen_cpu), "--file-prefix", f"g{tag}",
-             "--no-pci", "--log-level", "*:error",
-             "--vdev", f"net_memif0,role=client,socket={tmp}/w.sock",
+            [args.gen, "-m", str(256 + 64 * n), "-l", ",".join(map(str, gen_cpus)), "--file-prefix",
+             f"g{tag}"] + eal +
+            ["--vdev", f"net_memif0,role=client,socket={tmp}/w.sock",
              "--vdev", f"net_memif1,role=client,socket={tmp}/ps.sock",
              "--", "--workers", str(args.workers), "--jobs", str(args.jobs),
              "--elements", str(args.elements), "--aggregators", str(args.aggregators),
-             "--duration", str(args.duration), "--warmup", str(args.warmup), "--json",
-             "--label", kind, "--rx-queues", str(len(lcores or [1])), "--hold"] +
+             "--window", str(args.window), "--duration", str(args.duration),
+             "--warmup", str(args.warmup), "--json", "--label", kind, "--queues", str(n), "--hold"] +
             # The bare forwarder does not aggregate, so no result would earn an
             # ACK: it gets the same packet mix open loop.
             (["--open-loop"] if kind == "ceiling" else []),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        per_lcore = []
+        before = after = None
+        out = ""
         try:
-            time.sleep(args.warmup + 1.0)
-            before = None
+            time.sleep(args.warmup + 0.5)
             if prefix:
-                try:
-                    before = [telemetry(prefix, f"/ina/lcore,{k}") for k in range(len(lcores))]
-                except OSError:
-                    before = None
-            t0 = time.time()
+                before = lcore_sample(prefix, n)
             # The result line comes while ina-gen still holds its ports (--hold).
-            out = ""
             deadline = time.time() + args.duration + args.warmup + 90
             while time.time() < deadline and gen.poll() is None:
-                r, _, _ = select.select([gen.stdout], [], [], 0.2)
-                if r:
+                if select.select([gen.stdout], [], [], 0.2)[0]:
                     out = gen.stdout.readline()
                     break
-            dt = time.time() - t0
-            if prefix and before:
-                try:
-                    after = [telemetry(prefix, f"/ina/lcore,{k}") for k in range(len(lcores))]
-                except OSError as e:
-                    sys.exit(f"telemetry of ina-switchd: {e} (running: {dut.poll() is None})\n"
-                             f"{open(dut_log.name).read()[-3000:]}")
-                for k in range(len(lcores)):
-                    per_lcore.append({
-                        "lcore": lcores[k],
-                        "mpps_in": round((after[k]["packets"] - before[k]["packets"]) / dt / 1e6, 4),
-                        "mpps_out": round((after[k]["tx_packets"] - before[k]["tx_packets"]) / dt / 1e6, 4),
-                        "handoff_out": after[k]["handoff_out"],
-                        "completed": after[k]["completed"],
-                        "collision": after[k]["collision"],
-                    })
+            if prefix:
+                after = lcore_sample(prefix, n)
         finally:
             # The device under test stops polling and closes first, then the generator.
-            dut.send_signal(2)
-            try:
-                dut.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                dut.kill()
-                dut.wait()
-            dut_out = open(dut_log.name).read()
-            gen.send_signal(2)
-            try:
-                err = gen.communicate(timeout=20)[1]
-            except subprocess.TimeoutExpired:
-                gen.kill()
-                err = gen.communicate()[1]
+            stop(dut)
+            dut_out = open(log).read()
+            err = stop(gen)[1]
         if dut.returncode != 0:
             sys.exit(f"{kind}: the device under test failed ({dut.returncode}):\n{dut_out[-2000:]}")
         if gen.returncode != 0 or not out.strip():
             sys.exit(f"{kind}: ina-gen failed: {err.strip()[-2000:]}\n{dut_out[-2000:]}")
         r = json.loads(out.strip().splitlines()[-1])
-        r["per_lcore"] = per_lcore
+        r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus})
         if prefix:
+            d = [{k: a[k] - b[k] for k in ("packets", "busy_ns", "handoff_out")}
+                 for a, b in zip(after, before)]
+            pkts = sum(x["packets"] for x in d)
+            r["lcore_pkts"] = [x["packets"] for x in d]
+            r["lcore_handoff_out"] = [x["handoff_out"] for x in d]
+            r["busy_ns_per_pkt"] = round(sum(x["busy_ns"] for x in d) / pkts, 2) if pkts else None
             for line in dut_out.splitlines():
                 if "steering:" in line:
-                    r["steering"] = line.split("steering: ", 1)[1]
+                    r["steering"] = line.split("steering: ", 1)[1].strip()
         return r
+
+
+def pipeline_ns(args):
+    """pipeline_bench's ns per packet for the same element count, best SIMD path."""
+    if not args.pipeline_bench:
+        return None
+    out = subprocess.run([args.pipeline_bench, "-w", str(args.workers), "-j", str(args.jobs),
+                          "-a", str(args.aggregators), "-e", str(args.elements), "-t", "1", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return min(r["ns_per_packet"] for r in json.loads(out))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--switchd", required=True)
     ap.add_argument("--gen", required=True)
+    ap.add_argument("--pipeline-bench", help="pipeline_bench binary: its ns/packet beside switchd's")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--elements", type=int, default=62)
     ap.add_argument("--aggregators", type=int, default=4096)
-    ap.add_argument("--duration", type=float, default=5.0)
+    ap.add_argument("--window", type=int, default=256, help="fragments in flight per job")
+    ap.add_argument("--duration", type=float, default=4.0)
     ap.add_argument("--warmup", type=float, default=1.0)
-    ap.add_argument("--gen-cpu", type=int, default=0)
-    ap.add_argument("--dut-cpu", type=int, default=1)
-    ap.add_argument("--lcores", default="1,2", help="switchd lcore counts to run")
+    ap.add_argument("--dut-cpu", type=int, default=1, help="first CPU of the device under test")
+    ap.add_argument("--gen-cpu", type=int, help="first CPU of the generator (default: CPUs the DUT "
+                    "does not use, then the DUT's)")
+    ap.add_argument("--gen-lcores", type=int, help="generator lcores (default: min(N, CPUs - N), >= 1)")
+    ap.add_argument("--lcores", default="1,2", help="lcore counts to run (those above the CPU count are left out)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration (median kept)")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="one JSON object per line per configuration")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("switchd_bench: needs root (DPDK memif sockets, telemetry)")
-    ncpu = os.cpu_count()
+    counts = [int(x) for x in args.lcores.split(",") if int(x) <= os.cpu_count()]
 
-    counts = [int(x) for x in args.lcores.split(",") if int(x) <= ncpu]
-    # Runs are interleaved (ceiling, x1, x2, ceiling, ...) and the median
-    # kept, so that a burst of other load on this shared machine hits every
-    # configuration alike.
-    ceilings, by_n = [], {n: [] for n in counts}
+    runs = {(k, n): [] for n in counts for k in ("ceiling", "switchd")}
     for _ in range(args.repeat):
-        ceilings.append(run(args, "ceiling"))
         for n in counts:
-            # One lcore: the CPU the generator does not use. More: every CPU
-            # from the DUT's on, then the generator's (they then compete).
-            cpus = [(args.dut_cpu + i) % ncpu for i in range(n)]
-            r = run(args, "switchd", cpus)
-            r["lcore_cpus"] = cpus
-            by_n[n].append(r)
+            for kind in ("ceiling", "switchd"):
+                runs[(kind, n)].append(run(args, kind, n))
 
-    def median(runs):
-        return sorted(runs, key=lambda r: r["mpps_in"])[len(runs) // 2]
+    def median(rs):
+        return sorted(rs, key=lambda r: r["mpps_in"])[len(rs) // 2]
 
-    ceiling = median(ceilings)
-    ceiling.update({"lcores": 1, "ceiling_mpps": ceiling["mpps_in"], "dut": "ina-gen --forward",
-                    "runs_mpps_in": [c["mpps_in"] for c in ceilings]})
+    p_ns = pipeline_ns(args)
     results = []
     for n in counts:
-        r = median(by_n[n])
-        r.update({"lcores": n, "ceiling_mpps": ceiling["mpps_in"],
-                  "ratio": round(r["mpps_in"] / ceiling["mpps_in"], 3) if ceiling["mpps_in"] else None,
-                  "shares_cpu_with_generator": args.gen_cpu in r["lcore_cpus"],
-                  "runs_mpps_in": [x["mpps_in"] for x in by_n[n]]})
+        c, r = median(runs[("ceiling", n)]), median(runs[("switchd", n)])
+        pk = sum(r["lcore_pkts"])
+        r.update({"ceiling_mpps": c["mpps_in"],
+                  "ratio": round(r["mpps_in"] / c["mpps_in"], 3) if c["mpps_in"] else None,
+                  "lcore_share": [round(x / pk, 3) if pk else None for x in r["lcore_pkts"]],
+                  "pipeline_ns_per_pkt": p_ns,
+                  "runs_mpps_in": [x["mpps_in"] for x in runs[("switchd", n)]],
+                  "runs_ceiling_mpps": [x["mpps_in"] for x in runs[("ceiling", n)]],
+                  "runs_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("switchd", n)]]})
         results.append(r)
+    base = results[0] if results else None
+    for r in results:
+        if base and base["mpps_in"]:
+            r["scaling_vs_1"] = round(r["mpps_in"] / base["mpps_in"], 3)
     if args.json:
-        print(json.dumps(ceiling))
         for r in results:
             print(json.dumps(r))
         return
-    print(f"workers {args.workers} x jobs {args.jobs}, {args.elements} elements, "
-          f"generator on CPU {args.gen_cpu}, {ncpu} CPUs")
-    print(f"ceiling (bare memif forwarder): in {ceiling['mpps_in']:.3f} Mpps, out {ceiling['mpps_out']:.3f} Mpps"
-          f" (runs {ceiling['runs_mpps_in']})")
+    print(f"workers {args.workers} x jobs {args.jobs}, {args.elements} elements, {os.cpu_count()} CPUs, "
+          f"median of {args.repeat}; pipeline alone: "
+          f"{p_ns if p_ns is not None else '(no --pipeline-bench)'} ns/pkt")
+    print(f"{'lcores':>6} {'ceiling':>8} {'switchd':>8} {'ratio':>6} {'scale':>6} {'busy ns/pkt':>11} "
+          f"{'lcore shares':>16}  CPUs (dut | gen)")
     for r in results:
-        print(f"switchd {r['lcores']} lcore(s) on CPUs {r['lcore_cpus']}"
-              f"{' (shares a CPU with the generator)' if r['shares_cpu_with_generator'] else ''}: "
-              f"in {r['mpps_in']:.3f} Mpps, out {r['mpps_out']:.3f} Mpps = {100 * r['ratio']:.1f}% "
-              f"of the ceiling (runs {r['runs_mpps_in']}); steering: {r.get('steering', '?')}")
-        for pl in r["per_lcore"]:
-            print(f"    lcore {pl['lcore']}: in {pl['mpps_in']:.3f} Mpps, out {pl['mpps_out']:.3f} Mpps, "
-                  f"handed off {pl['handoff_out']}")
+        print(f"{r['lcores']:>6} {r['ceiling_mpps']:>8.3f} {r['mpps_in']:>8.3f} {r['ratio']:>6.2f} "
+              f"{r.get('scaling_vs_1', 0):>6.2f} {r['busy_ns_per_pkt']:>11} "
+              f"{' '.join(str(s) for s in r['lcore_share']):>16}  {r['dut_cpus']} | {r['gen_cpus']}")
+        print(f"       steering: {r.get('steering', '?')}; handed off {r['lcore_handoff_out']}; "
+              f"runs {r['runs_mpps_in']} vs ceiling {r['runs_ceiling_mpps']}")
 
 
 if __name__ == "__main__":

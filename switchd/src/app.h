@@ -25,7 +25,8 @@
 
 namespace switchd {
 
-enum class Steering { kSingle, kNic, kSoftware };
+/* How a port's INA packets reach the lcore that owns their aggregator (ports.cpp). */
+enum class Steering { kSingle, kNic, kQueue, kHandoff };
 const char *steering_name(Steering s);
 
 struct RxQueueRef {
@@ -63,7 +64,7 @@ struct App {
 	 * peer (re)connects and must not be in a burst meanwhile. */
 	std::unique_ptr<std::atomic<uint8_t>[]> port_up;
 	std::vector<std::unique_ptr<Lcore>> lcores;
-	Steering steering = Steering::kSingle;
+	std::vector<Steering> port_steering; /* per config port */
 	rte_mempool *pool = nullptr;     /* packet mbufs */
 	rte_mempool *hdr_pool = nullptr; /* multicast header mbufs */
 	rte_mempool *ind_pool = nullptr; /* indirect mbufs sharing a payload */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ports.h"
 
+#include <algorithm>
+
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 #include <spdlog/spdlog.h>
@@ -13,9 +15,13 @@ const char *steering_name(Steering s)
 	case Steering::kSingle:
 		return "single lcore (no steering needed)";
 	case Steering::kNic:
-		return "NIC steering (rte_flow on the UDP source port)";
-	case Steering::kSoftware:
-		return "software hand-off over rte_ring";
+		return "NIC steering: rte_flow on the UDP source port, queue k to lcore k";
+	case Steering::kQueue:
+		return "queue k to lcore k, no rte_flow: the sender's queue choice steers, "
+		       "misdirected INA packets are handed off";
+	case Steering::kHandoff:
+		return "fewer RX queues than lcores: queues dealt round robin, INA packets handed off "
+		       "to their owner";
 	}
 	return "?";
 }
@@ -89,115 +95,122 @@ bool install_flows(uint16_t port_id, unsigned n, std::string *why)
 
 } /* namespace */
 
+namespace {
+
+/* Device limits and capabilities of one port, before it is configured. */
+std::string probe_port(App &app, size_t i, unsigned n, uint16_t *nrxq)
+{
+	const std::string &name = app.cfg.ports[i].name;
+	struct rte_eth_dev_info info;
+	if (rte_eth_dev_info_get(app.port_id[i], &info) != 0)
+		return "port '" + name + "': cannot read device info";
+	/* Parameter copies share their payload through chained mbufs; ports
+	 * that cannot send chains get flat copies. net_ring hands mbufs over as
+	 * they are. */
+	const bool chains = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+			    std::string(info.driver_name ? info.driver_name : "") == "net_ring";
+	app.port_multiseg.push_back(chains);
+	if (!chains)
+		spdlog::info("port {} ({}) cannot send chained mbufs: parameter copies to it carry their "
+			     "own payload", name, info.driver_name);
+	if (info.max_tx_queues < n)
+		return "port '" + name + "' has " + std::to_string(info.max_tx_queues) + " TX queues, " +
+		       std::to_string(n) + " lcores need one each (for af_packet add qpairs=" +
+		       std::to_string(n) + " to its vdev arguments, or use fewer lcores)";
+	*nrxq = static_cast<uint16_t>(std::min<unsigned>(n, info.max_rx_queues));
+	return "";
+}
+
+std::string start_port(App &app, size_t i, uint16_t nrxq, unsigned n)
+{
+	const uint16_t id = app.port_id[i];
+	const std::string &name = app.cfg.ports[i].name;
+	struct rte_eth_conf conf = {};
+	if (app.port_multiseg[i])
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	int rc = rte_eth_dev_configure(id, nrxq, static_cast<uint16_t>(n), &conf);
+	if (rc != 0)
+		return "port '" + name + "': configure failed: " + rte_strerror(-rc);
+	uint16_t nb_rxd = app.cfg.rx_descriptors, nb_txd = app.cfg.tx_descriptors;
+	rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rxd, &nb_txd);
+	const int socket = rte_eth_dev_socket_id(id);
+	for (uint16_t q = 0; q < nrxq; q++) {
+		rc = rte_eth_rx_queue_setup(id, q, nb_rxd, socket, nullptr, app.pool);
+		if (rc != 0)
+			return "port '" + name + "': RX queue setup failed: " + rte_strerror(-rc);
+	}
+	for (uint16_t q = 0; q < n; q++) {
+		rc = rte_eth_tx_queue_setup(id, q, nb_txd, socket, nullptr);
+		if (rc != 0)
+			return "port '" + name + "': TX queue setup failed: " + rte_strerror(-rc);
+	}
+	rte_eth_promiscuous_enable(id);
+	rc = rte_eth_dev_start(id);
+	if (rc != 0)
+		return "port '" + name + "': start failed: " + rte_strerror(-rc);
+	struct rte_ether_addr mac;
+	rte_eth_macaddr_get(id, &mac);
+	Mac m;
+	memcpy(m.data(), mac.addr_bytes, 6);
+	if (app.cfg.mac != Mac{})
+		m = app.cfg.mac;
+	app.port_mac.push_back(m);
+	return "";
+}
+
+/* How packets of port i reach their owner, and why not better. */
+Steering port_steering(App &app, size_t i, uint16_t nrxq, unsigned n, std::string *why)
+{
+	if (n == 1)
+		return Steering::kSingle;
+	if (nrxq < n) {
+		*why = std::to_string(nrxq) + " RX queue(s)";
+		return Steering::kHandoff;
+	}
+	if ((n & (n - 1)) != 0) {
+		*why = "lcore count not a power of two, no rte_flow rules";
+		return Steering::kQueue;
+	}
+	if (app.cfg.steering != "auto") {
+		*why = "steering = \"" + app.cfg.steering + "\" in the config";
+		return Steering::kQueue;
+	}
+	if (!install_flows(app.port_id[i], n, why))
+		return Steering::kQueue;
+	return Steering::kNic;
+}
+
+} /* namespace */
+
+/*
+ * Every port gets one TX queue per lcore and up to one RX queue per lcore.
+ * With as many RX queues as lcores, lcore k polls queue k of the port, and
+ * the port steers in hardware if it takes the rte_flow rules; with fewer,
+ * its queues are dealt round robin. In every mode an lcore hands an INA
+ * packet it does not own to the owner, so steering only decides how rare
+ * hand-offs are, never whether results are right.
+ */
 std::string setup_ports(App &app)
 {
 	const unsigned n = static_cast<unsigned>(app.lcores.size());
-	const bool pow2 = (n & (n - 1)) == 0;
-	bool try_nic = n > 1 && pow2 && app.cfg.steering == "auto";
-	std::string nic_why = n == 1 ? "" : !pow2 ? "lcore count not a power of two"
-					  : app.cfg.steering != "auto" ? "steering = \"software\" in the config"
-									 : "";
 	std::vector<uint16_t> nrxq(app.port_id.size(), 1);
-
 	for (size_t i = 0; i < app.port_id.size(); i++) {
-		const uint16_t id = app.port_id[i];
-		const std::string &name = app.cfg.ports[i].name;
-		struct rte_eth_dev_info info;
-		if (rte_eth_dev_info_get(id, &info) != 0)
-			return "port '" + name + "': cannot read device info";
-		/* Parameter copies share their payload through chained mbufs;
-		 * ports that cannot send chains get flat copies. net_ring hands
-		 * mbufs over as they are. */
-		const bool chains = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
-				    std::string(info.driver_name ? info.driver_name : "") == "net_ring";
-		app.port_multiseg.push_back(chains);
-		if (!chains)
-			spdlog::info("port {} ({}) cannot send chained mbufs: parameter copies to it "
-				     "carry their own payload", name, info.driver_name);
-		if (info.max_tx_queues < n)
-			return "port '" + name + "' has " + std::to_string(info.max_tx_queues) +
-			       " TX queues, " + std::to_string(n) +
-			       " lcores need one each (for af_packet add qpairs=" + std::to_string(n) +
-			       " to its vdev arguments, or use fewer lcores)";
-		if (try_nic && info.max_rx_queues >= n)
-			nrxq[i] = static_cast<uint16_t>(n);
-		else if (try_nic) {
-			try_nic = false;
-			nic_why = "port '" + name + "' has " + std::to_string(info.max_rx_queues) + " RX queues";
-		}
+		std::string err = probe_port(app, i, n, &nrxq[i]);
+		if (err.empty())
+			err = start_port(app, i, nrxq[i], n);
+		if (!err.empty())
+			return err;
 	}
-	if (!try_nic)
-		nrxq.assign(app.port_id.size(), 1);
-
-	for (size_t i = 0; i < app.port_id.size(); i++) {
-		const uint16_t id = app.port_id[i];
-		const std::string &name = app.cfg.ports[i].name;
-		struct rte_eth_conf conf = {};
-		if (app.port_multiseg[i])
-			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-		int rc = rte_eth_dev_configure(id, nrxq[i], static_cast<uint16_t>(n), &conf);
-		if (rc != 0)
-			return "port '" + name + "': configure failed: " + rte_strerror(-rc);
-		uint16_t nb_rxd = app.cfg.rx_descriptors, nb_txd = app.cfg.tx_descriptors;
-		rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rxd, &nb_txd);
-		const int socket = rte_eth_dev_socket_id(id);
-		for (uint16_t q = 0; q < nrxq[i]; q++) {
-			rc = rte_eth_rx_queue_setup(id, q, nb_rxd, socket, nullptr, app.pool);
-			if (rc != 0)
-				return "port '" + name + "': RX queue setup failed: " + rte_strerror(-rc);
-		}
-		for (uint16_t q = 0; q < n; q++) {
-			rc = rte_eth_tx_queue_setup(id, q, nb_txd, socket, nullptr);
-			if (rc != 0)
-				return "port '" + name + "': TX queue setup failed: " + rte_strerror(-rc);
-		}
-		rte_eth_promiscuous_enable(id);
-		rc = rte_eth_dev_start(id);
-		if (rc != 0)
-			return "port '" + name + "': start failed: " + rte_strerror(-rc);
-		struct rte_ether_addr mac;
-		rte_eth_macaddr_get(id, &mac);
-		Mac m;
-		memcpy(m.data(), mac.addr_bytes, 6);
-		if (app.cfg.mac != Mac{})
-			m = app.cfg.mac;
-		app.port_mac.push_back(m);
-	}
-
-	if (n == 1) {
-		app.steering = Steering::kSingle;
-	} else if (try_nic) {
-		std::string why;
-		bool ok = true;
-		for (size_t i = 0; i < app.port_id.size() && ok; i++) {
-			if (!install_flows(app.port_id[i], n, &why)) {
-				ok = false;
-				nic_why = "port '" + app.cfg.ports[i].name + "': " + why;
-				for (size_t j = 0; j < i; j++) {
-					struct rte_flow_error err;
-					rte_flow_flush(app.port_id[j], &err);
-				}
-			}
-		}
-		app.steering = ok ? Steering::kNic : Steering::kSoftware;
-	} else {
-		app.steering = Steering::kSoftware;
-	}
-	if (app.steering == Steering::kSoftware)
-		spdlog::info("steering: {} ({})", steering_name(app.steering),
-			     nic_why.empty() ? "NIC steering unavailable" : nic_why);
-	else
-		spdlog::info("steering: {}", steering_name(app.steering));
-
-	/* RX queues to lcores: with NIC steering queue k belongs to lcore k;
-	 * otherwise (port, queue) pairs are dealt round robin and the lcore that
-	 * receives a packet hands it to the owner if needed. */
 	unsigned next = 0;
 	for (size_t i = 0; i < app.port_id.size(); i++) {
+		std::string why;
+		const Steering s = port_steering(app, i, nrxq[i], n, &why);
+		app.port_steering.push_back(s);
+		spdlog::info("port {} steering: {}{}", app.cfg.ports[i].name, steering_name(s),
+			     why.empty() ? "" : " (" + why + ")");
 		for (uint16_t q = 0; q < nrxq[i]; q++) {
-			unsigned lc = app.steering == Steering::kNic ? q : (next++ % n);
-			app.lcores[lc]->rx.push_back(
-				RxQueueRef{static_cast<uint16_t>(i), app.port_id[i], q});
+			const unsigned lc = nrxq[i] == n ? q : (next++ % n);
+			app.lcores[lc]->rx.push_back(RxQueueRef{static_cast<uint16_t>(i), app.port_id[i], q});
 		}
 	}
 	return "";

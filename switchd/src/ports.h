@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Port setup: find every configured port, configure one TX queue per lcore
- * and as many RX queues as the steering needs, and try NIC steering
- * (rte_flow: INA UDP source port low bits -> queue) before falling back to
- * the software hand-off.
+ * Port setup: find every configured port, configure one TX queue and up to
+ * one RX queue per lcore, and try NIC steering (rte_flow: INA UDP source
+ * port low bits -> queue); each port's steering mode is logged at start-up
+ * and shown by telemetry (/ina/port).
  */
 #ifndef INA_SWITCHD_PORTS_H
 #define INA_SWITCHD_PORTS_H

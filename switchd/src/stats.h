@@ -26,6 +26,7 @@ namespace switchd {
 /* Per lcore. */
 #define SWITCHD_LCORE_COUNTERS(X)                                                 \
 	X(packets, "packets handled by this lcore (after hand-off)")              \
+	X(busy_ns, "thread CPU ns in loop rounds that carried packets")          \
 	X(handoff_out, "INA packets handed to the owning lcore")                  \
 	X(handoff_in, "INA packets received from another lcore")                  \
 	X(handoff_drops, "hand-off ring full, dropped")                           \

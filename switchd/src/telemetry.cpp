@@ -48,7 +48,6 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "jobs", app.jobs_owner ? app.jobs_owner->size() : 0);
 	rte_tel_data_add_dict_u64(d, "aggregators_in_use", occupancy(app));
 	rte_tel_data_add_dict_u64(d, "lcores", app.lcores.size());
-	rte_tel_data_add_dict_string(d, "steering", steering_name(app.steering));
 	rte_tel_data_add_dict_u64(d, "control_accepted", app.control_ok);
 	rte_tel_data_add_dict_u64(d, "control_rejected", app.control_bad);
 	return 0;
@@ -71,6 +70,8 @@ int tel_port(const char *, const char *params, rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", app.cfg.ports[idx].name.c_str());
 	rte_tel_data_add_dict_u64(d, "port_id", app.port_id[idx]);
+	if (static_cast<size_t>(idx) < app.port_steering.size())
+		rte_tel_data_add_dict_string(d, "steering", steering_name(app.port_steering[idx]));
 	add_counters(d, port_totals(app, static_cast<size_t>(idx)), kPortCounterNames);
 	return 0;
 }
