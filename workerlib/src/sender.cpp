@@ -271,7 +271,7 @@ bool Sender::pump_send(uint64_t now)
 				b.len = writer(seq).floats(b.data, seq, index, flags | INA_F_BYPASS, vals, static_cast<uint16_t>(ne));
 			else
 				b.len = writer(seq).gradient(b.data, seq, index, flags, vals, static_cast<uint16_t>(ne),
-							 cfg_.scale, &saturated);
+							 t->scale, &saturated);
 			txent_[nb++] = TxEntry{k, false};
 		}
 		retx_.erase(retx_.begin(), retx_.begin() + static_cast<long>(ri));
@@ -298,7 +298,7 @@ bool Sender::pump_send(uint64_t now)
 				in_flight_agg++;
 			FrameBuf &b = txbufs_[nb];
 			b.len = writer(seq).gradient(b.data, seq, index, flags, t->data + static_cast<size_t>(f) * epp,
-						 static_cast<uint16_t>(ne), cfg_.scale, &saturated);
+						 static_cast<uint16_t>(ne), t->scale, &saturated);
 			txent_[nb++] = TxEntry{k, true};
 			fresh++;
 		}
@@ -407,7 +407,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		floats_from_wire(m.payload, dst, ne);
 		bump(C_FLOAT_ACKS);
 	} else {
-		dequantize_from_wire(m.payload, dst, ne, cfg_.scale);
+		dequantize_from_wire(m.payload, dst, ne, t->scale);
 	}
 	bump(C_ACKS);
 	if (o.kind == SendWindow::AckKind::out_of_order)

@@ -22,6 +22,7 @@ struct TensorState {
 	uint32_t seq_base = 0; /* seq of fragment 0: seq64 mod 2^32 */
 	uint32_t nfrags = 0;
 	uint32_t thread = 0;
+	double scale = 1e8;    /* float -> int32 factor of this tensor */
 
 	/* Written by the owning sender thread only. */
 	uint64_t local_base = 0;       /* sender-local index of fragment 0 */

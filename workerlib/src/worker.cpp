@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "ina/codec.h"
@@ -29,6 +30,15 @@ bool AllreduceHandle::wait(std::string *error)
 		return false;
 	}
 	return true;
+}
+
+bool AllreduceHandle::wait_for(uint32_t timeout_ms) const
+{
+	if (!s_)
+		return true;
+	std::unique_lock<std::mutex> g(s_->m);
+	return s_->cv.wait_for(g, std::chrono::milliseconds(timeout_ms),
+			       [this] { return s_->status.load(std::memory_order_acquire) != 0; });
 }
 
 /* ---- config ---- */
@@ -191,6 +201,11 @@ int WorkerImpl::owner_of(uint32_t seq) const
 
 AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, std::string *error)
 {
+	return allreduce_async(data, n, 0.0, error);
+}
+
+AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, double scale, std::string *error)
+{
 	auto fail = [error](const std::string &m) {
 		if (error)
 			*error = m;
@@ -198,6 +213,10 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, std::string *
 	};
 	if (!data && n)
 		return fail("null tensor");
+	if (scale == 0.0)
+		scale = cfg_.scale;
+	if (!(scale > 0) || !std::isfinite(scale))
+		return fail("scale must be a positive number");
 	const uint32_t epp = cfg_.elements_per_packet;
 	uint64_t nfrags = (n + epp - 1) / epp;
 	if (nfrags > (1ull << 30))
@@ -206,6 +225,7 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, std::string *
 	t->data = data;
 	t->n = n;
 	t->nfrags = static_cast<uint32_t>(nfrags);
+	t->scale = scale;
 	if (n == 0) {
 		t->status.store(1);
 		return AllreduceHandle(t);

@@ -27,6 +27,7 @@ public:
 
 	bool allreduce(float *data, size_t n, std::string *error) override;
 	AllreduceHandle allreduce_async(float *data, size_t n, std::string *error) override;
+	AllreduceHandle allreduce_async(float *data, size_t n, double scale, std::string *error) override;
 	WorkerStats stats() const override;
 	const WorkerConfig &config() const override { return cfg_; }
 	std::string transport_name() const override;

@@ -130,6 +130,9 @@ public:
 	bool done() const;
 	/* Waits until done; false (with *error) when the tensor failed. */
 	bool wait(std::string *error = nullptr);
+	/* Waits at most timeout_ms; true once done (then wait() returns at
+	 * once). For callers that must stay responsive (signals). */
+	bool wait_for(uint32_t timeout_ms) const;
 
 private:
 	std::shared_ptr<TensorState> s_;
@@ -147,6 +150,11 @@ public:
 	/* Starts an all-reduce; data must stay valid until the handle is done.
 	 * An invalid handle (and *error) on bad arguments or after a failure. */
 	virtual AllreduceHandle allreduce_async(float *data, size_t n, std::string *error = nullptr) = 0;
+	/* The same with this tensor's own scaling factor instead of the
+	 * config's `scale` (0: the config's). Every worker of the job must
+	 * use the same scale for the same tensor (ATP §B.3, a dynamic scaling
+	 * factor): the PS adds integers and never sees it. */
+	virtual AllreduceHandle allreduce_async(float *data, size_t n, double scale, std::string *error) = 0;
 	virtual WorkerStats stats() const = 0;
 	virtual const WorkerConfig &config() const = 0;
 	/* Name of the transport in use ("udp", "af_packet+faults", ...). */
