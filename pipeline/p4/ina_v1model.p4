@@ -162,7 +162,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         /* Target inputs of the shared stages. The clock is BMv2's
          * microsecond timestamp in units of 64 us (bits 37:6), close to
          * Tofino's 65.536 us; 32 bits last 76 hours. gc_timeout is
-         * configured in the same unit (tools/p4gen converts). */
+         * configured in the same unit (p4gen.py converts). */
         meta.now = sm.ingress_global_timestamp[37:6];
         meta.ts_now = ~meta.now;
         meta.frame_len = sm.packet_length;

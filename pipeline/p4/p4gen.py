@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Control plane of the P4 build: turns the configuration ina-switchd reads
-(config/README.md) into table entries and multicast groups, as a bfrt_python
-script for Tofino or simple_switch_CLI commands for BMv2. One source of truth
-for the software switch and both P4 targets.
+"""Control plane of the P4 build: turns the resolved configuration of
+ina-switchd (`ina-switchd --check-config FILE`, JSON, config/README.md) into
+table entries and multicast groups, as a bfrt_python script for Tofino or
+simple_switch_CLI commands for BMv2. ina-switchd alone reads the TOML and
+fills in its defaults, so the software switch and both P4 targets run one
+configuration.
 
-    p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.toml > cmds.txt
-    p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.toml > setup.py
+    ina-switchd --check-config switch.toml > switch.json
+    p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.json > cmds.txt
+    p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
+    ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
 programs BMv2 exactly the way a deployment does.
@@ -14,26 +18,11 @@ programs BMv2 exactly the way a deployment does.
 
 import argparse
 import ipaddress
+import json
 import sys
 
-try:
-    import tomllib as _toml
-
-    def _load_toml(path):
-        with open(path, "rb") as f:
-            return _toml.load(f)
-except ImportError:  # Python < 3.11: Debian's python3-toml
-    import toml as _toml
-
-    def _load_toml(path):
-        return _toml.load(path)
-
-MAX_LEVELS = 4
 P4_MAX_ELEMENTS = 62          # two passes of 31 lanes (docs/p4.md)
 P4_LEVELS = 2
-DEFAULT_ELEMENTS = 62
-DEFAULT_AGGREGATORS = 4096
-DEFAULT_GC_TIMEOUT_MS = 1000
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
 # Tofino's queue depth counts 80-byte cells; BMv2's counts packets.
@@ -47,6 +36,7 @@ T_L2 = INGRESS + ".forward_0.l2_forward"
 T_JOB_MC = INGRESS + ".forward_0.job_multicast"
 T_MC_REWRITE = EGRESS + ".egress_ina_0.mcast_rewrite"
 T_ECN = EGRESS + ".egress_ina_0.ecn_threshold"
+RESOLVE_HINT = "expected the resolved configuration of `ina-switchd --check-config FILE`"
 
 
 class ConfigError(Exception):
@@ -65,6 +55,9 @@ def ip_str(v):
 
 
 def mac_int(s, where):
+    """A MAC string, or None (ina-switchd's "not given") as 0."""
+    if s is None:
+        return 0
     parts = str(s).split(":")
     if len(parts) != 6 or not all(len(p) == 2 for p in parts):
         raise ConfigError(f"{where}: not a MAC address: {s!r}")
@@ -79,61 +72,88 @@ def mac_str(v):
 
 
 def load_config(path):
-    """Reads a switchd TOML file into the plain model the emitters use."""
+    """Reads the resolved configuration (a file, or "-" for stdin) into the
+    plain model the emitters use."""
     try:
-        raw = _load_toml(path)
-    except Exception as e:  # toml's errors have no common base class
-        raise ConfigError(f"{path}: {e}")
-    return model_from_dict(raw, path)
+        if path == "-":
+            raw = json.load(sys.stdin)
+        else:
+            with open(path, encoding="utf-8") as f:
+                raw = json.load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: {e.strerror}")
+    except (ValueError, UnicodeDecodeError) as e:
+        # A TOML file given by mistake lands here too.
+        raise ConfigError(f"{path}: not JSON ({e}); {RESOLVE_HINT}")
+    return model_from_resolved(raw, path)
 
 
-def model_from_dict(raw, where="config"):
-    sw = raw.get("switch")
-    if not isinstance(sw, dict):
-        raise ConfigError(f"{where}: missing [switch] table")
+def _get(d, key, kind, where):
+    """d[key], which must be of `kind`: no defaults here, ina-switchd filled
+    them all in, so a missing key means the input is not its output."""
+    if not isinstance(d, dict):
+        raise ConfigError(f"{where}: not an object; {RESOLVE_HINT}")
+    # "file: switch.ip", "file: port[0].device", "file: switch"
+    name = f"{where}.{key}" if ": " in where else f"{where}: {key}"
+    if key not in d:
+        raise ConfigError(f"{name}: missing; {RESOLVE_HINT}")
+    v = d[key]
+    ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
+    if not ok:
+        kind_name = (kind.__name__ if isinstance(kind, type)
+                     else " or ".join(k.__name__ for k in kind))
+        raise ConfigError(f"{name}: expected {kind_name}, got {v!r}")
+    return v
+
+
+def _ints(d, key, where):
+    v = _get(d, key, list, where)
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise ConfigError(f"{where}.{key}: expected a list of integers, got {v!r}")
+    return v
+
+
+def model_from_resolved(raw, where="config"):
+    """The resolved configuration (config/README.md, JSON) as the model the
+    emitters use: integers for addresses, the fields p4gen needs."""
+    sw = _get(raw, "switch", dict, where)
+    sw_where = f"{where}: switch"
     m = {
-        "switch_id": int(sw.get("id", 1)),
-        "ip": ip_int(sw["ip"], f"{where}: switch.ip") if "ip" in sw else 0,
-        "aggregators": int(sw.get("aggregators", DEFAULT_AGGREGATORS)),
-        "elements": int(sw.get("elements", DEFAULT_ELEMENTS)),
-        "gc_timeout_ms": int(sw.get("gc_timeout_ms", DEFAULT_GC_TIMEOUT_MS)),
+        "switch_id": _get(sw, "id", int, sw_where),
+        "ip": ip_int(_get(sw, "ip", str, sw_where), sw_where + ".ip"),
+        "aggregators": _get(sw, "aggregators", int, sw_where),
+        "elements": _get(sw, "elements", int, sw_where),
+        "gc_timeout_ms": _get(sw, "gc_timeout_ms", int, sw_where),
         "ports": [],
         "jobs": [],
     }
-    egress_default = dict(raw.get("egress", {}))
-    for i, p in enumerate(raw.get("port", [])):
+    for i, p in enumerate(_get(raw, "port", list, where)):
         pw = f"{where}: port[{i}]"
-        if "device" not in p:
-            raise ConfigError(f"{pw}: missing device")
-        eg = dict(egress_default)
-        for k in ("rate_gbps", "queue_capacity", "ecn_threshold", "drop_rate"):
-            if k in p:
-                eg[k] = p[k]
         nbs = []
-        for k, n in enumerate(p.get("neighbour", [])):
+        for k, n in enumerate(_get(p, "neighbour", list, pw)):
             nw = f"{pw}.neighbour[{k}]"
-            nbs.append({"ip": ip_int(n["ip"], nw + ".ip"), "mac": mac_int(n["mac"], nw + ".mac")})
+            nbs.append({"ip": ip_int(_get(n, "ip", str, nw), nw + ".ip"),
+                        "mac": mac_int(_get(n, "mac", str, nw), nw + ".mac")})
         m["ports"].append({
-            "device": p["device"],
-            "name": p["device"].split(",")[0],
-            "ecn_threshold": int(eg.get("ecn_threshold", 0)),
+            "device": _get(p, "device", str, pw),
+            "name": _get(p, "name", str, pw),
+            "ecn_threshold": _get(p, "ecn_threshold", int, pw),
             "neighbours": nbs,
         })
-    for i, j in enumerate(raw.get("job", [])):
+    for i, j in enumerate(_get(raw, "job", list, where)):
         jw = f"{where}: job[{i}]"
-        levels = int(j.get("levels", 1))
         workers = []
-        for k, w in enumerate(j.get("worker", [])):
+        for k, w in enumerate(_get(j, "worker", list, jw)):
             ww = f"{jw}.worker[{k}]"
             workers.append({
-                "ip": ip_int(w["ip"], ww + ".ip"),
-                "mac": mac_int(w["mac"], ww + ".mac") if "mac" in w else 0,
-                "bit": list(w.get("bit", [])),
+                "ip": ip_int(_get(w, "ip", str, ww), ww + ".ip"),
+                "mac": mac_int(_get(w, "mac", (str, type(None)), ww), ww + ".mac"),
+                "bit": _ints(w, "bit", ww),
             })
         m["jobs"].append({
-            "id": int(j["id"]),
-            "levels": levels,
-            "fan_in": list(j.get("fan_in", [])),
+            "id": _get(j, "id", int, jw),
+            "levels": _get(j, "levels", int, jw),
+            "fan_in": _ints(j, "fan_in", jw),
             "workers": workers,
         })
     return m
@@ -172,7 +192,10 @@ def parse_port_map(text, m):
             raise ConfigError(f"--port-map: no port '{k}' in the configuration")
         if idx >= len(m["ports"]):
             raise ConfigError(f"--port-map: port index {idx} is beyond the configuration")
-        mapping[idx] = int(v, 0)
+        try:
+            mapping[idx] = int(v, 0)
+        except ValueError:
+            raise ConfigError(f"--port-map: '{v}' is not a port number")
     return mapping
 
 
@@ -258,7 +281,7 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
 
 def emit_bmv2(pl):
     c = pl["config"]
-    out = ["# generated by tools/p4gen/p4gen.py: simple_switch_CLI commands"]
+    out = ["# generated by pipeline/p4/p4gen.py: simple_switch_CLI commands"]
     for w in pl["warnings"]:
         out.append(f"# warning: {w}")
     out.append(f"table_set_default {T_CONFIG} set_config {c['aggregators']} {c['elements']} "
@@ -284,7 +307,7 @@ def emit_bmv2(pl):
 def emit_tofino(pl, program="ina_tna"):
     c = pl["config"]
     out = [
-        "# generated by tools/p4gen/p4gen.py: run with bfshell -b <this file>",
+        "# generated by pipeline/p4/p4gen.py: run with bfshell -b <this file>",
         "# (SDE 9.x bfrt_python). Clears and reprograms every INA table.",
     ]
     for w in pl["warnings"]:
@@ -328,7 +351,8 @@ def emit_tofino(pl, program="ina_tna"):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("config", help="ina-switchd TOML configuration")
+    ap.add_argument("config", help="resolved configuration: the JSON of "
+                    "`ina-switchd --check-config FILE`, or - for stdin")
     ap.add_argument("--target", choices=("bmv2", "tofino"), required=True)
     ap.add_argument("--port-map", default="",
                     help="config port (index or device name) = P4 port, comma separated; "
@@ -344,7 +368,7 @@ def main(argv=None):
         cpu = a.cpu_port if a.cpu_port is not None else (64 if a.target == "bmv2" else 192)
         pl = plan(m, pm, cpu, a.target)
     except ConfigError as e:
-        print(f"p4gen: {e}", file=sys.stderr)
+        print(f"p4gen: error: {e}", file=sys.stderr)
         return 2
     for w in pl["warnings"]:
         print(f"p4gen: warning: {w}", file=sys.stderr)

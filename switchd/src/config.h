@@ -88,6 +88,15 @@ struct ConfigError : std::runtime_error {
 /* Reads and validates a TOML file. Throws ConfigError. */
 SwitchConfig load_config(const std::string &path);
 
+/* The resolved configuration as JSON (config_json.cpp): the TOML's shape
+ * with every default filled in; the input of pipeline/p4/p4gen.py. */
+std::string config_json(const SwitchConfig &cfg);
+
+/* `ina-switchd --check-config FILE`: prints config_json() on stdout and
+ * returns 0, or prints one "ina-switchd: error: ..." line on stderr and
+ * returns 2 for a config that does not validate. */
+int check_config(const std::string &path);
+
 /* Helpers shared with the control plane and tests. */
 bool parse_ipv4(const std::string &s, uint32_t *out);
 bool parse_mac(const std::string &s, Mac *out);

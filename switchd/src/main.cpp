@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * ina-switchd [EAL args] -- --config FILE
+ * ina-switchd --check-config FILE   (resolved configuration as JSON)
  *
  * Start-up order: command line and config (before the EAL, so that a bad
  * file or a missing CPU is a one-line error), EAL, ports, aggregator tables
@@ -155,9 +156,12 @@ int main(int argc, char **argv)
 		}
 		(after ? app_args : eal_args).push_back(a);
 	}
-	/* `ina-switchd --help` / `--version` without EAL arguments. */
-	if (!after && eal_args.size() == 1 &&
-	    (eal_args[0] == "--help" || eal_args[0] == "-h" || eal_args[0] == "--version")) {
+	/* `ina-switchd --help` / `--version` / `--check-config FILE` without EAL
+	 * arguments: none of them starts the EAL. */
+	if (!after && !eal_args.empty() &&
+	    ((eal_args.size() == 1 &&
+	      (eal_args[0] == "--help" || eal_args[0] == "-h" || eal_args[0] == "--version")) ||
+	     eal_args[0].rfind("--check-config", 0) == 0)) {
 		app_args = eal_args;
 		eal_args.clear();
 	}
@@ -166,34 +170,34 @@ int main(int argc, char **argv)
 	cli.footer("DPDK EAL arguments come first, ours after \"--\":\n"
 		   "  ina-switchd [EAL args] -- --config FILE\n"
 		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
+		   "  ina-switchd --check-config switchd.toml\n"
 		   "Keys of FILE: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
-	std::string config_path;
-	bool check_only = false;
+	std::string config_path, check_path;
 	cli.set_version_flag("--version", std::string("ina-switchd ") + INA_VERSION_STRING + " (" +
 						  rte_version() + ")");
-	cli.add_option("-c,--config", config_path, "TOML configuration (see config/README.md)")
-		->required();
-	cli.add_flag("--check-config", check_only, "validate the configuration and exit");
+	auto *config_opt =
+		cli.add_option("-c,--config", config_path, "TOML configuration (see config/README.md)");
+	auto *check_opt = cli.add_option("--check-config", check_path,
+		       "validate FILE, print the resolved configuration as JSON and exit "
+		       "(exit 2 if invalid)")
+		->excludes(config_opt);
 	std::vector<std::string> rev(app_args.rbegin(), app_args.rend());
 	try {
 		cli.parse(rev);
 	} catch (const CLI::ParseError &e) {
 		return cli.exit(e);
 	}
+	/* CPUs and ports are checked against the machine only at start. */
+	if (check_opt->count() > 0)
+		return check_config(check_path);
+	if (config_path.empty())
+		return cli.exit(CLI::RequiredError("--config"));
 
 	SwitchConfig cfg;
 	try {
 		cfg = load_config(config_path);
 	} catch (const ConfigError &e) {
 		die(std::string("invalid config: ") + e.what());
-	}
-
-	/* --check-config validates the file only; CPUs and ports are checked
-	 * against the machine at start. */
-	if (check_only) {
-		std::printf("%s: OK (%zu ports, %zu jobs)\n", config_path.c_str(), cfg.ports.size(),
-			    cfg.jobs.size());
-		return 0;
 	}
 
 	/* Lcores: the config's list, checked against this machine. */

@@ -15,7 +15,8 @@ Each vector runs in a fresh simple_switch that reads and writes pcap files
 (--use-files): port 1 is where every packet comes in, port 2 leads to the PS
 (10.0.0.100, the vectors' destination), ports 3 and 4 hold the job's workers
 (the multicast group), port 5 is the CPU port (control messages). The tables
-are written by tools/p4gen (the same code that programs a deployment), the
+are written by pipeline/p4/p4gen.py from a resolved configuration (the same
+code and input format that program a deployment), the
 `before` registers by simple_switch_CLI, and the counters and registers are
 read back the same way once every packet has been counted.
 """
@@ -38,7 +39,7 @@ P4_MAIN = os.path.join(P4_DIR, "ina_v1model.p4")
 PIPELINE_H = os.path.join(ROOT, "pipeline", "include", "ina", "pipeline.h")
 CONSTANTS_P4 = os.path.join(P4_DIR, "include", "constants.p4")
 VECTOR_DIR = os.path.join(ROOT, "tests", "vectors")
-sys.path.insert(0, os.path.join(ROOT, "tools", "p4gen"))
+sys.path.insert(0, P4_DIR)
 import p4gen  # noqa: E402
 
 SKIP = 77
@@ -380,25 +381,36 @@ def before_commands(v, elements):
     return cmds
 
 
-def table_commands(v, jobs):
+def resolved_config(v, jobs):
+    """The vector's switch as `ina-switchd --check-config` would print it
+    (config/README.md), the only input p4gen takes."""
     cfg = v["config"]
-    model = {
-        "switch_id": cfg.get("switch_id", 1),
-        "aggregators": cfg.get("aggregators", 4096),
-        "elements": cfg.get("elements", 62),
-        "gc_timeout_ms": 0,
-        "ports": [
-            {"name": f"p{p}", "device": f"p{p}", "ecn_threshold": 0,
-             "neighbours": [{"ip": PS_IP, "mac": PS_MAC}] if p == PORT_PS else []}
+    neighbours = {PORT_PS: [(PS_IP, PS_MAC)],
+                  PORT_W1: [(0x0A000101, 0x020000000101)],
+                  PORT_W2: [(0x0A000102, 0x020000000102)]}
+    return {
+        "switch": {"id": cfg.get("switch_id", 1), "ip": "10.0.0.254", "mac": None,
+                   "aggregators": cfg.get("aggregators", 4096),
+                   "elements": cfg.get("elements", 62), "gc_timeout_ms": 0},
+        "port": [
+            {"device": f"p{p}", "name": f"p{p}", "vdev": True, "rate_gbps": 0.0,
+             "queue_capacity": 1024, "ecn_threshold": 0, "drop_rate": 0.0,
+             "neighbour": [{"ip": p4gen.ip_str(ip), "mac": p4gen.mac_str(mac)}
+                           for ip, mac in neighbours.get(p, [])]}
             for p in PORTS],
         # Two workers, one behind each worker port, so that the group has
         # two ports; their addresses are never rewritten here (below).
-        "jobs": [{"id": j, "levels": 1, "fan_in": [2], "workers": [
-            {"ip": 0x0A000101, "mac": 0x020000000101, "bit": [0]},
-            {"ip": 0x0A000102, "mac": 0x020000000102, "bit": [1]}]} for j in sorted(jobs)],
+        "job": [{"id": j, "ps_ip": p4gen.ip_str(PS_IP), "ps_mac": p4gen.mac_str(PS_MAC),
+                 "levels": 1, "fan_in": [2], "worker": [
+                     {"ip": "10.0.1.1", "mac": "02:00:00:00:01:01", "bit": [0]},
+                     {"ip": "10.0.1.2", "mac": "02:00:00:00:01:02", "bit": [1]}]}
+                for j in sorted(jobs)],
     }
-    model["ports"][PORTS.index(PORT_W1)]["neighbours"] = [{"ip": 0x0A000101, "mac": 0x020000000101}]
-    model["ports"][PORTS.index(PORT_W2)]["neighbours"] = [{"ip": 0x0A000102, "mac": 0x020000000102}]
+
+
+def table_commands(v, jobs):
+    cfg = v["config"]
+    model = p4gen.model_from_resolved(resolved_config(v, jobs), v.get("name", "vector"))
     port_map = {i: p for i, p in enumerate(PORTS)}
     pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
     # A vector states the frame process() returns, before switchd's per-port

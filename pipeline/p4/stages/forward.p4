@@ -3,8 +3,9 @@
  * Forwarding around the switch program: the configuration table, the
  * neighbour tables, the job multicast groups, and the egress rewrites. In
  * the software switch this is switchd's code (switchd/src/datapath.cpp:
- * forward_ipv4, forward_l2, multicast); here it is tables that
- * tools/p4gen fills from the same configuration file.
+ * forward_ipv4, forward_l2, multicast); here it is tables that p4gen.py
+ * fills from the same configuration, as ina-switchd resolves it
+ * (`ina-switchd --check-config FILE`).
  */
 #ifndef INA_P4_STAGE_FORWARD
 #define INA_P4_STAGE_FORWARD

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""pipeline/p4/p4gen.py takes the resolved configuration of
+`ina-switchd --check-config FILE` (JSON) and nothing else: the entries it
+writes for both targets come from ina-switchd's defaults, and input that is
+not that JSON (the TOML itself, a key missing, a wrong type) is one error
+line and exit 2, never a traceback. Needs no P4 toolchain.
+
+    p4gen_test.py INA_SWITCHD
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+P4GEN = os.path.join(ROOT, "pipeline", "p4", "p4gen.py")
+failures = 0
+
+# Nothing but what p4gen needs is given: every default comes from ina-switchd.
+TOML = """\
+[switch]
+ip = "10.0.0.254"
+gc_timeout_ms = 500
+
+[[port]]
+device = "net_null0"
+[[port.neighbour]]
+ip = "10.0.0.1"
+mac = "02:00:00:00:00:01"
+
+[[port]]
+device = "net_null1"
+ecn_threshold = 4
+[[port.neighbour]]
+ip = "10.0.0.100"
+mac = "02:00:00:00:00:64"
+
+[[job]]
+id = 9
+ps_ip = "10.0.0.100"
+fan_in = [1]
+[[job.worker]]
+ip = "10.0.0.1"
+bit = [0]
+"""
+
+
+def check(cond, what):
+    global failures
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures += 1
+
+
+def p4gen(*args, stdin=None):
+    return subprocess.run([sys.executable, P4GEN, *args], input=stdin, capture_output=True,
+                          text=True, timeout=30)
+
+
+def one_error(r, what, needle):
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and r.stdout == "" and len(lines) == 1 and
+          lines[0].startswith("p4gen: error: ") and needle in lines[0],
+          f"{what}: exit 2, one line ({r.returncode}: {r.stderr.strip()})")
+
+
+def generated(binary, tmp):
+    toml = os.path.join(tmp, "sw.toml")
+    with open(toml, "w") as f:
+        f.write(TOML)
+    r = subprocess.run([binary, "--check-config", toml], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0, "ina-switchd --check-config")
+    resolved = r.stdout
+    b = p4gen("--target", "bmv2", "--port-map", "0=1,1=2", "-", stdin=resolved)
+    check(b.returncode == 0 and b.stderr == "", f"bmv2 from stdin ({b.stderr.strip()})")
+    # aggregators 4096 and elements 62 are ina-switchd's defaults; 500 ms is
+    # 7813 ticks of 64 us; the CPU port defaults to 64 on BMv2.
+    check("set_config 4096 62 1 7813 64 65535" in b.stdout, "bmv2: switch config with defaults")
+    check("to_neighbour 10.0.0.100 => 2 02:00:00:00:00:64" in b.stdout, "bmv2: route to the PS")
+    check("to_group 9 => 9" in b.stdout and "mc_node_create 9 1" in b.stdout, "bmv2: job group")
+    check("set_threshold 2 => 4" in b.stdout and "set_threshold 1 =>" not in b.stdout,
+          "bmv2: ECN threshold only where set")
+    path = os.path.join(tmp, "sw.json")
+    with open(path, "w") as f:
+        f.write(resolved)
+    t = p4gen("--target", "tofino", path)
+    check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
+          "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
+    # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
+    check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
+    return json.loads(resolved)
+
+
+def bad_input(resolved, tmp):
+    toml = os.path.join(tmp, "sw.toml")
+    one_error(p4gen("--target", "bmv2", toml), "the TOML itself", "not JSON")
+    one_error(p4gen("--target", "bmv2", os.path.join(tmp, "none.json")), "missing file",
+              "No such file")
+    cases = [
+        ("no switch", lambda c: c.pop("switch"), "switch: missing"),
+        ("no aggregators", lambda c: c["switch"].pop("aggregators"), "switch.aggregators: missing"),
+        ("elements a string", lambda c: c["switch"].update(elements="62"),
+         "switch.elements: expected int"),
+        ("id a bool", lambda c: c["switch"].update(id=True), "switch.id: expected int"),
+        ("bad neighbour ip", lambda c: c["port"][0]["neighbour"][0].update(ip="10.0.0.300"),
+         "port[0].neighbour[0].ip: not an IPv4 address"),
+        ("bad worker mac", lambda c: c["job"][0]["worker"][0].update(mac="zz"),
+         "job[0].worker[0].mac: not a MAC address"),
+        ("no worker mac key", lambda c: c["job"][0]["worker"][0].pop("mac"),
+         "job[0].worker[0].mac: missing"),
+        ("fan_in not ints", lambda c: c["job"][0].update(fan_in=["x"]),
+         "job[0].fan_in: expected a list of integers"),
+        ("port not an object", lambda c: c["port"].__setitem__(0, 5), "port[0]: not an object"),
+    ]
+    for what, change, needle in cases:
+        c = json.loads(json.dumps(resolved))
+        change(c)
+        one_error(p4gen("--target", "bmv2", "-", stdin=json.dumps(c)), what, needle)
+    one_error(p4gen("--target", "bmv2", "-", stdin="[1, 2]"), "a list", "not an object")
+    one_error(p4gen("--target", "bmv2", "--port-map", "0=x", "-", stdin=json.dumps(resolved)),
+              "bad port map", "not a port number")
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="p4gen") as tmp:
+        resolved = generated(binary, tmp)
+        bad_input(resolved, tmp)
+    print(f"{failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""`ina-switchd --check-config FILE`: the resolved configuration as JSON on
+stdout (every default filled in, config/README.md), or one error line and
+exit 2. Needs neither root nor DPDK ports: nothing starts.
+
+    check_config_test.py INA_SWITCHD
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures += 1
+
+
+def run(binary, *args):
+    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
+
+
+MINIMAL = """\
+[switch]
+ip = "10.0.0.254"
+
+[[port]]
+device = "net_null0"
+
+[[port]]
+device = "net_null1"
+ecn_threshold = 7
+[[port.neighbour]]
+ip = "10.0.0.100"
+mac = "02:00:00:00:00:64"
+
+[egress]
+queue_capacity = 99
+
+[[job]]
+id = 3
+ps_ip = "10.0.0.100"
+levels = 2
+fan_in = [2, 3]
+[[job.worker]]
+ip = "10.0.0.1"
+bit = [1, 255]
+"""
+
+
+def defaults(binary, tmp):
+    path = os.path.join(tmp, "minimal.toml")
+    with open(path, "w") as f:
+        f.write(MINIMAL)
+    r = run(binary, "--check-config", path)
+    check(r.returncode == 0 and r.stderr == "", f"minimal config: exit 0, nothing on stderr ({r.stderr.strip()})")
+    try:
+        c = json.loads(r.stdout)
+    except ValueError as e:
+        check(False, f"stdout is JSON ({e})")
+        return
+    sw = c["switch"]
+    want = {"id": 1, "ip": "10.0.0.254", "mac": None, "aggregators": 4096, "elements": 62,
+            "gc_timeout_ms": 1000, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
+            "mbufs": 16383, "burst": 32, "rx_descriptors": 1024, "tx_descriptors": 1024,
+            "handoff_ring_size": 4096, "steering": "auto"}
+    check(sw == want, f"switch: every default filled in ({sw})")
+    p0, p1 = c["port"]
+    check(p0 == {"device": "net_null0", "name": "net_null0", "vdev": True, "rate_gbps": 0.0,
+                 "queue_capacity": 99, "ecn_threshold": 0, "drop_rate": 0.0, "neighbour": []},
+          f"port 0: [egress] folded in, defaults for the rest ({p0})")
+    check(p1["ecn_threshold"] == 7 and p1["queue_capacity"] == 99, "port 1: its own override wins")
+    check(p1["neighbour"] == [{"ip": "10.0.0.100", "mac": "02:00:00:00:00:64"}], "neighbours")
+    j = c["job"][0]
+    check(j == {"id": 3, "ps_ip": "10.0.0.100", "ps_mac": None, "levels": 2, "fan_in": [2, 3],
+                "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [1, 255]}]},
+          f"job: one fan_in and bit per level, unset MACs null ({j})")
+    check(list(c) == ["file", "switch", "port", "job"] and c["file"] == path,
+          "top level in the file's order, with the file name")
+    r2 = run(binary, "--", "--check-config", path)
+    check(r2.returncode == 0 and r2.stdout == r.stdout, "the same after `--`")
+
+
+def errors(binary, tmp):
+    bad = os.path.join(tmp, "bad.toml")
+    with open(bad, "w") as f:
+        f.write(MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\nfrobnicate = 1'))
+    r = run(binary, "--check-config", bad)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and r.stdout == "" and len(lines) == 1 and
+          lines[0] == f"ina-switchd: error: invalid config: {bad}:3:1: switch.frobnicate: unknown key",
+          f"unknown key: exit 2, one error line ({r.returncode}, {r.stderr.strip()})")
+    with open(bad, "w") as f:
+        f.write(MINIMAL.replace("fan_in = [2, 3]", "fan_in = [2]"))
+    r = run(binary, "--check-config", bad)
+    check(r.returncode == 2 and r.stderr.startswith("ina-switchd: error: ") and
+          "job[0].fan_in: needs one entry per level" in r.stderr and r.stdout == "",
+          f"bad fan_in: exit 2 ({r.stderr.strip()})")
+    with open(bad, "wb") as f:
+        f.write(b"[switch]\nip = \"\xff\xfe\"\n")
+    r = run(binary, "--check-config", bad)
+    check(r.returncode == 2 and r.stderr.startswith("ina-switchd: error: ") and
+          len(r.stderr.strip().splitlines()) == 1, f"invalid UTF-8: exit 2 ({r.stderr.strip()})")
+    missing = os.path.join(tmp, "no-such.toml")
+    r = run(binary, "--check-config", missing)
+    check(r.returncode == 2 and r.stderr.startswith(f"ina-switchd: error: invalid config: {missing}"),
+          f"missing file: exit 2 ({r.stderr.strip()})")
+    r = run(binary, "--", "--config", missing, "--check-config", missing)
+    check(r.returncode != 0 and "excludes" in r.stderr and r.stdout == "",
+          "--check-config with --config is refused")
+
+
+def examples(binary):
+    cfg_dir = os.path.join(ROOT, "config")
+    files = sorted(f for f in os.listdir(cfg_dir) if f.startswith("switchd") and f.endswith(".toml"))
+    check(len(files) >= 2, "example configs present")
+    for f in files:
+        r = run(binary, "--check-config", os.path.join(cfg_dir, f))
+        ok = r.returncode == 0
+        try:
+            ok = ok and json.loads(r.stdout)["port"] != []
+        except ValueError:
+            ok = False
+        check(ok, f"example config/{f} resolves")
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="chkcfg") as tmp:
+        defaults(binary, tmp)
+        errors(binary, tmp)
+    examples(binary)
+    print(f"{failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
