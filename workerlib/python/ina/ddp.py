@@ -26,12 +26,14 @@ import torch
 
 from . import Worker, auto_scale
 
-__all__ = ["HookState", "allreduce_hook", "register", "bucket_error_bound"]
+__all__ = ["HookState", "allreduce_hook", "register", "bucket_error_bound", "step_gradient_bound"]
 
 
 class HookState:
     """What allreduce_hook needs: the worker, the world size, the scaling
-    policy, and (record=True) one record per bucket all-reduce."""
+    policy, and (record=True) one record per bucket all-reduce: bucket
+    index, numel, the scale used, the largest |value| of the sum and of this
+    worker's own gradients."""
 
     def __init__(self, worker, world_size=None, scale="auto", headroom=8.0, record=False):
         if not isinstance(worker, Worker):
@@ -59,12 +61,12 @@ class HookState:
         return auto_scale(self._last.get(key, 0.0), self.world_size, self.headroom,
                           self.default_scale)
 
-    def _done(self, key, scale, summed):
+    def _done(self, key, scale, summed, local):
         m = float(summed.abs().max()) if summed.numel() else 0.0
         self._last[key] = m
         if self.records is not None:
             self.records.append({"bucket": key[0], "numel": key[1], "scale": scale,
-                                 "max_abs_sum": m})
+                                 "max_abs_sum": m, "max_abs_local": local})
         return summed.div_(self.world_size)
 
     def take_records(self):
@@ -81,8 +83,9 @@ def allreduce_hook(state, bucket):
         raise TypeError(f"ina.ddp: gradients must be float32, bucket {bucket.index()} is {buf.dtype}")
     key = (bucket.index(), buf.numel())
     scale = state.scale_for(key)
+    local = float(buf.abs().max()) if state.records is not None and buf.numel() else 0.0
     work = state.worker.allreduce_async(buf, scale=scale)
-    return work.get_future(then=lambda t: state._done(key, scale, t))
+    return work.get_future(then=lambda t: state._done(key, scale, t, local))
 
 
 def register(model, worker=None, **state_args):
@@ -117,3 +120,19 @@ def bucket_error_bound(record, world_size):
     if n & (n - 1):
         b += m / n * 2.0**-24
     return b
+
+
+def step_gradient_bound(records, world_size):
+    """Largest difference, for one training step, between an element of the
+    averaged gradient this hook delivers and the one DDP's own gloo
+    all-reduce delivers from the same local gradients: bucket_error_bound
+    (ours against the exact average) plus gloo's float32 rounding against
+    it, (n - 1) 2^-24 max_i |g_i| (n - 1 additions of values g_i / n, each
+    partial sum at most sum_i |g_i| / n <= max_i |g_i|). `records`: that
+    step's records of every rank (max_abs_local differs per rank)."""
+    n = int(world_size)
+    if not records:
+        return 0.0
+    ours = max(bucket_error_bound(r, n) for r in records)
+    local = max(float(r.get("max_abs_local", 0.0)) for r in records)
+    return ours + (n - 1) * 2.0**-24 * local
