@@ -16,6 +16,7 @@ std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable
 	/* Workers grouped by the port that reaches them. */
 	std::map<uint16_t, std::vector<const JobWorker *>> by_port;
 	for (const JobWorker &w : cfg.workers) {
+		job->worker_by_ip.insert(w.ip, static_cast<int>(job->worker_ip.size()));
 		job->worker_ip.push_back(w.ip);
 		uint8_t start = 0;
 		while (start < cfg.levels && w.bit[start] == 0xFF)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config.h"
+#include "flat_map.h"
 #include "forwarding.h"
 
 namespace switchd {
@@ -37,13 +38,13 @@ struct Job {
 	Mac group_mac{};                   /* 01:00:5e:12:hi:lo */
 	std::vector<std::string> warnings; /* workers with no route, for the log */
 
+	FlatMap<int> worker_by_ip;          /* source address -> worker index */
+
 	/* Worker index of a source address, -1 if not a worker of the job. */
 	int worker(uint32_t ip) const
 	{
-		for (size_t i = 0; i < worker_ip.size(); i++)
-			if (worker_ip[i] == ip)
-				return static_cast<int>(i);
-		return -1;
+		const int *w = worker_by_ip.find(ip);
+		return w ? *w : -1;
 	}
 };
 

@@ -32,6 +32,7 @@
 #include "app.h"
 #include "control.h"
 #include "ina_build_config.h"
+#include "lcore_loop.h"
 #include "ports.h"
 #include "telemetry.h"
 
@@ -311,7 +312,9 @@ int main(int argc, char **argv)
 	const int socket = rte_eth_dev_socket_id(app->port_id[0]) >= 0
 		? rte_eth_dev_socket_id(app->port_id[0])
 		: static_cast<int>(rte_socket_id());
-	app->pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	/* The private area holds the PacketDesc of classify (lcore_loop.h). */
+	app->pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, kPacketDescSpace, RTE_MBUF_DEFAULT_BUF_SIZE,
+					    socket);
 	app->hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0,
 						RTE_PKTMBUF_HEADROOM + 128, socket);
 	app->ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);

@@ -31,6 +31,10 @@ namespace switchd {
 	X(handoff_in, "INA packets received from another lcore")                  \
 	X(handoff_drops, "hand-off ring full, dropped")                           \
 	X(no_route, "no neighbour for the destination, dropped")                  \
+	X(runt_drops, "frames shorter than their headers, dropped")              \
+	X(malformed, "to the INA UDP port but not a valid INA header, dropped")   \
+	X(unknown_port_drops, "received on a port not in the config, dropped")   \
+	X(flood_no_port, "to flood with no other port to flood to, dropped")      \
 	X(admission_drops, "gradient from a source not registered for its bit")   \
 	X(unregistered_job, "INA packet of an unregistered job, forwarded as is") \
 	X(control_received, "control messages handed to the control plane")      \

@@ -486,6 +486,47 @@ def case_forwarding(sw, lcores=1):
           "switch answers ARP for its own IP")
 
 
+def case_malformed(sw, lcores=1):
+    """Frames to the INA UDP port without a valid INA header are dropped and
+    counted `malformed`; plain UDP to the next port still passes. (A runt
+    cannot be sent here: the kernel refuses frames shorter than Ethernet's
+    header on a packet socket.)"""
+    from scapy.all import Ether, IP, UDP, Raw
+    h0ip, h0mac = HOSTS[0]
+    good = gradient(0, 300, [1] * 62, bit=0)
+    raw = bytes(good[UDP].payload)
+    base = Ether(dst=PS_MAC, src=h0mac) / IP(src=h0ip, dst=PS_IP)
+    bad = [
+        base / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(raw[:20]),   # short INA header
+        base / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(bytes([2]) + raw[1:]),  # version 2
+        base / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(raw[:4] + b"\0\0" + raw[6:]),  # job 0
+    ]
+    assert struct.unpack(">H", raw[4:6])[0] == JOB  # the job id field is bytes 4..5
+    plain = base / UDP(sport=40000, dport=UDP_PORT + 1) / Raw(b"x" * 40)
+    before = sw.telemetry("/ina/summary")
+    sends = [("h0", p) for p in bad] + [("h0", plain)]
+    from scapy.all import AsyncSniffer, sendp
+    sn = AsyncSniffer(iface="h2", store=True, filter="udp")
+    sn.start()
+    time.sleep(0.5)
+    for i, p in sends:
+        sendp(p, iface=i, verbose=False)
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        after = sw.telemetry("/ina/summary")
+        if after["malformed"] - before["malformed"] >= 3:
+            break
+        time.sleep(0.1)
+    time.sleep(0.3)
+    got = sn.stop()
+    check(after["malformed"] - before["malformed"] == 3,
+          f"three malformed INA frames counted ({after['malformed'] - before['malformed']})")
+    check(not any(UDP in p and p[UDP].dport == UDP_PORT for p in got),
+          "no malformed INA frame reaches the PS")
+    check(any(UDP in p and p[UDP].dport == UDP_PORT + 1 for p in got), "plain UDP still forwarded")
+    check(after["no_route"] == before["no_route"], "nothing counted under no_route")
+
+
 def case_control(sw, lcores=1):
     """Registers job 21 at run time with a control message, aggregates, unregisters."""
     def ctrl(op, workers):
@@ -588,6 +629,7 @@ CASES = {
     "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
+    "malformed": (case_malformed, {}),
     "control": (case_control, {}),
 }
 # Every case also runs with two data-path lcores (one RX/TX queue pair each

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Aggregate: an INA packet of a registered job passes admission, meets the
+ * egress congestion signal, runs through the switch program
+ * (ina::process(), the same logic as the P4 build) and leaves the way its
+ * verdict says. Control messages for the switch go to the control plane.
+ */
+#include "ina/codec.h"
+#include "lcore_loop.h"
+
+namespace switchd {
+
+/* A gradient is admitted from a registered worker of the job, for the level
+ * and bitmap bit it was registered with; a result from a lower switch, or
+ * anything from the job's PS, passes. */
+bool LcoreLoop::admitted(const uint8_t *frame, const PacketDesc &d, const Job &job) const
+{
+	/* The PS talks to workers through the switch too (the overflow float
+	 * request): it is no worker, but it is the job's own. */
+	if (d.src_ip == job.cfg.ps_ip)
+		return true;
+	const int w = job.worker(d.src_ip);
+	if (w < 0)
+		return false;
+	ina::InaHeader h;
+	ina::decode(frame + d.ina.ina_offset, &h);
+	const uint8_t start = job.start_level[w];
+	if (h.level >= job.cfg.levels || h.level > start)
+		return true; /* a lower switch's result, or past the in-network levels */
+	if (h.level < start)
+		return false; /* claims a level the worker does not take part in */
+	return h.bitmap[h.level] == (1u << job.cfg.workers[w].bit[h.level]);
+}
+
+void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
+{
+	switch (reason) {
+	case ina::Counter::claimed:
+	case ina::Counter::aggregated:
+		jc[JobCtr::aggregated]++;
+		break;
+	case ina::Counter::completed:
+		jc[JobCtr::aggregated]++;
+		jc[JobCtr::completed]++;
+		break;
+	case ina::Counter::collision:
+		jc[JobCtr::collisions]++;
+		break;
+	case ina::Counter::resend_merged:
+	case ina::Counter::resend_flushed:
+	case ina::Counter::resend_forwarded:
+		jc[JobCtr::resends]++;
+		break;
+	case ina::Counter::gc_freed:
+		jc[JobCtr::gc_frees]++;
+		break;
+	default:
+		break;
+	}
+}
+
+void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint32_t len = m->data_len;
+	if (d.ina.type == INA_TYPE_CONTROL) {
+		if (d.dst_ip != app_.cfg.ip)
+			return forward_ipv4(m, d);
+		return to_control(m);
+	}
+	const Job *job = jobs_->find(d.ina.job);
+	if (!job) {
+		/* Plain traffic to this switch: the PS-only baseline, a job
+		 * aggregated at other switches, or before its registration. */
+		lc_.ctr[LcoreCtr::unregistered_job]++;
+		lc_.job_ctr[d.ina.job][JobCtr::unregistered]++;
+		return forward_ipv4(m, d);
+	}
+	JobCounters &jc = lc_.job_ctr[d.ina.job];
+	if (!(d.ina.flags & INA_F_ACK)) {
+		if (!admitted(frame, d, *job)) {
+			jc[JobCtr::admission_drops]++;
+			return drop(m, LcoreCtr::admission_drops);
+		}
+		/* Congestion on the way to the PS: tell the aggregator before it
+		 * sees the packet, so that the mark survives aggregation. */
+		const NextHop *h = app_.fwd->by_ip(d.dst_ip);
+		if (h && lc_.egress[h->port].above_threshold() && !(d.ina.flags & INA_F_ECN) &&
+		    ecn_mark(frame, len) >= 0) {
+			lc_.ctr[LcoreCtr::ecn_premarks]++;
+			lc_.port_ctr[h->port][PortCtr::ecn_marks]++;
+			jc[JobCtr::ecn_marks]++;
+		}
+	}
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now);
+	count_pipeline(jc, r.reason);
+	switch (r.verdict) {
+	case ina::Verdict::kDrop:
+		rte_pktmbuf_free(m); /* consumed: counted by the pipeline */
+		return;
+	case ina::Verdict::kDownstream:
+		jc[JobCtr::sent_to_ps]++;
+		return forward_ipv4(m, d);
+	case ina::Verdict::kPass:
+		return forward_ipv4(m, d);
+	case ina::Verdict::kMulticast:
+		jc[JobCtr::multicast]++;
+		return multicast(m, d, *job);
+	case ina::Verdict::kControl:
+		return to_control(m);
+	}
+	rte_pktmbuf_free(m);
+}
+
+} /* namespace switchd */

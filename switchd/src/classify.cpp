@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Classify: the one parse of a packet. Its class and the fields the later
+ * stages need go into the PacketDesc in the mbuf's private area; dispatch()
+ * sends it to the stage its class names. A packet to the INA UDP port that
+ * is not a valid INA packet is dropped here as `malformed`: it must not
+ * reach a host as plain traffic, where a worker or the PS would read it.
+ */
+#include <rte_ether.h>
+
+#include "ina/codec.h"
+#include "lcore_loop.h"
+
+namespace switchd {
+
+namespace {
+
+constexpr uint32_t kEth = sizeof(struct ina_eth_hdr);
+
+/* Fills v from the INA header at `off`; false if the header is not one this
+ * switch speaks (too short, another version, job 0). */
+bool read_ina(const uint8_t *frame, uint32_t len, uint32_t off, ina::InaView *v)
+{
+	if (len < off + INA_HDR_LEN)
+		return false;
+	const uint8_t *h = frame + off;
+	if (h[0] != INA_VERSION)
+		return false;
+	v->ina_offset = off;
+	v->type = h[1];
+	v->flags = ina_load16(h + offsetof(struct ina_hdr, flags));
+	v->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
+	v->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
+	v->agg_index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
+	v->elem_count = ina_load16(h + offsetof(struct ina_hdr, elem_count));
+	return v->job != 0;
+}
+
+} /* namespace */
+
+bool LcoreLoop::classify(rte_mbuf *m)
+{
+	lc_.ctr[LcoreCtr::packets]++;
+	const int16_t in = m->port < app_.port_index.size() ? app_.port_index[m->port] : -1;
+	if (in < 0) {
+		drop(m, LcoreCtr::unknown_port_drops);
+		return false;
+	}
+	if (m->nb_segs > 1) {
+		drop(m, LcoreCtr::multiseg_drops);
+		return false;
+	}
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t len = m->data_len;
+	if (len < kEth) {
+		drop(m, LcoreCtr::runt_drops);
+		return false;
+	}
+	PacketDesc &d = *desc(m);
+	d.in_port = static_cast<uint16_t>(in);
+	const uint16_t ether_type = ina_load16(frame + 12);
+	if (ether_type == RTE_ETHER_TYPE_ARP) {
+		d.cls = PacketClass::kArp;
+		return true;
+	}
+	if (ether_type != RTE_ETHER_TYPE_IPV4 || len < kEth + sizeof(struct ina_ipv4_hdr)) {
+		d.cls = PacketClass::kL2;
+		return true;
+	}
+	d.src_ip = ina_load32(frame + kEth + 12);
+	d.dst_ip = ina_load32(frame + kEth + 16);
+	uint32_t off;
+	if (!ina::find_ina_header(frame, len, &off)) {
+		d.cls = PacketClass::kIpv4;
+		return true;
+	}
+	if (!read_ina(frame, len, off, &d.ina)) {
+		drop(m, LcoreCtr::malformed);
+		return false;
+	}
+	d.cls = PacketClass::kIna;
+	return true;
+}
+
+void LcoreLoop::dispatch(rte_mbuf *m, uint64_t now)
+{
+	PacketDesc &d = *desc(m);
+	switch (d.cls) {
+	case PacketClass::kArp:
+		return answer_arp(m, d);
+	case PacketClass::kL2:
+		return forward_l2(m, d);
+	case PacketClass::kIna:
+		return aggregate(m, d, now);
+	case PacketClass::kIpv4:
+		if (d.dst_ip == app_.cfg.ip)
+			return drop(m, LcoreCtr::to_switch_drops);
+		return forward_ipv4(m, d);
+	}
+}
+
+} /* namespace switchd */

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Receive and the loop round: poll this lcore's RX queues, classify each
+ * packet, pass INA packets this lcore does not own to their owner's ring,
+ * handle the rest; then the packets other lcores handed over, then the
+ * egress queues; then one RCU quiescent state.
+ */
+#include <ctime>
+
+#include <rte_prefetch.h>
+
+#include "lcore_loop.h"
+
+namespace switchd {
+
+namespace {
+
+constexpr uint16_t kMaxBurst = 256;
+/* Busy rounds per reading of the thread's CPU clock (a system call of a
+ * few hundred ns) while the lcore stays busy. */
+constexpr unsigned kBusyBatch = 64;
+
+uint64_t thread_cpu_ns()
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
+
+/*
+ * CPU time this thread spends in rounds that carried packets, the cost per
+ * packet of the data path: idle polls and time the OS gave to another
+ * thread do not count. The thread's CPU clock is read at the start of a
+ * round that may open a batch (after an idle round) and at the end of a
+ * batch of up to kBusyBatch consecutive busy rounds, so that a loaded lcore
+ * pays one reading per batch.
+ */
+class BusyClock {
+public:
+	void round_start()
+	{
+		if (!open_)
+			start_ = thread_cpu_ns();
+	}
+	void round_end(bool busy, uint64_t *busy_ns)
+	{
+		if (!open_ && !busy)
+			return;
+		open_ = true;
+		if (busy && ++rounds_ < kBusyBatch)
+			return;
+		const uint64_t t = thread_cpu_ns();
+		*busy_ns += t - start_;
+		start_ = t;
+		rounds_ = 0;
+		open_ = busy;
+	}
+
+private:
+	uint64_t start_ = 0;
+	unsigned rounds_ = 0;
+	bool open_ = false;
+};
+
+} /* namespace */
+
+LcoreLoop::LcoreLoop(App &app, Lcore &lc) : app_(app), lc_(lc), n_(static_cast<unsigned>(app.lcores.size()))
+{
+	out_.resize(n_);
+	for (auto &o : out_)
+		o.reserve(kMaxBurst);
+}
+
+void LcoreLoop::run()
+{
+	rte_mbuf *pkts[kMaxBurst];
+	const uint16_t burst = std::min<uint16_t>(app_.cfg.burst, kMaxBurst);
+	rte_rcu_qsbr_thread_register(app_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
+	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
+	BusyClock clock;
+	while (!app_.quit) {
+		clock.round_start();
+		const uint64_t now = rte_rdtsc();
+		jobs_ = app_.jobs.load(std::memory_order_acquire);
+		const uint32_t received = receive(pkts, burst, now) + receive_handoffs(pkts, burst, now);
+		uint32_t queued = 0;
+		for (size_t p = 0; p < lc_.egress.size(); p++) {
+			EgressQueue &e = lc_.egress[p];
+			if (app_.port_up[p].load(std::memory_order_relaxed))
+				e.drain(now); /* down: the queue fills, then tail-drops (counted) */
+			queued += e.depth();
+		}
+		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
+		clock.round_end(received != 0, &lc_.ctr[LcoreCtr::busy_ns]);
+		/* Optional back-off for machines shared with other work (labs,
+		 * CI): only when a whole round found nothing to do. */
+		if (idle_sleep && !received && !queued)
+			rte_delay_us_sleep(idle_sleep);
+	}
+	rte_rcu_qsbr_thread_offline(app_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_unregister(app_.rcu, lc_.index);
+}
+
+/* One burst from each RX queue of this lcore on a port that is up. */
+uint32_t LcoreLoop::receive(rte_mbuf **pkts, uint16_t burst, uint64_t now)
+{
+	uint32_t total = 0;
+	for (const RxQueueRef &rx : lc_.rx) {
+		if (!app_.port_up[rx.port].load(std::memory_order_relaxed))
+			continue;
+		const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts, burst);
+		if (!nb)
+			continue;
+		total += nb;
+		PortCounters &pc = lc_.port_ctr[rx.port];
+		pc[PortCtr::rx_packets] += nb;
+		for (uint16_t i = 0; i < nb; i++) {
+			rte_mbuf *m = pkts[i];
+			pc[PortCtr::rx_bytes] += m->pkt_len;
+			if (i + 1 < nb)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			if (!classify(m))
+				continue;
+			const PacketDesc &d = *desc(m);
+			if (n_ > 1 && d.cls == PacketClass::kIna && d.ina.type == INA_TYPE_DATA) {
+				const unsigned owner = d.ina.agg_index % n_;
+				if (owner != lc_.index) {
+					out_[owner].push_back(m);
+					continue;
+				}
+			}
+			dispatch(m, now);
+		}
+		if (n_ > 1)
+			flush_handoffs();
+	}
+	return total;
+}
+
+/* The packets other lcores received for aggregators this lcore owns; they
+ * were classified by the receiver (the descriptor travels in the mbuf). */
+uint32_t LcoreLoop::receive_handoffs(rte_mbuf **pkts, uint16_t burst, uint64_t now)
+{
+	uint32_t total = 0;
+	for (unsigned j = 0; j < n_; j++) {
+		rte_ring *r = lc_.handoff_in[j];
+		if (!r)
+			continue;
+		const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts), burst, nullptr);
+		lc_.ctr[LcoreCtr::handoff_in] += nb;
+		total += nb;
+		for (unsigned i = 0; i < nb; i++)
+			dispatch(pkts[i], now);
+	}
+	return total;
+}
+
+void LcoreLoop::flush_handoffs()
+{
+	for (unsigned j = 0; j < n_; j++) {
+		auto &o = out_[j];
+		if (o.empty())
+			continue;
+		const unsigned done = rte_ring_sp_enqueue_burst(
+			lc_.handoff_out[j], reinterpret_cast<void *const *>(o.data()),
+			static_cast<unsigned>(o.size()), nullptr);
+		lc_.ctr[LcoreCtr::handoff_out] += done;
+		for (size_t k = done; k < o.size(); k++)
+			drop(o[k], LcoreCtr::handoff_drops);
+		o.clear();
+	}
+}
+
+void LcoreLoop::to_control(rte_mbuf *m)
+{
+	if (rte_ring_mp_enqueue(app_.control_ring, m) != 0)
+		return drop(m, LcoreCtr::control_drops);
+	lc_.ctr[LcoreCtr::control_received]++;
+}
+
+void LcoreLoop::enqueue(uint16_t port, rte_mbuf *m)
+{
+	int marked;
+	uint16_t dropped_job = 0;
+	if (!lc_.egress[port].enqueue(m, &lc_.rng, &marked, &dropped_job)) {
+		if (dropped_job)
+			lc_.job_ctr[dropped_job][JobCtr::egress_drops]++;
+	} else if (marked > 0) {
+		lc_.job_ctr[marked][JobCtr::ecn_marks]++;
+	}
+}
+
+int lcore_main(void *arg)
+{
+	Lcore *lc = static_cast<Lcore *>(arg);
+	LcoreLoop loop(*g_app, *lc);
+	loop.run();
+	return 0;
+}
+
+} /* namespace switchd */
