@@ -208,7 +208,7 @@ def report(r, switch, ps):
           f"scaling factors {scales}")
 
 
-def verdict(r, switch, ps):
+def verdict(r, switch, ps, min_accuracy):
     if not r["replicas_agree_ina"] or not r["replicas_agree_gloo"]:
         return "the ranks of one run ended with different parameters"
     if not r["max_param_diff"] <= r["bound"]:
@@ -216,8 +216,9 @@ def verdict(r, switch, ps):
     if abs(r["correct_ina"] - r["correct_gloo"]) > 1:
         return (f"test accuracies differ: ina {r['accuracy_ina']:.4f}, gloo "
                 f"{r['accuracy_gloo']:.4f}")
-    if r["accuracy_gloo"] < 0.9:
-        return f"the model did not learn (test accuracy {r['accuracy_gloo']:.3f} < 0.9)"
+    if r["accuracy_gloo"] < min_accuracy:
+        return (f"the model did not learn (test accuracy {r['accuracy_gloo']:.3f} < "
+                f"{min_accuracy})")
     if not (ps and ps.get("share_in_network")) or not switch.get("completed"):
         return "nothing was aggregated in the switch"
     return None
@@ -236,7 +237,9 @@ def main():
     ap.add_argument("--lr", type=float, default=0.1)
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--scale", default="auto")
+    ap.add_argument("--scale", default="auto", help="'auto' or a fixed scaling factor")
+    ap.add_argument("--min-accuracy", type=float, default=0.9,
+                    help="test accuracy the gloo run must reach (the model learned)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per training run")
     ap.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     a = ap.parse_args()
@@ -284,7 +287,7 @@ def main():
         r["switch"] = switch
         r["ps"] = ps_stats
         report(r, switch, ps_stats)
-        why = verdict(r, switch, ps_stats)
+        why = verdict(r, switch, ps_stats, a.min_accuracy)
     except (DemoError, labmod.LabError, jobs.JobError, topology.TopologyError, netns.NetError) as e:
         why = str(e)
     except Interrupted as e:
