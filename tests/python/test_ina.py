@@ -15,6 +15,7 @@ four ina.Worker objects in this process are the four workers of a job.
 usage: test_ina.py [unittest args]    (PYTHONPATH and INA_PS_BIN from meson)
 """
 import os
+import signal
 import sys
 import threading
 import time
@@ -272,6 +273,27 @@ class ConfigAndFailureTest(unittest.TestCase):
             stats = ps.stop()
         self.assertIsNotNone(stats)
         self.assertEqual(stats["completed"], 0)
+
+    def test_close_fails_what_is_in_flight(self):
+        # Nobody answers at .5; the stall timeout is long: a wait with a
+        # timeout returns None, Ctrl-C interrupts a wait, and close() fails
+        # the tensor and its future at once.
+        w = ina.Worker(job=14, ps=f"{NET}.5", world_size=1, transport="udp", ip=IPS[0],
+                       stall_timeout_ms=60000)
+        work = w.allreduce_async(torch.ones(1000))
+        fut = w.allreduce_async(torch.ones(10)).get_future()
+        t0 = time.monotonic()
+        self.assertIsNone(work.wait(timeout=0.3))
+        self.assertFalse(work.is_completed())
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        with self.assertRaises(KeyboardInterrupt):
+            work.wait()
+        w.close()
+        with self.assertRaisesRegex(ina.Error, "worker closed"):
+            work.wait(timeout=5)
+        with self.assertRaisesRegex(RuntimeError, "worker closed"):
+            fut.wait()
+        self.assertLess(time.monotonic() - t0, 10)
 
     def test_future_error(self):
         ws = open_workers(13, ips=IPS[:1], ps=f"{NET}.4", stall_timeout_ms=300)

@@ -556,6 +556,9 @@ void Sender::run()
 		if (now >= next_timer_ns_)
 			check_timeouts(now);
 	}
+	/* Tensors handed over but not taken yet fail too: no caller waits
+	 * for ever on a closed worker. */
+	take_new_tensors();
 	fail_all("worker closed");
 }
 

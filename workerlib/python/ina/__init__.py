@@ -141,12 +141,13 @@ class Worker:
         return self._w.transport()
 
     def close(self):
-        """Stops the sender threads. All-reduces still in flight fail."""
+        """Stops the sender threads. All-reduces still in flight fail
+        ("worker closed"), and so do their futures."""
+        self._w.close()
         with self._lock:
             c, self._completer = self._completer, None
         if c:
             c.stop()
-        self._w.close()
 
     def __enter__(self):
         return self
