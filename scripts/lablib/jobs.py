@@ -11,10 +11,12 @@ switches' telemetry.
 import json
 import os
 import re
+import signal
 import time
 
 from . import lab as labmod
 from . import netns
+from . import procs
 
 FRAME_OVERHEAD = 14 + 20 + 8 + 44  # Ethernet, IPv4, UDP, INA header (wire.h)
 
@@ -69,47 +71,102 @@ def worker_command(binary, plan, job, w, transport, extra):
 
 class When:
     """When a fault fires or a job starts: SECONDS after the workers started,
-    or COUNTER:JOB>=N[+SECONDS]: once job JOB's switch counter COUNTER
-    (summed over all switches, e.g. completed:1>=3000) has reached N, plus an
-    optional delay. A condition on state gives the same order of events on a
-    loaded machine as on an idle one; a time alone does not."""
+    or one or more conditions joined by '&', plus an optional delay:
 
-    RE = re.compile(r"^(?:([0-9.]+)|([a-z_]+):([0-9]+)>=([0-9]+)(?:\+([0-9.]+))?)$")
+      COUNTER:JOB>=N   job JOB's switch counter COUNTER (summed over all
+                       switches, e.g. completed:1>=3000) has reached N
+      quiet:JOB>=S     the switches have counted gradients of job JOB
+                       (aggregated, collisions, resends, sent to the PS,
+                       admission drops) and no new one for S seconds: every
+                       aggregator it holds was last touched S seconds ago
+      killed:HOST      a kill-worker or kill-ps fault has killed the worker or
+                       the PS on HOST
+
+    e.g. killed:a0&killed:a1&quiet:1>=0.5. A condition on state gives the
+    same order of events on a loaded machine as on an idle one; a time alone
+    does not."""
+
+    COND = re.compile(r"^(?:(quiet):([0-9]+)>=([0-9.]+)|(killed):([a-z0-9]+)"
+                      r"|([a-z_]+):([0-9]+)>=([0-9]+))$")
+    # The per-job counters that move when a gradient of the job reaches a
+    # switch (parameter packets, which never refresh an aggregator's age,
+    # are left out).
+    GRADIENT_COUNTERS = ("aggregated", "collisions", "resends", "sent_to_ps",
+                         "admission_drops", "unregistered")
+    SYNTAX = "SECONDS or COND[&COND...][+SECONDS], COND: COUNTER:JOB>=N, quiet:JOB>=S, killed:HOST"
 
     def __init__(self, text):
-        m = self.RE.match(str(text))
-        if not m:
-            raise JobError(f"{text}: want SECONDS or COUNTER:JOB>=N[+SECONDS]")
         self.text = str(text)
-        if m.group(1) is not None:
-            self.at, self.cond, self.delay = float(m.group(1)), None, 0.0
-        else:
-            self.at = None
-            self.cond = (m.group(2), m.group(3), int(m.group(4)))
-            self.delay = float(m.group(5) or 0)
+        self.conds, self.at, self.delay = [], None, 0.0
         self.met_at = None
+        t = self.text
+        if re.match(r"^[0-9.]+$", t):
+            try:
+                self.at = float(t)
+                return
+            except ValueError:
+                raise JobError(f"{t}: want {self.SYNTAX}")
+        body, plus, delay = t.partition("+")
+        if plus:
+            try:
+                self.delay = float(delay)
+            except ValueError:
+                raise JobError(f"{t}: want {self.SYNTAX}")
+        for part in body.split("&"):
+            m = self.COND.match(part)
+            if not m:
+                raise JobError(f"{t}: want {self.SYNTAX}")
+            if m.group(1):
+                c = {"kind": "quiet", "job": m.group(2), "s": float(m.group(3)),
+                     "value": None, "since": None}
+            elif m.group(4):
+                c = {"kind": "killed", "host": m.group(5)}
+            else:
+                c = {"kind": "counter", "name": m.group(6), "job": m.group(7),
+                     "n": int(m.group(8))}
+            self.conds.append(c)
 
-    def due(self, now, counters):
-        """True once it is time; `counters()` gives the switch snapshots."""
+    def hosts(self):
+        return [c["host"] for c in self.conds if c["kind"] == "killed"]
+
+    def _holds(self, c, now, counters, killed):
+        if c["kind"] == "killed":
+            return c["host"] in killed
+        if c["kind"] == "counter":
+            return _sum_switch_job(counters(), c["job"], c["name"]) >= c["n"]
+        v = sum(_sum_switch_job(counters(), c["job"], k) for k in self.GRADIENT_COUNTERS)
+        if v != c["value"]:
+            # Changed since the last look: the job's latest gradient reached
+            # a switch before `now`; quiet is measured from here.
+            c["value"], c["since"] = v, now
+        return v > 0 and now - c["since"] >= c["s"]
+
+    def due(self, now, counters, killed=()):
+        """True once it is time; `counters()` gives the switch snapshots,
+        `killed` the hosts whose workers were killed so far."""
         if self.at is not None:
             return now >= self.at
         if self.met_at is None:
-            name, job, n = self.cond
-            if _sum_switch_job(counters(), job, name) < n:
+            # Every condition is looked at every round (quiet keeps track of
+            # when its counters last moved).
+            held = [self._holds(c, now, counters, killed) for c in self.conds]
+            if not all(held):
                 return False
             self.met_at = now
         return now >= self.met_at + self.delay
 
 
 def parse_faults(specs, plan):
-    """kill-worker:NAME@WHEN, restart-switch:NAME@WHEN, spoof:HOST:JOB@WHEN."""
+    """kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, restart-switch:NAME@WHEN,
+    spoof:HOST:JOB@WHEN."""
     out = []
     hosts = {h["name"] for h in plan["hosts"]}
+    ps_hosts = {h["name"] for h in plan["hosts"] if h.get("role") == "ps"}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|restart-switch|spoof):([a-z0-9:]+)@(.+)$", spec)
+        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof):([a-z0-9:]+)@(.+)$", spec)
         if not m:
-            raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, "
+            raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, "
                            "restart-switch:SWITCH@WHEN or spoof:HOST:JOB@WHEN")
         kind, what = m.group(1), m.group(2)
         try:
@@ -118,6 +175,8 @@ def parse_faults(specs, plan):
             raise JobError(f"--fault {spec}: {e}")
         if kind == "kill-worker" and what not in hosts:
             raise JobError(f"--fault {spec}: no host {what}")
+        if kind == "kill-ps" and what not in ps_hosts:
+            raise JobError(f"--fault {spec}: no PS host {what}")
         if kind == "restart-switch" and what not in switches:
             raise JobError(f"--fault {spec}: no switch {what}")
         if kind == "spoof":
@@ -158,6 +217,7 @@ def run_jobs(lab, plan, build_dirs, args):
     switches = {s["name"]: s for s in plan["switches"]}
     transport = getattr(args, "host_transport", None) or "auto"
     faults = parse_faults(getattr(args, "fault", []) or [], plan)
+    hosts = {h["name"] for h in plan["hosts"]}
     timeout = getattr(args, "timeout", 120.0)
     kernel = lab.state.get("datapath") == "kernel"
     if kernel and any(j["mode"] != "none" for j in plan["jobs"]):
@@ -189,7 +249,7 @@ def run_jobs(lab, plan, build_dirs, args):
         for job in ps_jobs:
             cmd += list(job["ps_args"])
         ps_procs[h["name"]] = lab.start(f"ps-{h['name']}", h["name"], cmd)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60
     for name, p in ps_procs.items():
         while "serving" not in p.log_text():
             if p.poll() is not None or time.monotonic() > deadline:
@@ -207,6 +267,9 @@ def run_jobs(lab, plan, build_dirs, args):
                 when = When(job["start_delay_s"])
             except JobError as e:
                 raise JobError(f"start delay of job {job['id']}: {e}")
+            for h in when.hosts():
+                if h not in hosts:
+                    raise JobError(f"start delay of job {job['id']}: no host {h}")
             pending.append((when, job, w, cmd))
     # Workers of one start time begin together: each waits for a file, so the
     # time `ip netns exec` takes per process does not become start skew that
@@ -215,6 +278,8 @@ def run_jobs(lab, plan, build_dirs, args):
     if os.path.exists(go_file):
         os.unlink(go_file)
     killed, spoofers, restarts = set(), [], []
+    killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
+    starts = {}  # job id -> when its workers started, and the switches then
     switch_snap_before = {}
 
     while True:
@@ -228,7 +293,7 @@ def run_jobs(lab, plan, build_dirs, args):
             return snap
 
         batch = []
-        due = [p for p in pending if p[0].due(now, counters)]
+        due = [p for p in pending if p[0].due(now, counters, killed)]
         for ent in due:
             pending.remove(ent)
             _, job, w, cmd = ent
@@ -236,35 +301,64 @@ def run_jobs(lab, plan, build_dirs, args):
                     f"{go_file}.{len(workers)}"] + cmd
             workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], gate))
             batch.append(f"{go_file}.{len(workers) - 1}")
+            if job["id"] not in starts and ent[0].at != 0.0:
+                # A delayed start: what the switches held when it came.
+                starts[job["id"]] = {"job": job["id"], "at_s": round(now, 2),
+                                     "when": ent[0].text,
+                                     "switches": {n: _switch_summary(c)
+                                                  for n, c in counters().items()}}
+                lab.log(f"lab: job {job['id']} starts at {now:.1f} s ({ent[0].text})")
         if batch:
             time.sleep(0.1 + 0.01 * len(batch))
             for g in batch:
                 open(g, "w").close()
+        kills = []
         for f in faults:
-            if f["done"] or not f["when"].due(now, counters):
+            if f["done"] or not f["when"].due(now, counters, killed):
                 continue
             f["done"] = True
             if f["kind"] == "kill-worker":
                 ent = workers.get(f["what"])
                 if ent:
-                    ent[2].kill()
-                    killed.add(f["what"])
-                    lab.log(f"lab: fault: killed worker {f['what']} at {now:.1f} s")
+                    # Signalled now, reaped below: the workers killed in one
+                    # round die together.
+                    procs.kill_group(ent[2].pid, signal.SIGKILL)
+                    kills.append(f["what"])
+                else:
+                    lab.log(f"lab: fault: worker {f['what']} not started, not killed")
+            elif f["kind"] == "kill-ps":
+                procs.kill_group(ps_procs[f["what"]].pid, signal.SIGKILL)
+                kills.append(f["what"])
             elif f["kind"] == "restart-switch":
                 p = lab.procs.get(f"switchd-{f['what']}")
-                switch_snap_before[f["what"]] = lab.counters(f["what"])
+                before = lab.counters(f["what"])
+                switch_snap_before[f["what"]] = before
                 if p:
                     p.kill()
                 t_kill = time.monotonic()
                 lab.restart_switch(f["what"])
                 restarts.append({"switch": f["what"], "at_s": round(now, 2),
-                                 "down_s": round(time.monotonic() - t_kill, 2)})
+                                 "down_s": round(time.monotonic() - t_kill, 2),
+                                 # The job counters of the instance that was
+                                 # killed (the new one starts from zero).
+                                 "jobs_before": {j: {k: (c or {}).get(k) for k in
+                                                     ("aggregated", "completed", "collisions")}
+                                                 for j, c in (before.get("jobs") or {}).items()}})
                 lab.log(f"lab: fault: killed and restarted switch {f['what']} at {now:.1f} s "
                         f"(down {restarts[-1]['down_s']} s)")
             elif f["kind"] == "spoof":
                 host, _, jid = f["what"].partition(":")
                 spoofers.append(start_spoofer(lab, plan, host, int(jid)))
                 lab.log(f"lab: fault: {host} sends packets of job {jid} from {now:.1f} s")
+        for name in kills:
+            if name in ps_procs:
+                ps_procs[name].wait(2.0)
+                killed_ps.add(name)
+                lab.log(f"lab: fault: killed ina-ps {name} at {now:.1f} s")
+            else:
+                workers[name][2].wait(2.0)
+                lab.log(f"lab: fault: killed worker {name} at {now:.1f} s")
+            killed.add(name)
         running = [n for n, (_, _, p) in workers.items() if p.alive()]
         if not pending and not running:
             break
@@ -282,8 +376,11 @@ def run_jobs(lab, plan, build_dirs, args):
             p.stop(grace=1.0)
     for p in ps_procs.values():
         p.stop(grace=5.0)
-    return build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wall,
-                        switch_snap_before)
+    report = build_report(plan, workers, ps_procs, snaps, killed - killed_ps, restarts,
+                          spoofers, wall, switch_snap_before)
+    report["faults"]["killed_ps"] = sorted(killed_ps)
+    report["starts"] = [starts[j] for j in sorted(starts)]
+    return report
 
 
 def start_spoofer(lab, plan, host, job_id):
@@ -306,6 +403,26 @@ def _sum_switch_job(snaps, job_id, key):
     return total
 
 
+def _switch_summary(snap):
+    summ = snap.get("summary") or {}
+    pipe = snap.get("pipeline") or {}
+    pipe = pipe if isinstance(pipe, dict) else {}
+    return {
+        "error": snap.get("error"),
+        "admission_drops": summ.get("admission_drops"),
+        "random_drops": summ.get("random_drops"),
+        "egress_drops": summ.get("egress_drops"),
+        "aggregators_in_use": summ.get("aggregators_in_use"),
+        "gc_freed": pipe.get("gc_freed"),
+        "collision": pipe.get("collision"),
+        "completed": pipe.get("completed"),
+        "rx_packets": summ.get("rx_packets"),
+        "jobs": {j: {k: (c or {}).get(k) for k in ("aggregated", "completed", "collisions",
+                                                   "resends", "gc_frees")}
+                 for j, c in (snap.get("jobs") or {}).items()},
+    }
+
+
 def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wall,
                  snaps_before):
     report = {"topology": plan["name"], "wall_s": round(wall, 2), "jobs": [], "switches": {},
@@ -317,20 +434,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             for js in j.get("jobs", []):
                 ps_stats[js["job"]] = js
     for s in plan["switches"]:
-        snap = snaps.get(s["name"], {})
-        summ = snap.get("summary") or {}
-        pipe = snap.get("pipeline") or {}
-        report["switches"][s["name"]] = {
-            "error": snap.get("error"),
-            "admission_drops": summ.get("admission_drops"),
-            "random_drops": summ.get("random_drops"),
-            "egress_drops": summ.get("egress_drops"),
-            "aggregators_in_use": summ.get("aggregators_in_use"),
-            "gc_freed": pipe.get("gc_freed") if isinstance(pipe, dict) else None,
-            "collision": pipe.get("collision") if isinstance(pipe, dict) else None,
-            "completed": pipe.get("completed") if isinstance(pipe, dict) else None,
-            "rx_packets": summ.get("rx_packets"),
-        }
+        report["switches"][s["name"]] = _switch_summary(snaps.get(s["name"], {}))
     if spoofers:
         report["faults"]["spoof_frames_sent"] = sum(_spoof_count(s) for s in spoofers)
     all_ok = True

@@ -113,7 +113,7 @@ class Lab:
             self.stop_switches()
         raise LabError(f"ina-switchd did not start: {last_err}")
 
-    def settle(self, timeout=10.0):
+    def settle(self, timeout=30.0):
         """Waits until every host reaches the first host through the switches
         (the ports' XDP programs take a moment after "ready")."""
         import subprocess

@@ -53,8 +53,9 @@ def lab(*args, timeout=300, check_rc=True):
     return p.returncode, p.stdout, p.stderr
 
 
-def run(topology, build, *extra, timeout=60):
-    """scripts/lab run ... --json; returns the report."""
+def run(topology, build, *extra, timeout=120):
+    """scripts/lab run ... --json; returns the report. `timeout` is a deadline
+    for the jobs, generous: a loaded machine makes them slow, not wrong."""
     rc, out, err = lab("run", topology, "--build", build, "--driver", DRIVER, "--json",
                        "--timeout", str(timeout), *extra, timeout=timeout + 60, check_rc=False)
     try:
@@ -63,7 +64,7 @@ def run(topology, build, *extra, timeout=60):
         raise Failed(f"scripts/lab run {topology} printed no report (exit {rc}): "
                      f"{(err.strip().splitlines() or [''])[-1]}")
     for line in err.splitlines():
-        if line.startswith("lab: fault") or line.startswith("lab: timeout"):
+        if line.startswith(("lab: fault", "lab: timeout", "lab: job ")):
             print(line)
     return report
 
@@ -88,6 +89,10 @@ def assert_exact(report, job=None):
               j["max_abs_error"] <= j["error_bound"],
               f"job {j['id']}: largest error {j['max_abs_error']} above the quantization "
               f"bound {j['error_bound']}")
+
+
+def _job_counter(report, switch, job, key):
+    return ((report["switches"][switch].get("jobs") or {}).get(str(job)) or {}).get(key)
 
 
 def namespaces():
@@ -220,52 +225,83 @@ def t_loss(build, rate):
 
 
 def t_kill_worker(build):
-    # job-a dies mid-job with aggregators held by partial sums that wait for
-    # a dead worker: a1 is killed once job-a has completed 3000 fragments in
-    # the switch, a0 and a2 0.3 s later. Its workers' timer is long (2 s) so
-    # that a0 and a2 do not flush those aggregators by resending before they
-    # die. Nobody is left to free them but the GC: job-b's parameter packets
-    # at those indices, after gc_timeout_ms. job-b starts 0.5 s after a1's
-    # kill, so every dead aggregator is past the GC timeout (100 ms) when
-    # job-b first reaches it; the PS's remap hint moves job-b away from a
-    # dead aggregator only two epochs after the collision that found it.
-    # Events follow job-a's progress, not the clock: a loaded machine sees
-    # the same order as an idle one.
+    # job-a dies mid-job, PS and workers at once, once it has completed 3000
+    # fragments in the switch: ina-ps first, then its three workers, all
+    # signalled in the same round. Every aggregator of job-a's window then
+    # stays held (partial sums, and complete ones whose parameter packet
+    # will never come), since nobody is left to complete, resend or release
+    # them. Only the GC frees them: a parameter packet of another job that
+    # lands on one after gc_timeout_ms (100 ms here). job-b starts once the
+    # switch has seen no gradient of job-a for 0.5 s, so all of them are
+    # older than the GC timeout before job-b's first packet; the lab records
+    # what the switch holds at that moment. Every step waits for a state of
+    # the switch or of the processes, not for a time: a loaded machine sees
+    # the same sequence as an idle one, only slower.
     with open(os.path.join(ROOT, "config", "labs", "multi-tenant.toml")) as f:
         topo = f.read()
-    for old, new in (("gc_timeout_ms = 500", "gc_timeout_ms = 100"),
-                     ('name = "job-a"', 'name = "job-a"\nworker_args = ["--set", "min_rto_us=2000000", '
-                      '"--set", "initial_rto_us=2000000", "--set", "max_rto_us=2000000"]')):
-        check(old in topo, f"multi-tenant.toml: {old} not found")
-        topo = topo.replace(old, new)
+    old, new = "gc_timeout_ms = 500", "gc_timeout_ms = 100"
+    check(old in topo, f"multi-tenant.toml: {old} not found")
+    topo = topo.replace(old, new)
     mid = "completed:1>=3000"
-    faults = [f"--fault=kill-worker:a1@{mid}", f"--fault=kill-worker:a0@{mid}+0.3",
-              f"--fault=kill-worker:a2@{mid}+0.3"]
+    faults = [f"--fault=kill-ps:ps1@{mid}"] + \
+        [f"--fault=kill-worker:{h}@{mid}" for h in ("a0", "a1", "a2")]
+    dead = "killed:ps1&killed:a0&killed:a1&killed:a2&quiet:1>=0.5"
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="multi-tenant-gc-") as t:
         t.write(topo)
         t.flush()
-        r = run(t.name, build, "--tensor", "2097152", "--iterations", "3",
-                "--start-delay", f"2={mid}+0.5", *faults)
+        r = run(t.name, build, "--tensor", "1048576", "--iterations", "2",
+                "--start-delay", f"2={dead}", *faults, timeout=150)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
-    check(a["killed_workers"] == 3 and not a["finished"], "job-a should not finish")
+    check(a["killed_workers"] == 3 and r["faults"].get("killed_ps") == ["ps1"] and
+          not a["finished"], f"job-a: {a['killed_workers']} workers and PS "
+          f"{r['faults'].get('killed_ps')} killed, finished {a['finished']}: want all killed "
+          "mid-job")
+    start = next((s for s in r.get("starts", []) if s["job"] == b["id"]), None)
+    check(start is not None, "job-b never started (job-a not killed, or the switch kept "
+          "counting job-a's gradients)")
+    held = start["switches"]["sw0"]["aggregators_in_use"]
+    gc_before = start["switches"]["sw0"]["gc_freed"] or 0
+    print(f"job-b started at {start['at_s']} s; dead job-a left {held} aggregators held "
+          f"(gc_freed {gc_before} so far)")
+    check(held and held > 0, "job-a died without leaving an aggregator held: nothing for the "
+          "GC to free")
     assert_exact(r, job=b["id"])
-    gc = r["switches"]["sw0"]["gc_freed"]
-    check(gc and gc > 0, f"no aggregator freed by the GC timeout (gc_freed {gc})")
-    print(f"GC freed {gc} aggregators of the dead job; job-b exact ({b['seconds']:.1f} s)")
+    sw = r["switches"]["sw0"]
+    check(b["gc_frees"] > 0, f"job-b's parameter packets freed no stale aggregator "
+          f"(job-b GC frees {b['gc_frees']}, switch gc_freed {sw['gc_freed']})")
+    check(sw["aggregators_in_use"] < held,
+          f"{sw['aggregators_in_use']} aggregators held after job-b, {held} before: none of "
+          "job-a's was freed")
+    print(f"GC freed {sw['gc_freed'] - gc_before} aggregators while job-b ran ({b['gc_frees']} "
+          f"by job-b's parameter packets), {sw['aggregators_in_use']} of {held} still held; "
+          f"job-b exact ({b['seconds']:.1f} s)")
 
 
 def t_restart_switch(build):
     # The restart follows the job's progress (5000 of its ~68000 fragments
-    # completed in the switch), so it is mid-job on any machine.
+    # completed in the switch), so it is mid-job on any machine. Mid-job is
+    # checked on the switch's state, not on clocks: the killed instance had
+    # completed fewer fragments than the job has, and the restarted one
+    # aggregated the rest of them. The job's deadline is generous: on a
+    # loaded machine the workers' recovery from the lost aggregators is slow,
+    # not wrong; exactness is what is asserted.
     r = run("single-rack", build, "--tensor", "1048576", "--iterations", "4",
-            "--fault", "restart-switch:sw0@completed:1>=5000")
+            "--fault", "restart-switch:sw0@completed:1>=5000", timeout=240)
     show(r)
-    check(r["faults"]["switch_restarts"], "switch was not restarted")
+    restarts = r["faults"]["switch_restarts"]
+    check(restarts, "switch was not restarted")
     assert_exact(r)
     j = r["jobs"][0]
-    check(j["seconds"] > r["faults"]["switch_restarts"][0]["at_s"] - 0.3,
-          "the job ended before the switch was restarted: restart not mid-job")
+    before = ((restarts[0].get("jobs_before") or {}).get(str(j["id"])) or {}).get("completed")
+    after = _job_counter(r, "sw0", j["id"], "completed")
+    print(f"switch restarted at {restarts[0]['at_s']} s (down {restarts[0]['down_s']} s): "
+          f"{before} fragments completed in it before, {after} in the new instance, "
+          f"{j['fragments']} in the job")
+    check(before is not None and before < j["fragments"],
+          f"the killed switch had completed {before} of the job's {j['fragments']} fragments: "
+          "restart not mid-job")
+    check(after and after > 0, "the restarted switch aggregated nothing of the job")
 
 
 def t_spoof(build):
