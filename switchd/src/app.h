@@ -36,7 +36,10 @@ struct RxQueueRef {
 };
 
 /* Everything one lcore owns. Allocated on its NUMA node, written only by it. */
+struct App;
+
 struct alignas(64) Lcore {
+	App *app = nullptr;
 	unsigned index = 0;   /* 0..n_lcores-1: owns aggregators with index % n == index */
 	unsigned lcore_id = 0;
 	std::unique_ptr<ina::AggregatorTable> table;
@@ -69,7 +72,11 @@ struct App {
 	rte_mempool *hdr_pool = nullptr; /* multicast header mbufs */
 	rte_mempool *ind_pool = nullptr; /* indirect mbufs sharing a payload */
 	rte_ring *control_ring = nullptr; /* control messages to the control plane (MP/SC) */
+	/* Readers of the job table: thread ids 0..n-1 are the lcores (a
+	 * quiescent state per loop round), id n is telemetry (online only
+	 * while it reads; see telemetry.cpp). */
 	struct rte_rcu_qsbr *rcu = nullptr;
+	unsigned telemetry_reader = 0;
 	std::atomic<const JobTable *> jobs{nullptr};
 	std::unique_ptr<JobTable> jobs_owner; /* the published version */
 	uint64_t gc_timeout_cycles = 0;
@@ -77,8 +84,6 @@ struct App {
 	uint64_t control_ok = 0, control_bad = 0;
 	volatile bool quit = false;
 };
-
-extern App *g_app;
 
 /* The run-to-completion loop (datapath.cpp); arg is the Lcore. */
 int lcore_main(void *arg);

@@ -194,7 +194,7 @@ void LcoreLoop::enqueue(uint16_t port, rte_mbuf *m)
 int lcore_main(void *arg)
 {
 	Lcore *lc = static_cast<Lcore *>(arg);
-	LcoreLoop loop(*g_app, *lc);
+	LcoreLoop loop(*lc->app, *lc);
 	loop.run();
 	return 0;
 }

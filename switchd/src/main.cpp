@@ -41,7 +41,8 @@
 #endif
 
 namespace switchd {
-App *g_app = nullptr;
+/* The signal handler's only way to the lcores' quit flag. */
+App *signal_app = nullptr;
 }
 
 using namespace switchd;
@@ -138,8 +139,8 @@ unsigned default_lcore(const SwitchConfig &cfg, const std::vector<unsigned> &all
 
 void on_signal(int)
 {
-	if (g_app)
-		g_app->quit = true;
+	if (signal_app)
+		signal_app->quit = true;
 }
 
 } /* namespace */
@@ -266,7 +267,7 @@ int main(int argc, char **argv)
 	}
 
 	auto app = std::make_unique<App>();
-	g_app = app.get();
+	signal_app = app.get();
 	app->cfg = cfg;
 	app->fwd = std::make_unique<ForwardingTable>(app->cfg);
 	app->start_tsc = rte_rdtsc();
@@ -324,6 +325,7 @@ int main(int argc, char **argv)
 
 	for (unsigned k = 0; k < n; k++) {
 		auto lc = std::make_unique<Lcore>();
+		lc->app = app.get();
 		lc->index = k;
 		lc->lcore_id = lcore_ids[k];
 		ina::PipelineConfig pc;
@@ -374,9 +376,11 @@ int main(int argc, char **argv)
 			}
 	}
 	app->control_ring = rte_ring_create("ina_ctrl", 1024, socket, RING_F_SC_DEQ);
-	const size_t rcu_size = rte_rcu_qsbr_get_memsize(n);
+	const size_t rcu_size = rte_rcu_qsbr_get_memsize(n + 1);
 	app->rcu = static_cast<struct rte_rcu_qsbr *>(rte_zmalloc("ina_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
-	if (!app->control_ring || !app->rcu || rte_rcu_qsbr_init(app->rcu, n) != 0)
+	app->telemetry_reader = n;
+	if (!app->control_ring || !app->rcu || rte_rcu_qsbr_init(app->rcu, n + 1) != 0 ||
+	    rte_rcu_qsbr_thread_register(app->rcu, app->telemetry_reader) != 0)
 		fail("cannot create the control ring / RCU state");
 
 	app->jobs_owner = std::make_unique<JobTable>();
@@ -384,7 +388,7 @@ int main(int argc, char **argv)
 	for (const JobConfig &j : cfg.jobs)
 		register_job(*app, j, "config");
 
-	register_telemetry();
+	register_telemetry(*app);
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
 

@@ -2,6 +2,7 @@
 #include "telemetry.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include <rte_telemetry.h>
@@ -12,6 +13,33 @@
 namespace switchd {
 
 namespace {
+
+const App *g_tel_app = nullptr;
+
+/*
+ * Telemetry reads the job table as an RCU reader, like the lcores: online
+ * (thread id app.telemetry_reader) while it holds a pointer into the current
+ * version, so that the control thread's rte_rcu_qsbr_synchronize() waits
+ * for it before freeing that version. Telemetry clients may run in several
+ * threads; they take the one reader id in turn.
+ */
+class JobsReader {
+public:
+	explicit JobsReader(const App &app) : app_(app), lock_(mutex_)
+	{
+		rte_rcu_qsbr_thread_online(app_.rcu, app_.telemetry_reader);
+		jobs_ = app_.jobs.load(std::memory_order_acquire);
+	}
+	~JobsReader() { rte_rcu_qsbr_thread_offline(app_.rcu, app_.telemetry_reader); }
+	const JobTable *operator->() const { return jobs_; }
+
+private:
+	static std::mutex mutex_;
+	const App &app_;
+	std::lock_guard<std::mutex> lock_;
+	const JobTable *jobs_;
+};
+std::mutex JobsReader::mutex_;
 
 bool index_param(const char *params, long max, long *out)
 {
@@ -34,7 +62,7 @@ void add_counters(rte_tel_data *d, const C &c, const char *const *names)
 
 int tel_summary(const char *, const char *, rte_tel_data *d)
 {
-	const App &app = *g_app;
+	const App &app = *g_tel_app;
 	rte_tel_data_start_dict(d);
 	LcoreCounters l = lcore_totals(app);
 	add_counters(d, l, kLcoreCounterNames);
@@ -45,7 +73,7 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 			all.v[i] += c.v[i];
 	}
 	add_counters(d, all, kPortCounterNames);
-	rte_tel_data_add_dict_u64(d, "jobs", app.jobs_owner ? app.jobs_owner->size() : 0);
+	rte_tel_data_add_dict_u64(d, "jobs", JobsReader(app)->size());
 	rte_tel_data_add_dict_u64(d, "aggregators_in_use", occupancy(app));
 	rte_tel_data_add_dict_u64(d, "lcores", app.lcores.size());
 	rte_tel_data_add_dict_u64(d, "control_accepted", app.control_ok);
@@ -56,14 +84,14 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 int tel_ports(const char *, const char *, rte_tel_data *d)
 {
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (const PortConfig &p : g_app->cfg.ports)
+	for (const PortConfig &p : g_tel_app->cfg.ports)
 		rte_tel_data_add_array_string(d, p.name.c_str());
 	return 0;
 }
 
 int tel_port(const char *, const char *params, rte_tel_data *d)
 {
-	const App &app = *g_app;
+	const App &app = *g_tel_app;
 	long idx;
 	if (!index_param(params, static_cast<long>(app.cfg.ports.size()), &idx))
 		return -1;
@@ -79,14 +107,14 @@ int tel_port(const char *, const char *params, rte_tel_data *d)
 int tel_lcores(const char *, const char *, rte_tel_data *d)
 {
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-	for (const auto &lc : g_app->lcores)
+	for (const auto &lc : g_tel_app->lcores)
 		rte_tel_data_add_array_int(d, static_cast<int>(lc->index));
 	return 0;
 }
 
 int tel_lcore(const char *, const char *params, rte_tel_data *d)
 {
-	const App &app = *g_app;
+	const App &app = *g_tel_app;
 	long idx;
 	if (!index_param(params, static_cast<long>(app.lcores.size()), &idx))
 		return -1;
@@ -112,25 +140,27 @@ int tel_lcore(const char *, const char *params, rte_tel_data *d)
 int tel_jobs(const char *, const char *, rte_tel_data *d)
 {
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
-	if (g_app->jobs_owner)
-		for (uint16_t id : g_app->jobs_owner->ids())
-			rte_tel_data_add_array_int(d, id);
+	for (uint16_t id : JobsReader(*g_tel_app)->ids())
+		rte_tel_data_add_array_int(d, id);
 	return 0;
 }
 
 int tel_job(const char *, const char *params, rte_tel_data *d)
 {
-	const App &app = *g_app;
+	const App &app = *g_tel_app;
 	long id;
 	if (!index_param(params, 65536, &id))
 		return -1;
 	rte_tel_data_start_dict(d);
-	const Job *job = app.jobs_owner ? app.jobs_owner->find(static_cast<uint16_t>(id)) : nullptr;
-	rte_tel_data_add_dict_u64(d, "registered", job != nullptr);
-	if (job) {
-		rte_tel_data_add_dict_u64(d, "workers", job->cfg.workers.size());
-		rte_tel_data_add_dict_u64(d, "levels", job->cfg.levels);
-		rte_tel_data_add_dict_string(d, "ps", ipv4_str(job->cfg.ps_ip).c_str());
+	{
+		JobsReader jobs(app);
+		const Job *job = jobs->find(static_cast<uint16_t>(id));
+		rte_tel_data_add_dict_u64(d, "registered", job != nullptr);
+		if (job) {
+			rte_tel_data_add_dict_u64(d, "workers", job->cfg.workers.size());
+			rte_tel_data_add_dict_u64(d, "levels", job->cfg.levels);
+			rte_tel_data_add_dict_string(d, "ps", ipv4_str(job->cfg.ps_ip).c_str());
+		}
 	}
 	add_counters(d, job_totals(app, static_cast<uint16_t>(id)), kJobCounterNames);
 	return 0;
@@ -139,7 +169,7 @@ int tel_job(const char *, const char *params, rte_tel_data *d)
 int tel_pipeline(const char *, const char *, rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
-	ina::PipelineCounters c = pipeline_totals(*g_app);
+	ina::PipelineCounters c = pipeline_totals(*g_tel_app);
 	for (size_t i = 0; i < ina::kCounterCount; i++)
 		rte_tel_data_add_dict_u64(d, ina::counter_name(static_cast<ina::Counter>(i)), c.v[i]);
 	return 0;
@@ -147,7 +177,7 @@ int tel_pipeline(const char *, const char *, rte_tel_data *d)
 
 int tel_aggregators(const char *, const char *, rte_tel_data *d)
 {
-	const App &app = *g_app;
+	const App &app = *g_tel_app;
 	rte_tel_data_start_dict(d);
 	uint64_t slots = 0;
 	for (const auto &lc : app.lcores) {
@@ -162,8 +192,9 @@ int tel_aggregators(const char *, const char *, rte_tel_data *d)
 
 } /* namespace */
 
-void register_telemetry()
+void register_telemetry(const App &app)
 {
+	g_tel_app = &app;
 	rte_telemetry_register_cmd("/ina/summary", tel_summary, "Totals of ina-switchd. No parameters");
 	rte_telemetry_register_cmd("/ina/ports", tel_ports, "Port names, by index. No parameters");
 	rte_telemetry_register_cmd("/ina/port", tel_port, "Counters of one port. Parameter: port index");

@@ -13,7 +13,11 @@
 
 namespace switchd {
 
-void register_telemetry();
+struct App;
+
+/* DPDK 22.11's telemetry callbacks take no argument: `app` is kept for
+ * them until the process ends. */
+void register_telemetry(const App &app);
 
 } /* namespace switchd */
 
