@@ -199,6 +199,7 @@ class ConfigAndFailureTest(unittest.TestCase):
             (dict(job=1, ps=PS_IP, rank=-1), "rank"),
             (dict(job=1, ps=PS_IP, fan_in=2, bit=5), "bit"),
             (dict(job=1, ps=PS_IP, stall_timeout_ms=True), "bad value"),
+            (dict(job=1, ps=PS_IP, levels=2, world_size=4, rank=1), "bit and fan_in per level"),
         ]
         for kw, words in cases:
             with self.assertRaises(ValueError, msg=kw) as cm:

@@ -275,8 +275,13 @@ def main():
         log(f"ddp: {a.steps} steps with gloo")
         gloo_out = run_mode(lab, plan, "gloo", a, outdir, env)
         t2 = time.monotonic()
-        snap = lab.counters(plan["switches"][0]["name"])
-        switch = ((snap.get("jobs") or {}).get(str(plan["jobs"][0]["id"])) or {})
+        # The job's counters summed over the switches.
+        switch = {}
+        for sw in plan["switches"]:
+            c = (lab.counters(sw["name"]).get("jobs") or {}).get(str(plan["jobs"][0]["id"])) or {}
+            for k, v in c.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    switch[k] = switch.get(k, 0) + v
         ps.stop(grace=5.0)
         ps_json = jobs.last_json(ps.log_text()) or {}
         ps_stats = next((j for j in ps_json.get("jobs", []) if j.get("job") == plan["jobs"][0]["id"]),

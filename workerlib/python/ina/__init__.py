@@ -88,6 +88,9 @@ class Worker:
             if not isinstance(world_size, int) or not 1 <= world_size <= 32 or rank >= world_size:
                 raise ValueError(f"ina: need 0 <= rank < world_size <= 32, got rank {rank}, "
                                  f"world_size {world_size!r}")
+            if int(keys.get("levels", 1)) > 1 and not ("bit" in keys and "fan_in" in keys):
+                raise ValueError("ina: a job of several levels needs bit and fan_in per level "
+                                 "(comma lists, as scripts/lab derives them)")
             keys.setdefault("bit", rank)
             keys.setdefault("fan_in", world_size)
         pairs = [("rank", str(rank))] + [(k, _text(k, v)) for k, v in keys.items()]
