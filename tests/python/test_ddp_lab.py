@@ -37,7 +37,8 @@ def main():
         harness.skip("python3-sklearn is not installed (the digits data set); scripts/deps.sh")
     with tempfile.NamedTemporaryFile(suffix=".json") as js:
         p = subprocess.run(["/usr/bin/python3", DEMO, "--build", build, "--steps", str(STEPS),
-                            "--json", js.name, "--timeout", "150", "--min-accuracy", "0.85"],
+                            "--json", js.name, "--timeout", "150", "--min-accuracy", "0.85",
+                            "--prefix", "inalabddpt"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=400)
         out = p.stdout
         print("\n".join(out.splitlines()[-8:]))

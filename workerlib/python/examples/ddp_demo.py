@@ -36,7 +36,6 @@ import math
 import os
 import signal
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -242,6 +241,7 @@ def main():
                     help="test accuracy the gloo run must reach (the model learned)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per training run")
     ap.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
+    ap.add_argument("--prefix", default=PREFIX, help=f"lab prefix (default {PREFIX})")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("ddp: FAILED needs root (network namespaces, AF_XDP, hugepages)")
@@ -259,14 +259,21 @@ def main():
     build_dirs = [os.path.abspath(a.build)]
     env = {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(
         os.path.join(p, "ina")))}
-    lab = labmod.Lab(PREFIX, log=log)
-    outdir = tempfile.mkdtemp(prefix="ina-ddp-")
+    try:
+        lab = labmod.Lab(a.prefix, log=log)
+    except labmod.LabError as e:
+        print(f"ddp: FAILED {e}")
+        return 2
+    outdir = os.path.join(lab.run.path, "ddp")
     why, r = None, None
     try:
         plan = labmod.load_plan(a.topology, os.path.join(ROOT, "config", "labs"), {})
         if len(plan["jobs"]) != 1:
             raise DemoError(f"topology {a.topology}: want one job, it has {len(plan['jobs'])}")
         lab.up(plan, driver=a.driver, build_dirs=build_dirs)
+        os.makedirs(outdir, exist_ok=True)
+        for f in os.listdir(outdir):
+            os.unlink(os.path.join(outdir, f))
         ps = start_ps(lab, plan, build_dirs)
         t0 = time.monotonic()
         log(f"ddp: {a.steps} steps through the switch (ina.ddp hook)")
