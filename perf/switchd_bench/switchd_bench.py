@@ -96,10 +96,12 @@ fan_in = [{args.workers}]
 
 def placement(args, n):
     """CPUs of the device under test (N, from --dut-cpu on) and of the
-    generator (its lcore count, CPUs the DUT does not use first)."""
+    generator (as many lcores as the DUT, on CPUs the DUT does not use first,
+    then on the DUT's: on a small machine each CPU then runs one DUT lcore
+    and one generator lcore, and no DUT lcore is favoured)."""
     ncpu = os.cpu_count()
     dut = [(args.dut_cpu + i) % ncpu for i in range(n)]
-    m = args.gen_lcores or max(1, min(n, ncpu - n))
+    m = args.gen_lcores or min(n, ncpu)
     free = [c for c in range(ncpu) if c not in dut]
     gen = (free + dut)[:m] if args.gen_cpu is None else [(args.gen_cpu + i) % ncpu for i in range(m)]
     return dut, gen
@@ -227,7 +229,7 @@ def main():
     ap.add_argument("--dut-cpu", type=int, default=1, help="first CPU of the device under test")
     ap.add_argument("--gen-cpu", type=int, help="first CPU of the generator (default: CPUs the DUT "
                     "does not use, then the DUT's)")
-    ap.add_argument("--gen-lcores", type=int, help="generator lcores (default: min(N, CPUs - N), >= 1)")
+    ap.add_argument("--gen-lcores", type=int, help="generator lcores (default: N)")
     ap.add_argument("--lcores", default="1,2", help="lcore counts to run (those above the CPU count are left out)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration (median kept)")
     ap.add_argument("--json", action="store_true", help="one JSON object per line per configuration")
