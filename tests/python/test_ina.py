@@ -232,10 +232,11 @@ class ConfigAndFailureTest(unittest.TestCase):
             os.environ.update(old)
 
     def test_auto_scale(self):
-        self.assertEqual(ina.auto_scale(0.0, 4), 1e8)
-        self.assertEqual(ina.auto_scale(float("nan"), 4, default=5.0), 5.0)
+        self.assertEqual(ina.auto_scale(0.0), 1e8)
+        self.assertEqual(ina.auto_scale(float("nan"), default=5.0), 5.0)
+        self.assertEqual(ina.auto_scale(float("inf")), 1e8)
         for m in (1e-9, 1e-3, 0.7, 1.0, 3.5, 1e4, 1e12):
-            s = ina.auto_scale(m, 4, headroom=8)
+            s = ina.auto_scale(m, headroom=8)
             self.assertEqual(s, 2.0 ** round(np.log2(s)))  # a power of two
             self.assertLessEqual(8 * m * s, 2**31 - 1)     # headroom x the sum fits int32
             if 2.0**-16 < s < 2.0**48:

@@ -85,10 +85,15 @@ class Worker:
         if "ps" not in keys:
             raise ValueError("ina: no PS address: give ps='IP[/MAC]' (or INA_PS with from_env)")
         if world_size is not None:
-            if not isinstance(world_size, int) or not 1 <= world_size <= 32 or rank >= world_size:
-                raise ValueError(f"ina: need 0 <= rank < world_size <= 32, got rank {rank}, "
+            try:
+                multi = int(keys.get("levels", 1)) > 1
+            except (TypeError, ValueError):
+                multi = False  # the library rejects the value below, naming the key
+            top = 1 << 20 if multi else 32  # one level: the fan-in is the world size
+            if not isinstance(world_size, int) or not 1 <= world_size <= top or rank >= world_size:
+                raise ValueError(f"ina: need 0 <= rank < world_size <= {top}, got rank {rank}, "
                                  f"world_size {world_size!r}")
-            if int(keys.get("levels", 1)) > 1 and not ("bit" in keys and "fan_in" in keys):
+            if multi and not ("bit" in keys and "fan_in" in keys):
                 raise ValueError("ina: a job of several levels needs bit and fan_in per level "
                                  "(comma lists, as scripts/lab derives them)")
             keys.setdefault("bit", rank)
@@ -127,7 +132,7 @@ class Worker:
 
     def allreduce_async(self, tensor, scale=None):
         """Starts an all-reduce of `tensor` (kept alive until done); returns
-        a Work. Tensors complete in the order they were submitted."""
+        a Work. Their futures complete in the order of submission."""
         return Work(self, self._w.allreduce_async(_buffer(tensor), _scale(scale)), tensor)
 
     # ---- the rest -----------------------------------------------------
@@ -227,7 +232,7 @@ class _Completer:
             fut.set_result(value)
 
 
-def auto_scale(max_abs_sum, workers, headroom=8.0, default=1e8):
+def auto_scale(max_abs_sum, headroom=8.0, default=1e8):
     """A power-of-two scaling factor for a tensor whose last sum over the job
     had largest magnitude `max_abs_sum`: the int32 range holds `headroom`
     times that (partial sums and single workers' values may exceed the final

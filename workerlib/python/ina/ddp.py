@@ -58,8 +58,7 @@ class HookState:
     def scale_for(self, key):
         if self.scale != "auto":
             return self.scale
-        return auto_scale(self._last.get(key, 0.0), self.world_size, self.headroom,
-                          self.default_scale)
+        return auto_scale(self._last.get(key, 0.0), self.headroom, self.default_scale)
 
     def _done(self, key, scale, summed, local):
         m = float(summed.abs().max()) if summed.numel() else 0.0
@@ -71,7 +70,9 @@ class HookState:
 
     def take_records(self):
         """The records since the last call (record=True), oldest first."""
-        out, self.records = self.records or [], [] if self.records is not None else None
+        if self.records is None:
+            return []
+        out, self.records = self.records, []
         return out
 
 
