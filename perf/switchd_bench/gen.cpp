@@ -78,6 +78,7 @@ struct Options {
 	std::string label = "gen";
 	unsigned queues = 1;
 	uint16_t burst = 32;
+	unsigned idle_sleep_us = 0; /* --forward: sleep after a round with nothing */
 };
 
 /* A reusable set of frames for one port and queue. */
@@ -359,17 +360,21 @@ int forward(void *arg)
 	auto *lj = static_cast<LcoreJob *>(arg);
 	rte_mbuf *b[kMaxBurst];
 	while (!lj->queues.empty() && !g_quit) {
+		unsigned got = 0;
 		for (uint16_t q : lj->queues)
 			for (uint16_t p = 0; p < 2; p++) {
 				const uint16_t n = rte_eth_rx_burst(p, q, b, lj->o->burst);
 				if (!n)
 					continue;
+				got += n;
 				const uint16_t s = rte_eth_tx_burst(static_cast<uint16_t>(1 - p), q, b, n);
 				lj->fwd += s;
 				lj->drop += n - s;
 				if (s < n)
 					rte_pktmbuf_free_bulk(b + s, n - s);
 			}
+		if (!got && lj->o->idle_sleep_us)
+			rte_delay_us_sleep(lj->o->idle_sleep_us);
 	}
 	return 0;
 }
@@ -395,6 +400,10 @@ int parse_options(int argc, char **argv, Options &o)
 		       "RX/TX queue pairs per port, one generator context each, spread over the EAL "
 		       "lcores; queue k carries the aggregator indices i with i % queues == k")
 		->check(CLI::Range(1u, kMaxQueues));
+	cli.add_option("--idle-sleep-us", o.idle_sleep_us,
+		       "--forward: sleep this long after a round that found nothing (as switchd's "
+		       "idle_sleep_us, for a machine where the generator shares the CPUs)")
+		->check(CLI::Range(0u, 100000u));
 	cli.add_option("--label", o.label, "name in the output");
 	cli.add_flag("--json", o.json, "one JSON object on stdout");
 	cli.add_flag("--hold", o.hold,

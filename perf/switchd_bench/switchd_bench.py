@@ -55,7 +55,7 @@ def telemetry(prefix, cmd):
             time.sleep(0.2)
 
 
-def switchd_config(tmp, args, cpus):
+def switchd_config(tmp, args, cpus, idle_sleep_us):
     s = f"""[switch]
 id = 1
 ip = "10.1.255.254"
@@ -64,6 +64,7 @@ elements = {args.elements}
 lcores = {cpus}
 stats_interval_s = 0
 steering = "auto"
+idle_sleep_us = {idle_sleep_us}
 
 [[port]]
 device = "net_memif0,role=server,socket={tmp}/w.sock"
@@ -131,6 +132,10 @@ def stop(proc, timeout=20):
 def run(args, kind, n):
     """One run of `kind` ("ceiling" or "switchd") with n lcores / queues."""
     dut_cpus, gen_cpus = placement(args, n)
+    # Where the generator shares CPUs with the device under test, an idle
+    # lcore of the DUT (switchd or the bare forwarder alike) yields its CPU
+    # (idle_sleep_us) instead of spinning against the generator.
+    idle_sleep = args.idle_sleep_us if set(dut_cpus) & set(gen_cpus) else 0
     eal = ["--no-huge", "--no-pci", "--log-level", "*:error"]
     with tempfile.TemporaryDirectory(prefix="swbench") as tmp:
         tag = f"{os.getpid()}{kind}{n}"
@@ -143,13 +148,13 @@ def run(args, kind, n):
                      f"f{tag}"] + eal +
                     ["--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
                      "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock", "--", "--forward",
-                     "--queues", str(n)], stdout=dut_log, stderr=subprocess.STDOUT, text=True)
+                     "--queues", str(n), "--idle-sleep-us", str(idle_sleep)], stdout=dut_log, stderr=subprocess.STDOUT, text=True)
             else:
                 prefix = f"s{tag}"
                 dut = subprocess.Popen(
                     os.environ.get("SWITCHD_BENCH_WRAP", "").split() +
                     [args.switchd, "-m", "512", "--file-prefix", prefix] + eal +
-                    ["--", "--config", switchd_config(tmp, args, dut_cpus)],
+                    ["--", "--config", switchd_config(tmp, args, dut_cpus, idle_sleep)],
                     stdout=dut_log, stderr=subprocess.STDOUT, text=True)
         # The generator (memif client) starts once the server is up.
         wait_ready(dut, log, "] ready" if prefix else "forwarding", kind)
@@ -190,7 +195,7 @@ def run(args, kind, n):
         if gen.returncode != 0 or not out.strip():
             sys.exit(f"{kind}: ina-gen failed: {err.strip()[-2000:]}\n{dut_out[-2000:]}")
         r = json.loads(out.strip().splitlines()[-1])
-        r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus})
+        r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus, "idle_sleep_us": idle_sleep})
         if prefix:
             d = [{k: a[k] - b[k] for k in ("packets", "busy_ns", "handoff_out")}
                  for a, b in zip(after, before)]
@@ -230,6 +235,9 @@ def main():
     ap.add_argument("--gen-cpu", type=int, help="first CPU of the generator (default: CPUs the DUT "
                     "does not use, then the DUT's)")
     ap.add_argument("--gen-lcores", type=int, help="generator lcores (default: N)")
+    ap.add_argument("--idle-sleep-us", type=int, default=20,
+                    help="the DUT's idle sleep (switchd's idle_sleep_us, the forwarder's "
+                    "--idle-sleep-us) when it shares CPUs with the generator")
     ap.add_argument("--lcores", default="1,2", help="lcore counts to run (those above the CPU count are left out)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration (median kept)")
     ap.add_argument("--json", action="store_true", help="one JSON object per line per configuration")
