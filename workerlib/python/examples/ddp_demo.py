@@ -37,6 +37,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -304,6 +305,9 @@ def main():
         why = str(e)
     except Interrupted as e:
         why = f"interrupted ({e})"
+    except Exception as e:  # noqa: BLE001 (the last line must still be the verdict)
+        traceback.print_exc()
+        why = f"{type(e).__name__}: {e}"
     finally:
         try:
             lab.down(quiet=True)
