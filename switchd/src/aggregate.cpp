@@ -7,10 +7,31 @@
  */
 #include <cstddef>
 
+#include <rte_ip.h>
+
 #include "ina/codec.h"
 #include "lcore_loop.h"
 
 namespace switchd {
+
+namespace {
+
+/* A result carries the ECN mark of any packet aggregated into it (the
+ * aggregator keeps INA_F_ECN); the IP header is the last packet's, so the
+ * mark is copied to IP CE as it leaves. */
+void ce_from_ina_ecn(uint8_t *frame, const PacketDesc &d)
+{
+	if (!(ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, flags)) & INA_F_ECN))
+		return;
+	auto *ip = reinterpret_cast<struct rte_ipv4_hdr *>(frame + sizeof(struct ina_eth_hdr));
+	if ((ip->type_of_service & 3) == 3)
+		return;
+	ip->type_of_service |= 3;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+} /* namespace */
 
 /* A gradient is admitted from a registered worker of the job, for the level
  * and bitmap bit it was registered with; a result from a lower switch, or
@@ -99,6 +120,8 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	}
 	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now);
 	count_pipeline(jc, r.reason);
+	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)
+		ce_from_ina_ecn(frame, d);
 	switch (r.verdict) {
 	case ina::Verdict::kDrop:
 		rte_pktmbuf_free(m); /* consumed: counted by the pipeline */
