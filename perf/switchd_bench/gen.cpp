@@ -38,6 +38,8 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
