@@ -527,17 +527,88 @@ def case_malformed(sw, lcores=1):
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
 
 
+def ctrl(op, workers, job=21):
+    """A control message from the PS: register (op 1) `workers` [(ip, mac, bit)]
+    for a one-level job with fan-in 2, or unregister (op 2)."""
+    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0,
+                       struct.unpack(">I", socket.inet_aton(PS_IP))[0],
+                       bytes.fromhex(PS_MAC.replace(":", "")), 2, 0, 0, 0, 0)
+    for ip, mac, bit in workers:
+        body += struct.pack(">I6s4BH", struct.unpack(">I", socket.inet_aton(ip))[0],
+                            bytes.fromhex(mac.replace(":", "")), bit, 255, 255, 255, 0)
+    return ina_frame(PS_IP, SW_IP, SW_MAC, PS_MAC, job, 0, [], typ=1, levels=0,
+                     fan_in=(0, 0, 0, 0), extra=body)
+
+
+def case_churn(sw, lcores=1):
+    """Job 21 registered and unregistered in a loop for 6 s while its workers'
+    gradients flow and telemetry reads the job table: every reader (lcores,
+    telemetry) holds the table under RCU, so none may see a freed version.
+    Run it in a sanitizer build (meson setup build-asan -Db_sanitize=address,
+    undefined) to have ASan check that."""
+    import threading
+    reg = bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]))
+    unreg = bytes(ctrl(2, []))
+    grads = [bytes(gradient(w, seq, [1] * 62, bit=w, job=21, fan_in=(2, 0, 0, 0)))
+             for seq in range(64) for w in (0, 1)]
+    stop = threading.Event()
+    counts = {"gradients": 0, "telemetry": 0}
+    errors = []
+
+    def raw(iface):
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((iface, 0))
+        return s
+
+    def traffic():
+        out = [raw("h0"), raw("h1")]
+        while not stop.is_set():
+            for i, g in enumerate(grads):
+                out[i % 2].send(g)
+            counts["gradients"] += len(grads)
+
+    def telemetry():
+        while not stop.is_set():
+            try:
+                sw.telemetry("/ina/job,21")
+                sw.telemetry("/ina/jobs")
+                sw.telemetry("/ina/summary")
+                counts["telemetry"] += 3
+            except OSError as e:
+                errors.append(e)
+                return
+
+    threads = [threading.Thread(target=traffic), threading.Thread(target=telemetry)]
+    for t in threads:
+        t.start()
+    ps = raw("h2")
+    sent = 0
+    end = time.time() + 6
+    while time.time() < end:
+        ps.send(reg)
+        time.sleep(0.002)
+        ps.send(unreg)
+        time.sleep(0.002)
+        sent += 2
+    stop.set()
+    for t in threads:
+        t.join()
+    check(sw.p.poll() is None, "ina-switchd still runs")
+    check(not errors, f"telemetry answered throughout ({errors[:1]})")
+    s = sw.telemetry("/ina/summary")
+    # Under load (or a sanitizer build) the kernel or the control ring may
+    # drop some; what matters is that the table was swapped many times.
+    check(s["control_accepted"] >= 100,
+          f"the job table was replaced again and again ({s['control_accepted']} of {sent} "
+          f"control messages applied)")
+    check(counts["gradients"] > 1000 and counts["telemetry"] > 30,
+          f"traffic and telemetry ran alongside ({counts})")
+    out = sw.output()
+    check("AddressSanitizer" not in out and "runtime error" not in out, "no sanitizer report")
+
+
 def case_control(sw, lcores=1):
     """Registers job 21 at run time with a control message, aggregates, unregisters."""
-    def ctrl(op, workers):
-        body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0,
-                           struct.unpack(">I", socket.inet_aton(PS_IP))[0],
-                           bytes.fromhex(PS_MAC.replace(":", "")), 2, 0, 0, 0, 0)
-        for ip, mac, bit in workers:
-            body += struct.pack(">I6s4BH", struct.unpack(">I", socket.inet_aton(ip))[0],
-                                bytes.fromhex(mac.replace(":", "")), bit, 255, 255, 255, 0)
-        return ina_frame(PS_IP, SW_IP, SW_MAC, PS_MAC, 21, 0, [], typ=1, levels=0,
-                         fan_in=(0, 0, 0, 0), extra=body)
     reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
     exchange(None, ["h0"], [("h2", reg)], timeout=0.5)
     time.sleep(0.3)
@@ -630,6 +701,7 @@ CASES = {
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
     "malformed": (case_malformed, {}),
+    "churn": (case_churn, {}),
     "control": (case_control, {}),
 }
 # Every case also runs with two data-path lcores (one RX/TX queue pair each
