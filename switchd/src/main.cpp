@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <dirent.h>
@@ -143,12 +144,26 @@ void on_signal(int)
 		signal_app->quit = true;
 }
 
-} /* namespace */
-
-int main(int argc, char **argv)
+/* Start-up failures after the EAL started: release what exists, exit 1. */
+[[noreturn]] void fail(App &app, const std::string &msg)
 {
-	/* EAL arguments before "--", ours after it. */
-	std::vector<std::string> eal_args, app_args;
+	std::fprintf(stderr, "ina-switchd: error: %s\n", msg.c_str());
+	app.lcores.clear();
+	stop_ports(app);
+	rte_eal_cleanup();
+	std::exit(1);
+}
+
+struct CommandLine {
+	std::vector<std::string> eal_args;
+	std::string config_path;
+};
+
+/* EAL arguments before "--", ours after. Returns -1 to go on, else the
+ * exit code (--help, --version, --check-config, errors). */
+int parse_command_line(int argc, char **argv, CommandLine *cl)
+{
+	std::vector<std::string> &eal_args = cl->eal_args, app_args;
 	bool after = false;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
@@ -174,11 +189,11 @@ int main(int argc, char **argv)
 		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
 		   "  ina-switchd --check-config switchd.toml\n"
 		   "Keys of FILE: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
-	std::string config_path, check_path;
+	std::string check_path;
 	cli.set_version_flag("--version", std::string("ina-switchd ") + INA_VERSION_STRING + " (" +
 						  rte_version() + ")");
 	auto *config_opt =
-		cli.add_option("-c,--config", config_path, "TOML configuration (see config/README.md)");
+		cli.add_option("-c,--config", cl->config_path, "TOML configuration (see config/README.md)");
 	auto *check_opt = cli.add_option("--check-config", check_path,
 		       "validate FILE, print the resolved configuration as JSON and exit "
 		       "(exit 2 if invalid)")
@@ -192,38 +207,32 @@ int main(int argc, char **argv)
 	/* CPUs and ports are checked against the machine only at start. */
 	if (check_opt->count() > 0)
 		return check_config(check_path);
-	if (config_path.empty())
+	if (cl->config_path.empty())
 		return cli.exit(CLI::RequiredError("--config"));
+	return -1;
+}
 
-	SwitchConfig cfg;
-	try {
-		cfg = load_config(config_path);
-	} catch (const ConfigError &e) {
-		die(std::string("invalid config: ") + e.what());
-	}
-
-	/* Lcores: the config's list, checked against this machine. */
+/* The EAL's argv: the user's EAL arguments completed from the config
+ * (lcores, vdevs, PCI allow list), after checking the lcores and hugepages
+ * against this machine. */
+std::vector<std::string> eal_arguments(const char *argv0, const CommandLine &cl, const SwitchConfig &cfg)
+{
+	const std::vector<std::string> &eal_args = cl.eal_args;
 	const std::vector<unsigned> allowed = allowed_cpus();
-	const bool eal_lcores = has_arg(eal_args, {"-l", "-c", "--lcores"});
-	for (unsigned c : cfg.lcores) {
-		bool ok = false;
-		for (unsigned a : allowed)
-			ok |= a == c;
-		if (!ok)
+	for (unsigned c : cfg.lcores)
+		if (std::find(allowed.begin(), allowed.end(), c) == allowed.end())
 			die(cfg.lcores_where + ": switch.lcores: CPU " + std::to_string(c) +
 			    " does not exist or is not allowed: this machine has " +
 			    std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs, usable here: " +
 			    join(allowed));
-	}
-
 	if (!has_arg(eal_args, {"--no-huge"}) && free_hugepages() == 0)
 		die("no free hugepages: reserve some (dpdk-hugepages.py --setup 1G) or run without "
 		    "them: ina-switchd --no-huge -m 512 [EAL args] -- --config " +
-		    config_path);
+		    cl.config_path);
 
-	std::vector<std::string> eal = {argv[0]};
+	std::vector<std::string> eal = {argv0};
 	eal.insert(eal.end(), eal_args.begin(), eal_args.end());
-	if (!eal_lcores) {
+	if (!has_arg(eal_args, {"-l", "-c", "--lcores"})) {
 		std::vector<unsigned> l = cfg.lcores;
 		if (l.empty())
 			l.push_back(default_lcore(cfg, allowed));
@@ -232,20 +241,19 @@ int main(int argc, char **argv)
 	}
 	bool any_pci = false;
 	for (const PortConfig &p : cfg.ports) {
-		if (p.is_vdev) {
-			bool given = false;
-			for (const std::string &a : eal_args)
-				given |= a.rfind(p.name, 0) == 0;
-			if (!given) {
-				eal.push_back("--vdev");
-				eal.push_back(p.device);
-			}
-		} else {
+		if (!p.is_vdev) {
 			any_pci = true;
+			continue;
+		}
+		bool given = false;
+		for (const std::string &a : eal_args)
+			given |= a.rfind(p.name, 0) == 0;
+		if (!given) {
+			eal.push_back("--vdev");
+			eal.push_back(p.device);
 		}
 	}
-	const bool eal_pci = has_arg(eal_args, {"-a", "--allow", "-b", "--block", "--no-pci"});
-	if (!eal_pci) {
+	if (!has_arg(eal_args, {"-a", "--allow", "-b", "--block", "--no-pci"})) {
 		if (!any_pci)
 			eal.push_back("--no-pci");
 		for (const PortConfig &p : cfg.ports)
@@ -254,13 +262,161 @@ int main(int argc, char **argv)
 				eal.push_back(p.device);
 			}
 	}
+	return eal;
+}
+
+/* Mbuf pools on the first port's NUMA node. */
+void create_pools(App &app, unsigned n)
+{
+	const SwitchConfig &cfg = app.cfg;
+	/* Mbufs: enough for every RX ring, egress queue, TX ring and hand-off ring. */
+	uint64_t need = 0;
+	for (const PortConfig &p : cfg.ports)
+		need += static_cast<uint64_t>(n) *
+			(cfg.rx_descriptors + cfg.tx_descriptors + p.egress.queue_capacity);
+	need += static_cast<uint64_t>(n) * n * cfg.handoff_ring_size + n * 1024u;
+	const uint32_t nb_mbufs = static_cast<uint32_t>(std::max<uint64_t>(cfg.mbufs, need));
+	const int socket = rte_eth_dev_socket_id(app.port_id[0]) >= 0
+		? rte_eth_dev_socket_id(app.port_id[0])
+		: static_cast<int>(rte_socket_id());
+	/* The private area holds the PacketDesc of classify (lcore_loop.h). */
+	app.pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, kPacketDescSpace,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	app.hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 128, socket);
+	app.ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);
+	if (!app.pool || !app.hdr_pool || !app.ind_pool)
+		fail(app, std::string("cannot create mbuf pools (") + std::to_string(nb_mbufs) +
+			  " mbufs): " + rte_strerror(rte_errno) + "; give DPDK more memory (-m)");
+	app.control_ring = rte_ring_create("ina_ctrl", 1024, socket, RING_F_SC_DEQ);
+	if (!app.control_ring)
+		fail(app, "cannot create the control ring");
+}
+
+/* One Lcore per EAL lcore, with its share of the aggregators. */
+void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
+{
+	const SwitchConfig &cfg = app.cfg;
+	const unsigned n = static_cast<unsigned>(lcore_ids.size());
+	for (unsigned k = 0; k < n; k++) {
+		auto lc = std::make_unique<Lcore>();
+		lc->app = &app;
+		lc->index = k;
+		lc->lcore_id = lcore_ids[k];
+		ina::PipelineConfig pc;
+		pc.aggregators = cfg.aggregators;
+		pc.stride = n;
+		pc.offset = k;
+		pc.elements = cfg.elements;
+		pc.switch_id = cfg.switch_id;
+		pc.gc_timeout = app.gc_timeout_cycles;
+		try {
+			lc->table = std::make_unique<ina::AggregatorTable>(pc);
+		} catch (const std::exception &e) {
+			fail(app, std::string("aggregator table: ") + e.what());
+		}
+		lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
+		lc->job_ctr.assign(65536, JobCounters{});
+		lc->rng ^= (k + 1) * 0x2545F4914F6CDD1DULL ^ rte_rdtsc();
+		app.lcores.push_back(std::move(lc));
+	}
+}
+
+/* Egress queues, hand-off rings (one SPSC ring per ordered lcore pair, on
+ * the receiver's node) and the RCU state of the job table's readers. */
+void connect_lcores(App &app, const std::vector<unsigned> &lcore_ids)
+{
+	const SwitchConfig &cfg = app.cfg;
+	const unsigned n = static_cast<unsigned>(lcore_ids.size());
+	for (auto &lc : app.lcores) {
+		lc->egress.resize(cfg.ports.size());
+		for (size_t p = 0; p < cfg.ports.size(); p++)
+			lc->egress[p].init(app.port_id[p], static_cast<uint16_t>(lc->index), cfg.ports[p].egress,
+					   n, cfg.burst, &lc->port_ctr[p]);
+		lc->handoff_in.assign(n, nullptr);
+		lc->handoff_out.assign(n, nullptr);
+	}
+	for (unsigned from = 0; from < n; from++)
+		for (unsigned to = 0; to < n; to++) {
+			if (from == to)
+				continue;
+			std::string name = "ina_ho_" + std::to_string(from) + "_" + std::to_string(to);
+			rte_ring *r = rte_ring_create(name.c_str(), cfg.handoff_ring_size,
+						      rte_lcore_to_socket_id(lcore_ids[to]),
+						      RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (!r)
+				fail(app, "cannot create hand-off ring: " + std::string(rte_strerror(rte_errno)));
+			app.lcores[from]->handoff_out[to] = r;
+			app.lcores[to]->handoff_in[from] = r;
+		}
+	const size_t rcu_size = rte_rcu_qsbr_get_memsize(n + 1);
+	app.rcu = static_cast<struct rte_rcu_qsbr *>(rte_zmalloc("ina_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
+	app.telemetry_reader = n;
+	if (!app.rcu || rte_rcu_qsbr_init(app.rcu, n + 1) != 0 ||
+	    rte_rcu_qsbr_thread_register(app.rcu, app.telemetry_reader) != 0)
+		fail(app, "cannot create the RCU state");
+}
+
+void log_final(const App &app)
+{
+	const SwitchConfig &cfg = app.cfg;
+	const double secs = static_cast<double>(rte_rdtsc() - app.start_tsc) / rte_get_tsc_hz();
+	spdlog::info("{}", summary_line(app, secs, "final: "));
+	for (size_t p = 0; p < cfg.ports.size(); p++) {
+		PortCounters c = port_totals(app, p);
+		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {}",
+			     cfg.ports[p].name, c[PortCtr::rx_packets], c[PortCtr::tx_packets],
+			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks]);
+	}
+	for (uint16_t id : app.jobs_owner->ids()) {
+		JobCounters c = job_totals(app, id);
+		spdlog::info("final: job {} aggregated {} completed {} sent_to_ps {} collisions {} "
+			     "multicast {} admission_drops {}",
+			     id, c[JobCtr::aggregated], c[JobCtr::completed], c[JobCtr::sent_to_ps],
+			     c[JobCtr::collisions], c[JobCtr::multicast], c[JobCtr::admission_drops]);
+	}
+}
+
+/* The control thread and the lcores, until SIGINT / SIGTERM. */
+void run(App &app, const std::vector<unsigned> &lcore_ids)
+{
+	/* The control plane runs on the CPUs the data path does not use
+	 * (rte_ctrl_thread_create picks them); it sleeps when idle. */
+	pthread_t control;
+	if (rte_ctrl_thread_create(&control, "ina-control", nullptr,
+				   [](void *a) -> void * {
+					   control_loop(*static_cast<App *>(a));
+					   return nullptr;
+				   },
+				   &app) != 0)
+		fail(app, "cannot start the control-plane thread");
+	for (size_t k = 1; k < lcore_ids.size(); k++)
+		rte_eal_remote_launch(lcore_main, app.lcores[k].get(), lcore_ids[k]);
+	lcore_main(app.lcores[0].get());
+	rte_eal_mp_wait_lcore();
+	pthread_join(control, nullptr);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	CommandLine cl;
+	const int rc = parse_command_line(argc, argv, &cl);
+	if (rc >= 0)
+		return rc;
+	SwitchConfig cfg;
+	try {
+		cfg = load_config(cl.config_path);
+	} catch (const ConfigError &e) {
+		die(std::string("invalid config: ") + e.what());
+	}
+	std::vector<std::string> eal = eal_arguments(argv[0], cl, cfg);
 	std::vector<char *> eal_argv;
 	for (std::string &s : eal)
 		eal_argv.push_back(s.data());
 	eal_argv.push_back(nullptr);
-
 	if (rte_eal_init(static_cast<int>(eal.size()), eal_argv.data()) < 0) {
-		std::string hint = has_arg(eal_args, {"--no-huge"})
+		std::string hint = has_arg(cl.eal_args, {"--no-huge"})
 			? ""
 			: " (without hugepages run: ina-switchd --no-huge -m 512 ... -- --config FILE)";
 		die(std::string("DPDK EAL initialisation failed: ") + rte_strerror(rte_errno) + hint);
@@ -272,18 +428,9 @@ int main(int argc, char **argv)
 	app->fwd = std::make_unique<ForwardingTable>(app->cfg);
 	app->start_tsc = rte_rdtsc();
 	app->gc_timeout_cycles = cfg.gc_timeout_ms * (rte_get_tsc_hz() / 1000);
-
-	auto fail = [&](const std::string &msg) {
-		std::fprintf(stderr, "ina-switchd: error: %s\n", msg.c_str());
-		app->lcores.clear();
-		stop_ports(*app);
-		rte_eal_cleanup();
-		std::exit(1);
-	};
-
 	std::string err = find_ports(*app);
 	if (!err.empty())
-		fail(err);
+		fail(*app, err);
 
 	/* Lcores: every EAL lcore runs the data path, the main one included. */
 	std::vector<unsigned> lcore_ids;
@@ -292,8 +439,7 @@ int main(int argc, char **argv)
 	RTE_LCORE_FOREACH_WORKER(lid) lcore_ids.push_back(lid);
 	const unsigned n = static_cast<unsigned>(lcore_ids.size());
 	if (cfg.aggregators < n)
-		fail("switch.aggregators (" + std::to_string(cfg.aggregators) + ") below the lcore count");
-
+		fail(*app, "switch.aggregators (" + std::to_string(cfg.aggregators) + ") below the lcore count");
 	for (size_t p = 0; p < app->port_id.size(); p++) {
 		const int sock = rte_eth_dev_socket_id(app->port_id[p]);
 		for (unsigned l : lcore_ids)
@@ -302,92 +448,20 @@ int main(int argc, char **argv)
 					     "packets cross the interconnect",
 					     l, rte_lcore_to_socket_id(l), cfg.ports[p].name, sock);
 	}
-
-	/* Mbufs: enough for every RX ring, egress queue, TX ring and hand-off ring. */
-	uint64_t need = 0;
-	for (const PortConfig &p : cfg.ports)
-		need += static_cast<uint64_t>(n) *
-			(cfg.rx_descriptors + cfg.tx_descriptors + p.egress.queue_capacity);
-	need += static_cast<uint64_t>(n) * n * cfg.handoff_ring_size + n * 1024u;
-	const uint32_t nb_mbufs = static_cast<uint32_t>(std::max<uint64_t>(cfg.mbufs, need));
-	const int socket = rte_eth_dev_socket_id(app->port_id[0]) >= 0
-		? rte_eth_dev_socket_id(app->port_id[0])
-		: static_cast<int>(rte_socket_id());
-	/* The private area holds the PacketDesc of classify (lcore_loop.h). */
-	app->pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, kPacketDescSpace, RTE_MBUF_DEFAULT_BUF_SIZE,
-					    socket);
-	app->hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0,
-						RTE_PKTMBUF_HEADROOM + 128, socket);
-	app->ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);
-	if (!app->pool || !app->hdr_pool || !app->ind_pool)
-		fail(std::string("cannot create mbuf pools (") + std::to_string(nb_mbufs) +
-		     " mbufs): " + rte_strerror(rte_errno) + "; give DPDK more memory (-m)");
-
-	for (unsigned k = 0; k < n; k++) {
-		auto lc = std::make_unique<Lcore>();
-		lc->app = app.get();
-		lc->index = k;
-		lc->lcore_id = lcore_ids[k];
-		ina::PipelineConfig pc;
-		pc.aggregators = cfg.aggregators;
-		pc.stride = n;
-		pc.offset = k;
-		pc.elements = cfg.elements;
-		pc.switch_id = cfg.switch_id;
-		pc.gc_timeout = app->gc_timeout_cycles;
-		try {
-			lc->table = std::make_unique<ina::AggregatorTable>(pc);
-		} catch (const std::exception &e) {
-			fail(std::string("aggregator table: ") + e.what());
-		}
-		lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
-		lc->job_ctr.assign(65536, JobCounters{});
-		lc->rng ^= (k + 1) * 0x2545F4914F6CDD1DULL ^ rte_rdtsc();
-		app->lcores.push_back(std::move(lc));
-	}
-
+	create_pools(*app, n);
+	create_lcores(*app, lcore_ids);
 	app->port_up.reset(new std::atomic<uint8_t>[cfg.ports.size()]);
 	for (size_t p = 0; p < cfg.ports.size(); p++)
 		app->port_up[p].store(0);
 	err = setup_ports(*app);
 	if (!err.empty())
-		fail(err);
-	for (auto &lc : app->lcores) {
-		lc->egress.resize(cfg.ports.size());
-		for (size_t p = 0; p < cfg.ports.size(); p++)
-			lc->egress[p].init(app->port_id[p], static_cast<uint16_t>(lc->index),
-					   cfg.ports[p].egress, n, cfg.burst, &lc->port_ctr[p]);
-		lc->handoff_in.assign(n, nullptr);
-		lc->handoff_out.assign(n, nullptr);
-	}
-	if (n > 1) {
-		for (unsigned from = 0; from < n; from++)
-			for (unsigned to = 0; to < n; to++) {
-				if (from == to)
-					continue;
-				std::string name = "ina_ho_" + std::to_string(from) + "_" + std::to_string(to);
-				rte_ring *r = rte_ring_create(name.c_str(), cfg.handoff_ring_size,
-							      rte_lcore_to_socket_id(lcore_ids[to]),
-							      RING_F_SP_ENQ | RING_F_SC_DEQ);
-				if (!r)
-					fail("cannot create hand-off ring: " + std::string(rte_strerror(rte_errno)));
-				app->lcores[from]->handoff_out[to] = r;
-				app->lcores[to]->handoff_in[from] = r;
-			}
-	}
-	app->control_ring = rte_ring_create("ina_ctrl", 1024, socket, RING_F_SC_DEQ);
-	const size_t rcu_size = rte_rcu_qsbr_get_memsize(n + 1);
-	app->rcu = static_cast<struct rte_rcu_qsbr *>(rte_zmalloc("ina_rcu", rcu_size, RTE_CACHE_LINE_SIZE));
-	app->telemetry_reader = n;
-	if (!app->control_ring || !app->rcu || rte_rcu_qsbr_init(app->rcu, n + 1) != 0 ||
-	    rte_rcu_qsbr_thread_register(app->rcu, app->telemetry_reader) != 0)
-		fail("cannot create the control ring / RCU state");
+		fail(*app, err);
+	connect_lcores(*app, lcore_ids);
 
 	app->jobs_owner = std::make_unique<JobTable>();
 	app->jobs.store(app->jobs_owner.get());
 	for (const JobConfig &j : cfg.jobs)
 		register_job(*app, j, "config");
-
 	register_telemetry(*app);
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
@@ -401,38 +475,8 @@ int main(int argc, char **argv)
 		     cfg.aggregators, cfg.elements, ports, ina::simd_name(app->lcores[0]->table->simd()));
 	spdlog::info("ready");
 
-	/* The control plane runs on the CPUs the data path does not use
-	 * (rte_ctrl_thread_create picks them); it sleeps when idle. */
-	pthread_t control;
-	if (rte_ctrl_thread_create(&control, "ina-control", nullptr,
-				   [](void *a) -> void * {
-					   control_loop(*static_cast<App *>(a));
-					   return nullptr;
-				   },
-				   app.get()) != 0)
-		fail("cannot start the control-plane thread");
-	for (unsigned k = 1; k < n; k++)
-		rte_eal_remote_launch(lcore_main, app->lcores[k].get(), lcore_ids[k]);
-	lcore_main(app->lcores[0].get());
-	rte_eal_mp_wait_lcore();
-	pthread_join(control, nullptr);
-
-	const double secs = static_cast<double>(rte_rdtsc() - app->start_tsc) / rte_get_tsc_hz();
-	spdlog::info("{}", summary_line(*app, secs, "final: "));
-	for (size_t p = 0; p < cfg.ports.size(); p++) {
-		PortCounters c = port_totals(*app, p);
-		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {}",
-			     cfg.ports[p].name, c[PortCtr::rx_packets], c[PortCtr::tx_packets],
-			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks]);
-	}
-	for (uint16_t id : app->jobs_owner->ids()) {
-		JobCounters c = job_totals(*app, id);
-		spdlog::info("final: job {} aggregated {} completed {} sent_to_ps {} collisions {} "
-			     "multicast {} admission_drops {}",
-			     id, c[JobCtr::aggregated], c[JobCtr::completed], c[JobCtr::sent_to_ps],
-			     c[JobCtr::collisions], c[JobCtr::multicast], c[JobCtr::admission_drops]);
-	}
-
+	run(*app, lcore_ids);
+	log_final(*app);
 	for (auto &lc : app->lcores)
 		for (EgressQueue &e : lc->egress)
 			e.flush();
