@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "ina/worker.h"
@@ -37,11 +38,8 @@ double value(uint32_t rank, uint64_t i, bool overflow, uint32_t epp)
 	return v;
 }
 
-} /* namespace */
-
-int main(int argc, char **argv)
-{
-	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS"};
+/* The command line; cfg holds what maps onto the worker's config directly. */
+struct Options {
 	ina::WorkerConfig cfg;
 	uint32_t workers = 0;
 	double size_mb = 1.0;
@@ -52,196 +50,249 @@ int main(int argc, char **argv)
 	std::string cc = "atp";
 	std::vector<std::string> sets;
 	std::string ps, bits = "0", fan_in, next_hop_mac, ip;
+	bool bits_given = false;
 	uint32_t levels = 1, start_level = 0;
 	double tolerance = -1;
+};
 
+/* Returns -1 to go on, else the exit code. */
+int parse_options(int argc, char **argv, Options &o)
+{
+	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS"};
+	ina::WorkerConfig &cfg = o.cfg;
 	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required();
 	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required();
-	app.add_option("--workers", workers, "workers in the job (for the expected sum)")->required();
-	app.add_option("--ps", ps, "PS list: IP[/MAC][,IP[/MAC]...]")->required();
-	app.add_option("--levels", levels, "in-network levels (0..4)");
-	app.add_option("--start-level", start_level, "level of this worker's first aggregation point");
-	app.add_option("--bit", bits, "bitmap bit per level, comma separated (default: rank)");
-	app.add_option("--fan-in", fan_in, "fan-in per level, comma separated (default: workers)");
-	app.add_option("--next-hop-mac", next_hop_mac, "destination MAC of gradient frames (switch)");
+	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")->required();
+	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...]")->required();
+	app.add_option("--levels", o.levels, "in-network levels (0..4)");
+	app.add_option("--start-level", o.start_level, "level of this worker's first aggregation point");
+	app.add_option("--bit", o.bits, "bitmap bit per level, comma separated (default: rank)");
+	app.add_option("--fan-in", o.fan_in, "fan-in per level, comma separated (default: workers)");
+	app.add_option("--next-hop-mac", o.next_hop_mac, "destination MAC of gradient frames (switch)");
 	app.add_option("--transport", cfg.transport.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma");
 	app.add_option("--device", cfg.transport.device, "interface (or RDMA/DPDK device)");
-	app.add_option("--ip", ip, "local IPv4 address");
+	app.add_option("--ip", o.ip, "local IPv4 address");
 	app.add_option("--udp-port", cfg.transport.udp_port, "local UDP port (udp transport)");
 	app.add_option("--elements", cfg.elements_per_packet, "values per fragment");
 	app.add_option("--aggregators", cfg.aggregators, "aggregators per switch (hash modulus)");
-	app.add_option("--cc", cc, "congestion control: none, atp, a2tp");
+	app.add_option("--cc", o.cc, "congestion control: none, atp, a2tp");
 	app.add_option("--scale", cfg.scale, "float -> int32 scaling factor");
 	app.add_option("--threads", cfg.threads, "sender threads");
 	app.add_option("--drop", cfg.transport.drop, "fault shim: drop probability");
 	app.add_option("--duplicate", cfg.transport.duplicate, "fault shim: duplicate probability");
 	app.add_option("--reorder", cfg.transport.reorder, "fault shim: reorder probability");
 	app.add_option("--seed", cfg.transport.seed, "fault shim seed");
-	app.add_option("--size-mb", size_mb, "tensor size in MB (per round)");
-	app.add_option("--rounds", rounds, "rounds");
-	app.add_option("--tensors", tensors, "split each round into this many tensors in flight");
-	app.add_option("--pattern", pattern, "data: normal, overflow");
-	app.add_option("--tolerance", tolerance, "fail (exit 3) if an element's error exceeds this plus "
-						 "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)");
-	app.add_option("--set", sets, "any worker config key=value (see ina/worker.h)");
-	app.add_flag("--json", json, "print one JSON object");
+	app.add_option("--size-mb", o.size_mb, "tensor size in MB (per round)");
+	app.add_option("--rounds", o.rounds, "rounds");
+	app.add_option("--tensors", o.tensors, "split each round into this many tensors in flight");
+	app.add_option("--pattern", o.pattern, "data: normal, overflow");
+	app.add_option("--tolerance", o.tolerance, "fail (exit 3) if an element's error exceeds this plus "
+						   "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)");
+	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
+	app.add_flag("--json", o.json, "print one JSON object");
 	CLI11_PARSE(app, argc, argv);
+	o.bits_given = app.count("--bit") > 0;
+	return -1;
+}
 
+/* The options that go through the worker's config keys; returns -1 to go
+ * on, else the exit code. */
+int configure(Options &o)
+{
+	ina::WorkerConfig &cfg = o.cfg;
 	std::string err;
 	auto set = [&cfg, &err](const std::string &k, const std::string &v) {
 		if (!ina::set_config_key(&cfg, k, v, &err)) {
 			fprintf(stderr, "ina-worker: %s\n", err.c_str());
-			exit(2);
+			return false;
 		}
+		return true;
 	};
-	if (workers < 1 || cfg.rank >= workers) {
+	if (o.workers < 1 || cfg.rank >= o.workers) {
 		fprintf(stderr, "ina-worker: need 0 <= rank < workers\n");
 		return 2;
 	}
-	if (pattern != "normal" && pattern != "overflow") {
-		fprintf(stderr, "ina-worker: unknown pattern '%s'\n", pattern.c_str());
+	if (o.pattern != "normal" && o.pattern != "overflow") {
+		fprintf(stderr, "ina-worker: unknown pattern '%s'\n", o.pattern.c_str());
 		return 2;
 	}
-	set("ps", ps);
-	set("cc", cc);
-	set("levels", std::to_string(levels));
-	set("start_level", std::to_string(start_level));
-	set("bit", app.count("--bit") ? bits : std::to_string(cfg.rank));
-	set("fan_in", fan_in.empty() ? std::to_string(workers) : fan_in);
-	if (!next_hop_mac.empty())
-		set("next_hop_mac", next_hop_mac);
-	if (!ip.empty())
-		set("ip", ip);
-	for (const std::string &kv : sets) {
+	bool ok = set("ps", o.ps) && set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
+		  set("start_level", std::to_string(o.start_level)) &&
+		  set("bit", o.bits_given ? o.bits : std::to_string(cfg.rank)) &&
+		  set("fan_in", o.fan_in.empty() ? std::to_string(o.workers) : o.fan_in) &&
+		  (o.next_hop_mac.empty() || set("next_hop_mac", o.next_hop_mac)) &&
+		  (o.ip.empty() || set("ip", o.ip));
+	for (size_t k = 0; ok && k < o.sets.size(); k++) {
+		const std::string &kv = o.sets[k];
 		size_t eq = kv.find('=');
 		if (eq == std::string::npos) {
 			fprintf(stderr, "ina-worker: --set wants key=value, got '%s'\n", kv.c_str());
 			return 2;
 		}
-		set(kv.substr(0, eq), kv.substr(eq + 1));
+		ok = set(kv.substr(0, eq), kv.substr(eq + 1));
 	}
-	if (tolerance < 0)
-		tolerance = workers / cfg.scale;
+	if (!ok)
+		return 2;
+	if (o.tolerance < 0)
+		o.tolerance = o.workers / cfg.scale;
+	return -1;
+}
 
-	auto w = ina::Worker::open(cfg, &err);
-	if (!w) {
-		fprintf(stderr, "ina-worker: %s\n", err.c_str());
-		return 1;
-	}
+/* What the rounds gave. */
+struct Outcome {
+	size_t n = 0;          /* elements per round */
+	double max_err = 0;
+	uint64_t beyond = 0;   /* elements outside the bound */
+	double busy_s = 0;
+	bool ok = true;
+	std::string err;
+};
 
-	const size_t n = std::max<size_t>(1, static_cast<size_t>(size_mb * 1024 * 1024 / sizeof(float)));
-	const bool overflow = pattern == "overflow";
+Outcome run_rounds(ina::Worker &w, Options &o)
+{
+	const ina::WorkerConfig &cfg = o.cfg;
+	Outcome r;
+	const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
+	r.n = n;
+	const bool overflow = o.pattern == "overflow";
 	const uint32_t epp = cfg.elements_per_packet;
 	std::vector<float> input(n), buf(n);
 	std::vector<double> expected(n, 0.0);
 	for (size_t i = 0; i < n; i++) {
 		input[i] = static_cast<float>(value(cfg.rank, i, overflow, epp));
-		for (uint32_t r = 0; r < workers; r++)
-			expected[i] += static_cast<float>(value(r, i, overflow, epp));
+		for (uint32_t k = 0; k < o.workers; k++)
+			expected[i] += static_cast<float>(value(k, i, overflow, epp));
 	}
-	tensors = std::max<uint32_t>(1, std::min<size_t>(tensors, n));
-
-	double max_err = 0;
-	uint64_t beyond = 0; /* elements outside the bound */
-	double busy_s = 0;
-	std::vector<ina::AllreduceHandle> hs(tensors);
-	bool ok = true;
-	for (uint32_t round = 0; round < rounds && ok; round++) {
+	o.tensors = std::max<uint32_t>(1, std::min<size_t>(o.tensors, n));
+	std::vector<ina::AllreduceHandle> hs(o.tensors);
+	for (uint32_t round = 0; round < o.rounds && r.ok; round++) {
 		memcpy(buf.data(), input.data(), n * sizeof(float));
 		auto t0 = std::chrono::steady_clock::now();
-		size_t per = (n + tensors - 1) / tensors;
-		for (uint32_t t = 0; t < tensors; t++) {
+		size_t per = (n + o.tensors - 1) / o.tensors;
+		for (uint32_t t = 0; t < o.tensors; t++) {
 			size_t off = std::min(n, t * per), len = std::min(per, n - off);
-			hs[t] = w->allreduce_async(buf.data() + off, len, &err);
+			hs[t] = w.allreduce_async(buf.data() + off, len, &r.err);
 			if (!hs[t].valid()) {
-				ok = false;
+				r.ok = false;
 				break;
 			}
 		}
-		for (uint32_t t = 0; t < tensors && ok; t++)
-			if (!hs[t].wait(&err))
-				ok = false;
-		busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-		if (!ok)
+		for (uint32_t t = 0; t < o.tensors && r.ok; t++)
+			if (!hs[t].wait(&r.err))
+				r.ok = false;
+		r.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		if (!r.ok)
 			break;
 		for (size_t i = 0; i < n; i++) {
 			double e = std::fabs(buf[i] - expected[i]);
-			max_err = std::max(max_err, e);
-			beyond += e > tolerance + std::fabs(expected[i]) * 0x1p-24;
+			r.max_err = std::max(r.max_err, e);
+			r.beyond += e > o.tolerance + std::fabs(expected[i]) * 0x1p-24;
 		}
 	}
-	if (!ok)
-		fprintf(stderr, "ina-worker: all-reduce failed: %s\n", err.c_str());
+	if (!r.ok)
+		fprintf(stderr, "ina-worker: all-reduce failed: %s\n", r.err.c_str());
+	return r;
+}
 
-	ina::WorkerStats s = w->stats();
-	double bytes = static_cast<double>(n) * sizeof(float) * rounds;
-	double goodput = busy_s > 0 ? bytes * 8 / busy_s / 1e9 : 0;
-	double switch_share = s.acks ? static_cast<double>(s.switch_acks) / s.acks : 0;
-	bool within = ok && beyond == 0;
-	if (json) {
-		nlohmann::json j = {
-			{"rank", cfg.rank},
-			{"workers", workers},
-			{"transport", w->transport_name()},
-			{"cc", ina::cc_kind_name(cfg.cc.kind)},
-			{"quantize", ina::quantize_impl()},
-			{"size_bytes", n * sizeof(float)},
-			{"rounds", rounds},
-			{"tensors_per_round", tensors},
-			{"seconds", busy_s},
-			{"goodput_gbps", goodput},
-			{"fragments", s.fragments},
-			{"packets_sent", s.packets_sent},
-			{"acks", s.acks},
-			{"switch_acks", s.switch_acks},
-			{"switch_share", switch_share},
-			{"remaps", s.remaps},
-			{"col_acks", s.col_acks},
-			{"ecn_acks", s.ecn_acks},
-			{"retransmits", s.retransmits},
-			{"fast_retransmits", s.fast_retransmits},
-			{"timeouts", s.timeouts},
-			{"duplicate_acks", s.duplicate_acks},
-			{"out_of_order_acks", s.out_of_order_acks},
-			{"stale_acks", s.stale_acks},
-			{"bypass_sent", s.bypass_sent},
-			{"overflow_requests", s.overflow_requests},
-			{"float_fragments_sent", s.float_fragments_sent},
-			{"float_acks", s.float_acks},
-			{"saturated_values", s.saturated_values},
-			{"rx_malformed", s.rx_malformed},
-			{"rx_not_ina", s.rx_not_ina},
-			{"rx_other_job", s.rx_other_job},
-			{"rx_not_for_worker", s.rx_not_for_worker},
-			{"tx_backpressure", s.tx_backpressure},
-			{"window", s.window},
-			{"agg_window", s.agg_window},
-			{"srtt_us", s.srtt_ns / 1000.0},
-			{"rto_us", s.rto_ns / 1000.0},
-			{"max_abs_error", max_err},
-			{"error_bound", tolerance},
-			{"elements_beyond_bound", beyond},
-			{"within_bound", within},
-		};
-		if (!ok)
-			j["error"] = err;
-		printf("%s\n", j.dump().c_str());
-	} else {
-		printf("rank %u/%u  %s  cc %s  %zu B x %u rounds in %.3f s\n", cfg.rank, workers,
-		       w->transport_name().c_str(), ina::cc_kind_name(cfg.cc.kind), n * sizeof(float), rounds, busy_s);
-		printf("goodput %.3f Gbit/s  fragments %llu  packets %llu\n", goodput,
-		       static_cast<unsigned long long>(s.fragments), static_cast<unsigned long long>(s.packets_sent));
-		printf("aggregated in switch %.1f%%  collisions: remaps %llu, Col ACKs %llu  ECN ACKs %llu\n",
-		       100 * switch_share, static_cast<unsigned long long>(s.remaps),
-		       static_cast<unsigned long long>(s.col_acks), static_cast<unsigned long long>(s.ecn_acks));
-		printf("retransmits %llu (fast %llu, timeout %llu)  duplicate ACKs %llu  float fragments %llu\n",
-		       static_cast<unsigned long long>(s.retransmits), static_cast<unsigned long long>(s.fast_retransmits),
-		       static_cast<unsigned long long>(s.timeouts), static_cast<unsigned long long>(s.duplicate_acks),
-		       static_cast<unsigned long long>(s.float_fragments_sent));
-		printf("max abs error %.3g (bound %.3g + |sum| 2^-24) %s\n", max_err, tolerance,
-		       within ? "ok" : "EXCEEDED");
-	}
-	if (!ok)
+void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const ina::WorkerStats &s,
+		double goodput, double switch_share)
+{
+	const ina::WorkerConfig &cfg = o.cfg;
+	nlohmann::json j = {
+		{"rank", cfg.rank},
+		{"workers", o.workers},
+		{"transport", w.transport_name()},
+		{"cc", ina::cc_kind_name(cfg.cc.kind)},
+		{"quantize", ina::quantize_impl()},
+		{"size_bytes", r.n * sizeof(float)},
+		{"rounds", o.rounds},
+		{"tensors_per_round", o.tensors},
+		{"seconds", r.busy_s},
+		{"goodput_gbps", goodput},
+		{"fragments", s.fragments},
+		{"packets_sent", s.packets_sent},
+		{"acks", s.acks},
+		{"switch_acks", s.switch_acks},
+		{"switch_share", switch_share},
+		{"remaps", s.remaps},
+		{"col_acks", s.col_acks},
+		{"ecn_acks", s.ecn_acks},
+		{"retransmits", s.retransmits},
+		{"fast_retransmits", s.fast_retransmits},
+		{"timeouts", s.timeouts},
+		{"duplicate_acks", s.duplicate_acks},
+		{"out_of_order_acks", s.out_of_order_acks},
+		{"stale_acks", s.stale_acks},
+		{"bypass_sent", s.bypass_sent},
+		{"overflow_requests", s.overflow_requests},
+		{"float_fragments_sent", s.float_fragments_sent},
+		{"float_acks", s.float_acks},
+		{"saturated_values", s.saturated_values},
+		{"rx_malformed", s.rx_malformed},
+		{"rx_not_ina", s.rx_not_ina},
+		{"rx_other_job", s.rx_other_job},
+		{"rx_not_for_worker", s.rx_not_for_worker},
+		{"tx_backpressure", s.tx_backpressure},
+		{"window", s.window},
+		{"agg_window", s.agg_window},
+		{"srtt_us", s.srtt_ns / 1000.0},
+		{"rto_us", s.rto_ns / 1000.0},
+		{"max_abs_error", r.max_err},
+		{"error_bound", o.tolerance},
+		{"elements_beyond_bound", r.beyond},
+		{"within_bound", r.ok && r.beyond == 0},
+	};
+	if (!r.ok)
+		j["error"] = r.err;
+	printf("%s\n", j.dump().c_str());
+}
+
+void print_text(const ina::Worker &w, const Options &o, const Outcome &r, const ina::WorkerStats &s,
+		double goodput, double switch_share)
+{
+	const ina::WorkerConfig &cfg = o.cfg;
+	printf("rank %u/%u  %s  cc %s  %zu B x %u rounds in %.3f s\n", cfg.rank, o.workers,
+	       w.transport_name().c_str(), ina::cc_kind_name(cfg.cc.kind), r.n * sizeof(float), o.rounds,
+	       r.busy_s);
+	printf("goodput %.3f Gbit/s  fragments %llu  packets %llu\n", goodput,
+	       static_cast<unsigned long long>(s.fragments), static_cast<unsigned long long>(s.packets_sent));
+	printf("aggregated in switch %.1f%%  collisions: remaps %llu, Col ACKs %llu  ECN ACKs %llu\n",
+	       100 * switch_share, static_cast<unsigned long long>(s.remaps),
+	       static_cast<unsigned long long>(s.col_acks), static_cast<unsigned long long>(s.ecn_acks));
+	printf("retransmits %llu (fast %llu, timeout %llu)  duplicate ACKs %llu  float fragments %llu\n",
+	       static_cast<unsigned long long>(s.retransmits), static_cast<unsigned long long>(s.fast_retransmits),
+	       static_cast<unsigned long long>(s.timeouts), static_cast<unsigned long long>(s.duplicate_acks),
+	       static_cast<unsigned long long>(s.float_fragments_sent));
+	printf("max abs error %.3g (bound %.3g + |sum| 2^-24) %s\n", r.max_err, o.tolerance,
+	       r.ok && r.beyond == 0 ? "ok" : "EXCEEDED");
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	Options o;
+	int rc = parse_options(argc, argv, o);
+	if (rc < 0)
+		rc = configure(o);
+	if (rc >= 0)
+		return rc;
+	std::string err;
+	auto w = ina::Worker::open(o.cfg, &err);
+	if (!w) {
+		fprintf(stderr, "ina-worker: %s\n", err.c_str());
 		return 1;
-	return within ? 0 : 3;
+	}
+	const Outcome r = run_rounds(*w, o);
+	const ina::WorkerStats s = w->stats();
+	const double bytes = static_cast<double>(r.n) * sizeof(float) * o.rounds;
+	const double goodput = r.busy_s > 0 ? bytes * 8 / r.busy_s / 1e9 : 0;
+	const double switch_share = s.acks ? static_cast<double>(s.switch_acks) / s.acks : 0;
+	if (o.json)
+		print_json(*w, o, r, s, goodput, switch_share);
+	else
+		print_text(*w, o, r, s, goodput, switch_share);
+	if (!r.ok)
+		return 1;
+	return r.beyond == 0 ? 0 : 3;
 }
