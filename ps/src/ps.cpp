@@ -252,6 +252,53 @@ InaHeader ina_header(const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint3
 	return h;
 }
 
+/* Parses a received frame; false (counted in `stats`) unless it is a
+ * well-formed INA data packet. */
+bool parse_data_frame(const uint8_t *frame, uint32_t len, InaFrame *f, PsStats &stats)
+{
+	switch (parse_ina_frame(frame, len, f)) {
+	case FrameVerdict::kOk:
+		break;
+	case FrameVerdict::kNotIna:
+	case FrameVerdict::kMalformedShort:
+		stats.not_ina++;
+		return false;
+	case FrameVerdict::kMalformedVersion:
+		stats.bad_version++;
+		return false;
+	case FrameVerdict::kMalformedType:
+		stats.bad_type++;
+		return false;
+	case FrameVerdict::kMalformedLength:
+		stats.bad_length++;
+		return false;
+	}
+	if (f->hdr.type != INA_TYPE_DATA) {
+		stats.bad_type++;
+		return false;
+	}
+	return true;
+}
+
+/* Adds the payload's int32 values to `v`, saturating; true if any sum was
+ * clipped (the fragment then needs the float path). */
+bool add_saturating(int32_t *v, const uint8_t *payload, uint16_t elems)
+{
+	bool clipped = false;
+	for (uint32_t k = 0; k < elems; k++) {
+		int64_t sum = int64_t(v[k]) + int32_t(ina_load32(payload + 4 * k));
+		if (sum > kInt32Max) {
+			sum = kInt32Max;
+			clipped = true;
+		} else if (sum < kInt32Min) {
+			sum = kInt32Min;
+			clipped = true;
+		}
+		v[k] = static_cast<int32_t>(sum);
+	}
+	return clipped;
+}
+
 } /* namespace */
 
 /* The per-packet work, with access to the Job internals. */
@@ -390,227 +437,238 @@ struct PsPath {
 		send_ack(s, job.all);
 		s.last_tx_us = now_us;
 	}
-};
 
-void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
-{
-	InaFrame f;
-	switch (parse_ina_frame(frame, len, &f)) {
-	case FrameVerdict::kOk:
-		break;
-	case FrameVerdict::kNotIna:
-	case FrameVerdict::kMalformedShort:
-		stats_.not_ina++;
-		return;
-	case FrameVerdict::kMalformedVersion:
-		stats_.bad_version++;
-		return;
-	case FrameVerdict::kMalformedType:
-		stats_.bad_type++;
-		return;
-	case FrameVerdict::kMalformedLength:
-		stats_.bad_length++;
-		return;
-	}
-	const InaHeader &h = f.hdr;
-	if (h.type != INA_TYPE_DATA) {
-		stats_.bad_type++;
-		return;
-	}
-	const uint16_t elems = h.elem_count;
-	const uint16_t job_id = h.job_id;
-	Job *jp = jobs_[job_id].get();
-	if (!jp) {
-		stats_.unknown_job++;
-		return;
-	}
-	Job &job = *jp;
-	const PsJobConfig &cfg = job.cfg;
-	PsJobStats &st = job.st;
-	st.packets++;
-	const uint16_t flags = h.flags;
-	if (flags & INA_F_ACK) {
-		st.unexpected_ack++;
-		return;
-	}
-	const uint32_t seq = h.seq;
-	if (seq % cfg.ps_count != cfg.ps_index) {
-		st.not_owned++;
-		return;
-	}
-	if (h.levels != cfg.levels) {
-		st.bad_levels++;
-		return;
-	}
-	if (elems == 0 || elems > cfg.elements) {
-		st.bad_elements++;
-		return;
-	}
-	if (flags & INA_F_RESEND)
-		st.retransmits++;
-	if (flags & INA_F_COLLISION)
-		st.collisions++;
-	bool ecn = (flags & INA_F_ECN) || (f.tos & 3) == 3; /* or an IP CE mark */
-	if (ecn)
-		st.ecn++;
-
-	WorkerSet c = job.contributors(h.bitmap);
-	if (c.empty()) {
-		st.bad_bitmap++;
-		return;
-	}
-	uint32_t n_contrib = c.count();
-	if (n_contrib == 1)
-		st.worker_packets++;
-	else if (!(c == job.all))
-		st.partial_packets++;
-
-	/* The fragment's slot. */
-	uint32_t round = seq / cfg.ps_count;
-	Slot &s = job.slots[round & job.mask];
-	PsPath path{job, self_, tx};
-	if (s.state != kEmpty && s.seq != seq) {
-		if (static_cast<int32_t>(seq - s.seq) < 0) {
-			st.stale++;
+	/* A data packet of this job, from its checks to the parameter packet. */
+	void take_packet(const InaFrame &f, uint64_t now_us)
+	{
+		const InaHeader &h = f.hdr;
+		WorkerSet c;
+		bool ecn = false;
+		if (!admit(f, &c, &ecn))
+			return;
+		Slot *sp = slot_for(h.seq, h.elem_count);
+		if (!sp)
+			return;
+		Slot &s = *sp;
+		if (s.state == kDone) {
+			resend_ack(s, c, now_us);
 			return;
 		}
-		if (s.state != kDone)
-			st.evicted_incomplete++;
-		path.release_float(s);
-		s.state = kEmpty;
-	}
-	if (s.state == kEmpty) {
-		s.seq = seq;
-		s.state = kInt;
-		s.flags = 0;
-		s.elems = elems;
-		s.have = WorkerSet{};
-		s.last_tx_us = 0;
-		s.float_buf = -1;
-	}
-	const uint32_t index = h.agg_index;
-	if (elems != s.elems) {
-		st.bad_elements++;
-		return;
+		note_flags(s, h.flags, h.agg_index, ecn);
+		if (h.flags & INA_F_FLOAT) {
+			take_float(s, c, f.payload, now_us);
+			return;
+		}
+		if (s.state == kFloat) {
+			job.st.int_after_overflow++;
+			if (now_us - s.last_tx_us >= job.cfg.float_holdoff_us) {
+				send_float_requests(s);
+				s.last_tx_us = now_us;
+			}
+			return;
+		}
+		take_int(s, c, f.payload, h.flags, now_us);
 	}
 
-	if (s.state == kDone) {
-		/* A worker lost the ACK (or a late copy): send it again. */
-		st.after_done++;
+	/* The job's checks and per-packet counters; false if the packet is
+	 * dropped. Sets *c to its contributors and *ecn if it is marked. */
+	bool admit(const InaFrame &f, WorkerSet *c, bool *ecn)
+	{
+		const InaHeader &h = f.hdr;
+		const PsJobConfig &cfg = job.cfg;
+		PsJobStats &st = job.st;
+		st.packets++;
+		const uint16_t flags = h.flags;
+		if (flags & INA_F_ACK) {
+			st.unexpected_ack++;
+			return false;
+		}
+		if (h.seq % cfg.ps_count != cfg.ps_index) {
+			st.not_owned++;
+			return false;
+		}
+		if (h.levels != cfg.levels) {
+			st.bad_levels++;
+			return false;
+		}
+		if (h.elem_count == 0 || h.elem_count > cfg.elements) {
+			st.bad_elements++;
+			return false;
+		}
+		if (flags & INA_F_RESEND)
+			st.retransmits++;
+		if (flags & INA_F_COLLISION)
+			st.collisions++;
+		*ecn = (flags & INA_F_ECN) || (f.tos & 3) == 3; /* or an IP CE mark */
+		if (*ecn)
+			st.ecn++;
+
+		*c = job.contributors(h.bitmap);
+		if (c->empty()) {
+			st.bad_bitmap++;
+			return false;
+		}
+		if (c->count() == 1)
+			st.worker_packets++;
+		else if (!(*c == job.all))
+			st.partial_packets++;
+		return true;
+	}
+
+	/* The fragment's slot, taken over from an older fragment if need be;
+	 * nullptr if the packet is dropped (older than the window, or an
+	 * elem_count other than the fragment's). */
+	Slot *slot_for(uint32_t seq, uint16_t elems)
+	{
+		PsJobStats &st = job.st;
+		uint32_t round = seq / job.cfg.ps_count;
+		Slot &s = job.slots[round & job.mask];
+		if (s.state != kEmpty && s.seq != seq) {
+			if (static_cast<int32_t>(seq - s.seq) < 0) {
+				st.stale++;
+				return nullptr;
+			}
+			if (s.state != kDone)
+				st.evicted_incomplete++;
+			release_float(s);
+			s.state = kEmpty;
+		}
+		if (s.state == kEmpty) {
+			s.seq = seq;
+			s.state = kInt;
+			s.flags = 0;
+			s.elems = elems;
+			s.have = WorkerSet{};
+			s.last_tx_us = 0;
+			s.float_buf = -1;
+		}
+		if (elems != s.elems) {
+			st.bad_elements++;
+			return nullptr;
+		}
+		return &s;
+	}
+
+	/* A packet for a complete fragment: a worker lost the ACK (or a late
+	 * copy), so send it again. */
+	void resend_ack(Slot &s, const WorkerSet &c, uint64_t now_us)
+	{
+		job.st.after_done++;
 		/* Multicast: one copy reaches everybody, so n workers resending
 		 * at once need one copy (holdoff). Unicast: answer the senders. */
-		if (!cfg.multicast_ack || now_us - s.last_tx_us >= cfg.ack_holdoff_us) {
-			path.send_ack(s, c);
-			st.ack_resent++;
+		if (!job.cfg.multicast_ack || now_us - s.last_tx_us >= job.cfg.ack_holdoff_us) {
+			send_ack(s, c);
+			job.st.ack_resent++;
 			s.last_tx_us = now_us;
 		}
-		return;
 	}
 
 	/* Flags that travel to the parameter packet. */
-	if (ecn)
-		s.flags |= kSawEcn;
-	if (flags & INA_F_COL)
-		s.flags |= kSawCol;
-	if (flags & INA_F_COLLISION) {
-		s.flags |= kSawCollision;
-		s.collided_index = index;
+	void note_flags(Slot &s, uint16_t flags, uint32_t index, bool ecn)
+	{
+		if (ecn)
+			s.flags |= kSawEcn;
+		if (flags & INA_F_COL)
+			s.flags |= kSawCol;
+		if (flags & INA_F_COLLISION) {
+			s.flags |= kSawCollision;
+			s.collided_index = index;
+		}
+		if (index < job.cfg.aggregators)
+			s.agg_index = index;
 	}
-	if (index < cfg.aggregators)
-		s.agg_index = index;
 
-	const uint8_t *payload = f.payload;
-	if (flags & INA_F_FLOAT) {
+	/* A float answer: added to the fragment's float buffer; the fragment
+	 * completes when every worker has answered. */
+	void take_float(Slot &s, const WorkerSet &c, const uint8_t *payload, uint64_t now_us)
+	{
+		PsJobStats &st = job.st;
 		/* An answer before the PS asked (its request crossed a lost
 		 * packet, say): take it, and ask the others right after. */
 		bool unasked = s.state == kInt;
-		if (unasked && !path.enter_float(s, now_us, false))
+		if (unasked && !enter_float(s, now_us, false))
 			return;
 		if (c.intersects(s.have)) {
 			st.duplicates++;
 			return;
 		}
-		double *acc = &job.float_pool[size_t(s.float_buf) * cfg.elements];
-		for (uint32_t k = 0; k < elems; k++) {
+		double *acc = &job.float_pool[size_t(s.float_buf) * job.cfg.elements];
+		for (uint32_t k = 0; k < s.elems; k++) {
 			uint32_t bits = ina_load32(payload + 4 * k);
-			float f;
-			memcpy(&f, &bits, 4);
-			acc[k] += f;
+			float x;
+			memcpy(&x, &bits, 4);
+			acc[k] += x;
 		}
 		s.have |= c;
 		st.float_packets++;
 		if (unasked && !(s.have == job.all)) {
-			path.send_float_requests(s);
+			send_float_requests(s);
 			s.last_tx_us = now_us;
 		}
 		if (s.have == job.all) {
 			int32_t *v = job.value(s);
-			for (uint32_t k = 0; k < elems; k++) {
-				float f = static_cast<float>(acc[k]);
-				memcpy(&v[k], &f, 4);
+			for (uint32_t k = 0; k < s.elems; k++) {
+				float x = static_cast<float>(acc[k]);
+				memcpy(&v[k], &x, 4);
 			}
-			path.release_float(s);
+			release_float(s);
 			s.flags |= kFloatResult;
-			path.complete(s, false, now_us);
+			complete(s, false, now_us);
 		}
-		return;
 	}
 
-	if (s.state == kFloat) {
-		st.int_after_overflow++;
-		if (now_us - s.last_tx_us >= cfg.float_holdoff_us) {
-			path.send_float_requests(s);
-			s.last_tx_us = now_us;
-		}
-		return;
-	}
-
-	/* A partial sum that contains everything the slot has (a worker's
-	 * retransmission merged into a switch aggregator, and the worker's
-	 * first copy had already reached the PS past a collision) is the
-	 * better sum: take it whole. Any other overlap cannot be split. */
-	WorkerSet common = c;
-	common &= s.have;
-	bool superset = !s.have.empty() && common == s.have && !(c == s.have);
-	if (c.intersects(s.have) && !superset) {
-		st.duplicates++;
-		return;
-	}
-	if (flags & INA_F_OVERFLOW) {
-		path.enter_float(s, now_us, true);
-		return;
-	}
-	int32_t *v = job.value(s);
-	if (superset) {
-		st.superseded++;
-		s.have = WorkerSet{};
-	}
-	bool first = s.have.empty();
-	if (first) {
-		for (uint32_t k = 0; k < elems; k++)
-			v[k] = static_cast<int32_t>(ina_load32(payload + 4 * k));
-	} else {
-		bool clipped = false;
-		for (uint32_t k = 0; k < elems; k++) {
-			int64_t sum = int64_t(v[k]) + int32_t(ina_load32(payload + 4 * k));
-			if (sum > kInt32Max) {
-				sum = kInt32Max;
-				clipped = true;
-			} else if (sum < kInt32Min) {
-				sum = kInt32Min;
-				clipped = true;
-			}
-			v[k] = static_cast<int32_t>(sum);
-		}
-		if (clipped) {
-			st.ps_overflows++;
-			path.enter_float(s, now_us, true);
+	/* An int32 partial sum: added to the fragment, which completes when it
+	 * holds every worker or moves to the float path on an overflow. */
+	void take_int(Slot &s, const WorkerSet &c, const uint8_t *payload, uint16_t flags, uint64_t now_us)
+	{
+		PsJobStats &st = job.st;
+		/* A partial sum that contains everything the slot has (a worker's
+		 * retransmission merged into a switch aggregator, and the worker's
+		 * first copy had already reached the PS past a collision) is the
+		 * better sum: take it whole. Any other overlap cannot be split. */
+		WorkerSet common = c;
+		common &= s.have;
+		bool superset = !s.have.empty() && common == s.have && !(c == s.have);
+		if (c.intersects(s.have) && !superset) {
+			st.duplicates++;
 			return;
 		}
+		if (flags & INA_F_OVERFLOW) {
+			enter_float(s, now_us, true);
+			return;
+		}
+		int32_t *v = job.value(s);
+		if (superset) {
+			st.superseded++;
+			s.have = WorkerSet{};
+		}
+		bool first = s.have.empty();
+		if (first) {
+			for (uint32_t k = 0; k < s.elems; k++)
+				v[k] = static_cast<int32_t>(ina_load32(payload + 4 * k));
+		} else if (add_saturating(v, payload, s.elems)) {
+			st.ps_overflows++;
+			enter_float(s, now_us, true);
+			return;
+		}
+		s.have |= c;
+		if (s.have == job.all)
+			complete(s, first && job.cfg.workers.size() > 1, now_us);
 	}
-	s.have |= c;
-	if (s.have == job.all)
-		path.complete(s, first && cfg.workers.size() > 1, now_us);
+};
+
+void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
+{
+	InaFrame f;
+	if (!parse_data_frame(frame, len, &f, stats_))
+		return;
+	Job *jp = jobs_[f.hdr.job_id].get();
+	if (!jp) {
+		stats_.unknown_job++;
+		return;
+	}
+	PsPath path{*jp, self_, tx};
+	path.take_packet(f, now_us);
 }
 
 uint32_t ParameterServer::build_control(uint16_t job_id, bool unregister, uint8_t *out, uint32_t cap) const

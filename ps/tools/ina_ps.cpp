@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,11 +59,8 @@ std::string ip_text(uint32_t ip)
 	       std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
 }
 
-} /* namespace */
-
-int main(int argc, char **argv)
-{
-	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
+/* The command line. */
+struct Options {
 	std::vector<std::string> job_files;
 	ina::TransportConfig tcfg;
 	std::string ip_arg;
@@ -70,28 +68,39 @@ int main(int argc, char **argv)
 	double duration = 0;
 	uint32_t register_interval_ms = 0;
 	bool no_register = false;
-	app.add_option("--job", job_files, "job description (TOML), one per job")->required()->check(CLI::ExistingFile);
+};
+
+/* Returns -1 to go on, else the exit code. */
+int parse_options(int argc, char **argv, Options &o)
+{
+	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
+	ina::TransportConfig &tcfg = o.tcfg;
+	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required()->check(CLI::ExistingFile);
 	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
-	app.add_option("--ip", ip_arg, "local IPv4 address (default: the interface's)");
+	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");
 	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(CLI::Range(0.0, 1.0));
 	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")->check(CLI::Range(0.0, 1.0));
 	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(CLI::Range(0.0, 1.0));
 	app.add_option("--seed", tcfg.seed, "fault injection seed");
-	app.add_option("--duration", duration, "stop after this many seconds (0: at SIGINT/SIGTERM)");
-	app.add_option("--register-interval-ms", register_interval_ms,
+	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)");
+	app.add_option("--register-interval-ms", o.register_interval_ms,
 		       "repeat the job registration this often (0: once at start)");
-	app.add_flag("--no-register", no_register, "do not register the jobs with their switch");
-	app.add_flag("--json", json, "print the statistics as JSON");
+	app.add_flag("--no-register", o.no_register, "do not register the jobs with their switch");
+	app.add_flag("--json", o.json, "print the statistics as JSON");
 	CLI11_PARSE(app, argc, argv);
+	return -1;
+}
 
-	if (!ip_arg.empty() && !ina::parse_ipv4(ip_arg.c_str(), &tcfg.ip)) {
-		fprintf(stderr, "ina-ps: --ip: not an IPv4 address: %s\n", ip_arg.c_str());
+/* --ip and the job files; returns -1 to go on, else the exit code. */
+int load_jobs(Options &o, std::vector<ina::PsJobConfig> &jobs)
+{
+	if (!o.ip_arg.empty() && !ina::parse_ipv4(o.ip_arg.c_str(), &o.tcfg.ip)) {
+		fprintf(stderr, "ina-ps: --ip: not an IPv4 address: %s\n", o.ip_arg.c_str());
 		return 2;
 	}
-	std::vector<ina::PsJobConfig> jobs;
-	for (const auto &f : job_files) {
+	for (const auto &f : o.job_files) {
 		ina::PsJobConfig c;
 		std::string err;
 		if (!ina::load_ps_job_file(f, &c, &err)) {
@@ -100,9 +109,141 @@ int main(int argc, char **argv)
 		}
 		jobs.push_back(c);
 	}
+	return -1;
+}
+
+/* The serving state: the PS on its transport, and its output queue. */
+struct Daemon {
+	static constexpr uint32_t kBatch = 64;
+
+	const Options &o;
+	const std::vector<ina::PsJobConfig> &jobs;
+	ina::Transport &transport;
+	ina::ParameterServer &ps;
+	uint32_t max_workers;
+	ina::TxQueue tx;
+	std::vector<ina::FrameBuf> view;
+	uint64_t tx_lost = 0;
+
+	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j, ina::Transport &t,
+	       ina::ParameterServer &p, uint32_t max_w)
+		: o(opts), jobs(j), transport(t), ps(p), max_workers(max_w), tx(kBatch * 8 + 2 * max_w + 8),
+		  view(tx.capacity())
+	{
+	}
+
+	/* Registers (or unregisters) the jobs with their switch. */
+	void send_control(bool unregister)
+	{
+		if (o.no_register)
+			return;
+		for (const auto &c : jobs) {
+			uint8_t *out = tx.reserve();
+			if (!out)
+				break;
+			uint32_t len = ps.build_control(c.job, unregister, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
+			if (len)
+				tx.commit(len);
+		}
+		tx_lost += flush(transport, tx, view);
+	}
+
+	/* Receives and answers frames until a signal or --duration, repeating
+	 * the registration every --register-interval-ms. */
+	void serve(uint64_t start)
+	{
+		std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(2048));
+		std::vector<ina::FrameBuf> rx(kBatch);
+		uint64_t last_register = start;
+		while (!g_stop.load(std::memory_order_relaxed)) {
+			for (uint32_t i = 0; i < kBatch; i++)
+				rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
+			uint32_t n = transport.recv(rx.data(), kBatch, 1000);
+			uint64_t now = now_us();
+			for (uint32_t i = 0; i < n; i++) {
+				if (tx.room() < max_workers + 1)
+					tx_lost += flush(transport, tx, view);
+				ps.handle(rx[i].data, rx[i].len, now, tx);
+			}
+			if (tx.size())
+				tx_lost += flush(transport, tx, view);
+			if (o.register_interval_ms && now - last_register >= o.register_interval_ms * 1000ull) {
+				send_control(false);
+				last_register = now;
+			}
+			if (o.duration > 0 && now - start >= o.duration * 1e6)
+				break;
+		}
+	}
+};
+
+/* The statistics as one JSON object (--json). */
+void print_json(const Daemon &d, uint32_t ip, uint64_t start)
+{
+	const ina::ParameterServer &ps = d.ps;
+	const ina::PsStats &g = ps.stats();
+	nlohmann::json j;
+	j["transport"] = d.transport.name();
+	j["ip"] = ip_text(ip);
+	j["seconds"] = (now_us() - start) / 1e6;
+	j["not_ina"] = g.not_ina;
+	j["bad_version"] = g.bad_version;
+	j["bad_type"] = g.bad_type;
+	j["bad_length"] = g.bad_length;
+	j["unknown_job"] = g.unknown_job;
+	j["tx_lost"] = d.tx_lost;
+	for (uint16_t id : ps.jobs()) {
+		const ina::PsJobStats *s = ps.job_stats(id);
+		nlohmann::json jj;
+		jj["job"] = id;
+		for (const auto &c : ina::ps_job_counters())
+			jj[c.name] = s->*c.field;
+		jj["share_in_network"] = s->completed ? double(s->completed_in_network) / s->completed : 0.0;
+		j["jobs"].push_back(jj);
+	}
+	printf("%s\n", j.dump(2).c_str());
+}
+
+/* The statistics for people: a summary per job, then its nonzero counters. */
+void print_text(const Daemon &d, uint64_t start)
+{
+	const ina::ParameterServer &ps = d.ps;
+	const ina::PsStats &g = ps.stats();
+	printf("ina-ps: %.1f s on %s; not INA %lu, bad version %lu, bad type %lu, bad length %lu, "
+	       "unknown job %lu, tx lost %lu\n",
+	       (now_us() - start) / 1e6, d.transport.name(), (unsigned long)g.not_ina,
+	       (unsigned long)g.bad_version, (unsigned long)g.bad_type, (unsigned long)g.bad_length,
+	       (unsigned long)g.unknown_job, (unsigned long)d.tx_lost);
+	for (uint16_t id : ps.jobs()) {
+		const ina::PsJobStats *s = ps.job_stats(id);
+		double share = s->completed ? 100.0 * s->completed_in_network / s->completed : 0.0;
+		printf("job %u: fragments completed %lu (in network %lu = %.1f%%, at PS %lu), collisions %lu, "
+		       "retransmits seen %lu, overflows %lu, duplicates %lu, ACKs resent %lu\n",
+		       id, (unsigned long)s->completed, (unsigned long)s->completed_in_network, share,
+		       (unsigned long)s->completed_at_ps, (unsigned long)s->collisions,
+		       (unsigned long)s->retransmits, (unsigned long)s->overflows,
+		       (unsigned long)s->duplicates, (unsigned long)s->ack_resent);
+		for (const auto &c : ina::ps_job_counters())
+			if (s->*c.field)
+				printf("  %-22s %12lu  %s\n", c.name, (unsigned long)(s->*c.field), c.help);
+	}
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	Options o;
+	int rc = parse_options(argc, argv, o);
+	if (rc >= 0)
+		return rc;
+	std::vector<ina::PsJobConfig> jobs;
+	rc = load_jobs(o, jobs);
+	if (rc >= 0)
+		return rc;
 
 	std::string err;
-	auto transport = ina::open_transport(tcfg, &err);
+	auto transport = ina::open_transport(o.tcfg, &err);
 	if (!transport) {
 		fprintf(stderr, "ina-ps: transport: %s\n", err.c_str());
 		return 1;
@@ -124,93 +265,18 @@ int main(int argc, char **argv)
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
 
-	constexpr uint32_t kBatch = 64;
-	ina::TxQueue tx(kBatch * 8 + 2 * max_workers + 8);
-	std::vector<ina::FrameBuf> view(tx.capacity());
-	std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(2048));
-	std::vector<ina::FrameBuf> rx(kBatch);
-	uint64_t tx_lost = 0;
-
-	auto send_control = [&](bool unregister) {
-		if (no_register)
-			return;
-		for (const auto &c : jobs) {
-			uint8_t *out = tx.reserve();
-			if (!out)
-				break;
-			uint32_t len = ps.build_control(c.job, unregister, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
-			if (len)
-				tx.commit(len);
-		}
-		tx_lost += flush(*transport, tx, view);
-	};
-	send_control(false);
+	Daemon d(o, jobs, *transport, ps, max_workers);
+	d.send_control(false);
 	printf("ina-ps: serving %zu job(s) on %s, %s\n", jobs.size(), transport->name(), ip_text(self.ip).c_str());
 	fflush(stdout);
 
-	uint64_t start = now_us(), last_register = start;
-	while (!g_stop.load(std::memory_order_relaxed)) {
-		for (uint32_t i = 0; i < kBatch; i++)
-			rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
-		uint32_t n = transport->recv(rx.data(), kBatch, 1000);
-		uint64_t now = now_us();
-		for (uint32_t i = 0; i < n; i++) {
-			if (tx.room() < max_workers + 1)
-				tx_lost += flush(*transport, tx, view);
-			ps.handle(rx[i].data, rx[i].len, now, tx);
-		}
-		if (tx.size())
-			tx_lost += flush(*transport, tx, view);
-		if (register_interval_ms && now - last_register >= register_interval_ms * 1000ull) {
-			send_control(false);
-			last_register = now;
-		}
-		if (duration > 0 && now - start >= duration * 1e6)
-			break;
-	}
-	send_control(true);
+	uint64_t start = now_us();
+	d.serve(start);
+	d.send_control(true);
 
-	const ina::PsStats &g = ps.stats();
-	if (json) {
-		nlohmann::json j;
-		j["transport"] = transport->name();
-		j["ip"] = ip_text(self.ip);
-		j["seconds"] = (now_us() - start) / 1e6;
-		j["not_ina"] = g.not_ina;
-		j["bad_version"] = g.bad_version;
-		j["bad_type"] = g.bad_type;
-		j["bad_length"] = g.bad_length;
-		j["unknown_job"] = g.unknown_job;
-		j["tx_lost"] = tx_lost;
-		for (uint16_t id : ps.jobs()) {
-			const ina::PsJobStats *s = ps.job_stats(id);
-			nlohmann::json jj;
-			jj["job"] = id;
-			for (const auto &c : ina::ps_job_counters())
-				jj[c.name] = s->*c.field;
-			jj["share_in_network"] = s->completed ? double(s->completed_in_network) / s->completed : 0.0;
-			j["jobs"].push_back(jj);
-		}
-		printf("%s\n", j.dump(2).c_str());
-	} else {
-		printf("ina-ps: %.1f s on %s; not INA %lu, bad version %lu, bad type %lu, bad length %lu, "
-		       "unknown job %lu, tx lost %lu\n",
-		       (now_us() - start) / 1e6, transport->name(), (unsigned long)g.not_ina,
-		       (unsigned long)g.bad_version, (unsigned long)g.bad_type, (unsigned long)g.bad_length,
-		       (unsigned long)g.unknown_job, (unsigned long)tx_lost);
-		for (uint16_t id : ps.jobs()) {
-			const ina::PsJobStats *s = ps.job_stats(id);
-			double share = s->completed ? 100.0 * s->completed_in_network / s->completed : 0.0;
-			printf("job %u: fragments completed %lu (in network %lu = %.1f%%, at PS %lu), collisions %lu, "
-			       "retransmits seen %lu, overflows %lu, duplicates %lu, ACKs resent %lu\n",
-			       id, (unsigned long)s->completed, (unsigned long)s->completed_in_network, share,
-			       (unsigned long)s->completed_at_ps, (unsigned long)s->collisions,
-			       (unsigned long)s->retransmits, (unsigned long)s->overflows,
-			       (unsigned long)s->duplicates, (unsigned long)s->ack_resent);
-			for (const auto &c : ina::ps_job_counters())
-				if (s->*c.field)
-					printf("  %-22s %12lu  %s\n", c.name, (unsigned long)(s->*c.field), c.help);
-		}
-	}
+	if (o.json)
+		print_json(d, self.ip, start);
+	else
+		print_text(d, start);
 	return 0;
 }
