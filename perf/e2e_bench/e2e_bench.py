@@ -44,9 +44,9 @@ def parse_size(text):
     return n
 
 
-def topology_text(workers):
+def topology_text(workers, elements):
     lines = ["# perf/e2e_bench: one switch, one PS, the workers", f'description = "e2e bench, {workers} workers"',
-             "aggregators = 4096", "elements = 62", "", "[[switch]]", 'name = "sw0"', "",
+             "aggregators = 4096", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"', "",
              "[[host]]", 'name = "ps0"', 'switch = "sw0"']
     for w in range(workers):
         lines += ["", "[[host]]", f'name = "w{w}"', 'switch = "sw0"']
@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--sizes", default="1M,16M,64M")
     ap.add_argument("--modes", default="ina,ps,gloo")
+    ap.add_argument("--elements", type=int, default=62,
+                    help="values per fragment in ina and ps modes (1..2048; the lab raises the MTU)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per allreduce")
     ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
                     help="extra ina-worker argument for ina and ps modes (repeatable)")
@@ -130,6 +132,8 @@ def main():
         bad = [m for m in modes if m not in ("ina", "ps", "gloo")]
         if bad:
             raise ValueError(f"unknown mode {bad[0]} (ina, ps, gloo)")
+        if not 1 <= a.elements <= 2048:
+            raise ValueError("--elements must be 1..2048")
         if not 2 <= a.workers <= 16:
             raise ValueError("--workers must be 2..16")
     except ValueError as e:
@@ -147,7 +151,7 @@ def main():
             return 2
     build_dirs = [os.path.abspath(a.build)]
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="e2e-") as t:
-        t.write(topology_text(a.workers))
+        t.write(topology_text(a.workers, a.elements))
         t.flush()
         plan = labmod.load_plan(t.name, os.path.join(ROOT, "config", "labs"), {})
         lab = labmod.Lab(PREFIX, log=lambda m: print(m, file=sys.stderr, flush=True))

@@ -152,7 +152,7 @@ struct Daemon {
 	 * the registration every --register-interval-ms. */
 	void serve(uint64_t start)
 	{
-		std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(2048));
+		std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(INA_FRAME_LEN(INA_MAX_ELEMENTS)));
 		std::vector<ina::FrameBuf> rx(kBatch);
 		uint64_t last_register = start;
 		while (!g_stop.load(std::memory_order_relaxed)) {

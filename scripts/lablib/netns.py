@@ -66,6 +66,12 @@ def _no_offloads(ns, dev):
                  "gro", "off"], check=False)
 
 
+def link_mtu(plan):
+    """The IP MTU every lab link needs: 1500, or more when a fragment's frame
+    (IPv4 + UDP + INA header + payload, wire.h) does not fit."""
+    return max(1500, 20 + 8 + 44 + 4 * plan["elements"])
+
+
 def create(plan, prefix, log):
     """Builds the namespaces and links of `plan`. Raises NetError."""
     for s in plan["switches"]:
@@ -98,7 +104,7 @@ def create(plan, prefix, log):
                 if ns == sw_ns or p["peer_kind"] == "switch":
                     _sysctl(ns, f"net.ipv4.conf.{dev}.arp_ignore", 8)
                 _no_offloads(ns, dev)
-                run(["ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up"])
+                run(["ip", "-n", ns, "link", "set", dev, "mtu", str(link_mtu(plan)), "up"])
     everyone = [(h["ip"], h["mac"]) for h in plan["hosts"]] + \
                [(s["ip"], s["mac"]) for s in plan["switches"]]
     for h in plan["hosts"]:

@@ -140,8 +140,8 @@ def build_plan(raw, path, overrides):
     for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us"):
         if k in overrides:
             lab[k] = overrides[k]
-    if not 1 <= lab["elements"] <= 256:
-        raise TopologyError(f"{path}: elements: must be 1..256, got {lab['elements']}")
+    if not 1 <= lab["elements"] <= 2048:
+        raise TopologyError(f"{path}: elements: must be 1..2048, got {lab['elements']}")
 
     switches = []
     for i, t in enumerate(lab["switch"]):

@@ -61,6 +61,7 @@ struct App {
 	std::vector<int16_t> port_index;            /* DPDK port id -> config index, -1 */
 	std::vector<Mac> port_mac;
 	std::vector<uint8_t> port_multiseg;         /* PMD sends chained mbufs */
+	std::vector<uint16_t> port_mtu;             /* MTU to configure, 0: the default */
 	/* Link state as the control thread last saw it (written there, read by
 	 * the lcores once per burst): lcores neither poll nor send on a port
 	 * that is down, because some PMDs (memif) remap their rings when the

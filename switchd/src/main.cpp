@@ -279,9 +279,16 @@ void create_pools(App &app, unsigned n)
 	const int socket = rte_eth_dev_socket_id(app.port_id[0]) >= 0
 		? rte_eth_dev_socket_id(app.port_id[0])
 		: static_cast<int>(rte_socket_id());
-	/* The private area holds the PacketDesc of classify (lcore_loop.h). */
+	/* The private area holds the PacketDesc of classify (lcore_loop.h).
+	 * A frame of the configured fragment size fits one mbuf: the data path
+	 * reads payloads in place and never walks a received chain. AF_XDP
+	 * receives into the mbuf behind XDP's own 256-byte headroom, and its
+	 * chunks (whole mempool objects) must fit a 4 KiB page. */
+	constexpr uint32_t kXdpHeadroom = 256;
+	const uint32_t room = std::max<uint32_t>(RTE_MBUF_DEFAULT_BUF_SIZE,
+						 RTE_PKTMBUF_HEADROOM + kXdpHeadroom + INA_FRAME_LEN(cfg.elements));
 	app.pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, kPacketDescSpace,
-					   RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+					   static_cast<uint16_t>(room), socket);
 	app.hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 128, socket);
 	app.ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);
 	if (!app.pool || !app.hdr_pool || !app.ind_pool)

@@ -118,6 +118,19 @@ std::string probe_port(App &app, size_t i, unsigned n, uint16_t *nrxq)
 		       std::to_string(n) + " lcores need one each (for af_packet add qpairs=" +
 		       std::to_string(n) + " to its vdev arguments, or use fewer lcores)";
 	*nrxq = static_cast<uint16_t>(std::min<unsigned>(n, info.max_rx_queues));
+	/* Several vdevs (af_packet, memif, tap) report 1518 bytes whatever
+	 * their buffers carry, so a smaller limit is a warning; a frame that
+	 * arrives cut short is a counted malformed drop. */
+	const uint32_t frame = INA_FRAME_LEN(app.cfg.elements);
+	app.port_mtu.push_back(0);
+	if (frame <= RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN)
+		return "";
+	if (info.max_rx_pktlen >= frame)
+		app.port_mtu.back() = static_cast<uint16_t>(frame - RTE_ETHER_HDR_LEN);
+	else
+		spdlog::warn("port {} ({}) reports frames of at most {} bytes; fragments of {} elements make "
+			     "{}-byte frames: its buffers and link must carry them (docs/switchd.md)",
+			     name, info.driver_name, info.max_rx_pktlen, app.cfg.elements, frame);
 	return "";
 }
 
@@ -128,6 +141,10 @@ std::string start_port(App &app, size_t i, uint16_t nrxq, unsigned n)
 	struct rte_eth_conf conf = {};
 	if (app.port_multiseg[i])
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* Fragments larger than a standard frame need the port's MTU raised
+	 * (the link's, too: docs/switchd.md). */
+	if (app.port_mtu[i])
+		conf.rxmode.mtu = app.port_mtu[i];
 	int rc = rte_eth_dev_configure(id, nrxq, static_cast<uint16_t>(n), &conf);
 	if (rc != 0)
 		return "port '" + name + "': configure failed: " + rte_strerror(-rc);

@@ -195,7 +195,7 @@ TEST(Config, KeysSetFieldsAndRejectBadInput)
 	EXPECT_FALSE(set_config_key(&c, "job", "-1", &err));
 	EXPECT_FALSE(set_config_key(&c, "ps", "10.0.0.300", &err));
 	EXPECT_FALSE(set_config_key(&c, "cc", "reno", &err));
-	EXPECT_FALSE(set_config_key(&c, "elements", "257", &err));
+	EXPECT_FALSE(set_config_key(&c, "elements", "2049", &err));
 	EXPECT_FALSE(set_config_key(&c, "bit", "1,2,3,4,5", &err));
 }
 

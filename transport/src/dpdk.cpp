@@ -89,7 +89,10 @@ public:
 		ip_ = cfg.ip;
 		std::string pool_name = "ina_tp_" + std::to_string(port_);
 		int socket = rte_eth_dev_socket_id(port_);
-		pool_ = rte_pktmbuf_pool_create(pool_name.c_str(), 4095, 128, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		/* Room for the largest INA frame, behind AF_XDP's headroom when
+		 * the port is an af_xdp vdev. */
+		const uint32_t room = RTE_PKTMBUF_HEADROOM + 256 + INA_FRAME_LEN(INA_MAX_ELEMENTS);
+		pool_ = rte_pktmbuf_pool_create(pool_name.c_str(), 4095, 128, 0, static_cast<uint16_t>(room),
 						socket < 0 ? SOCKET_ID_ANY : socket);
 		if (!pool_) {
 			*error = std::string("dpdk transport: mbuf pool: ") + rte_strerror(rte_errno);
@@ -130,9 +133,17 @@ public:
 			for (uint32_t i = 0; i < batch; i++) {
 				const FrameBuf &f = frames[done + i];
 				char *d = rte_pktmbuf_append(tx_mbufs_[i], static_cast<uint16_t>(f.len));
-				if (d)
-					memcpy(d, f.data, f.len);
+				if (!d) {
+					/* Larger than an mbuf: never sent, as a short
+					 * send() tells the caller. */
+					rte_pktmbuf_free_bulk(tx_mbufs_ + i, batch - i);
+					batch = i;
+					break;
+				}
+				memcpy(d, f.data, f.len);
 			}
+			if (batch == 0)
+				return done;
 			uint16_t sent = rte_eth_tx_burst(port_, 0, tx_mbufs_, static_cast<uint16_t>(batch));
 			if (sent < batch)
 				rte_pktmbuf_free_bulk(tx_mbufs_ + sent, batch - sent);

@@ -24,7 +24,7 @@ namespace ina {
 namespace {
 
 constexpr uint32_t kSlots = 512;
-constexpr uint32_t kSlotSize = 2048;
+constexpr uint32_t kSlotSize = (INA_FRAME_LEN(INA_MAX_ELEMENTS) + 63u) & ~63u;
 constexpr uint8_t kPort = 1;
 
 class RdmaTransport final : public Transport {

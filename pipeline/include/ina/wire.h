@@ -36,9 +36,11 @@
 #define INA_MAX_LEVELS 4u
 /* Width of one level's bitmap: at most 32 children per aggregation point. */
 #define INA_BITMAP_BITS 32u
-/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass. */
+/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass;
+ * software hops take more, up to what a 9000-byte MTU carries (2048 x 4 B +
+ * 86 B of headers = 8278 B). */
 #define INA_DEFAULT_ELEMENTS 62u
-#define INA_MAX_ELEMENTS 256u
+#define INA_MAX_ELEMENTS 2048u
 /* agg_node value meaning "any switch may aggregate" (GOAT filter off). */
 #define INA_AGG_NODE_ANY 0u
 /* remap_index value meaning "no new index". */
