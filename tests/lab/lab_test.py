@@ -9,6 +9,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR kill-worker          GC frees a dead job's aggregators, other job ends
   lab_test.py --build DIR restart-switch       switchd killed and restarted mid-job
   lab_test.py --build DIR spoof                another job's id from a foreign host
+  lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
 uses its own namespace prefix and removes everything it made, also when it
@@ -180,6 +181,17 @@ def t_topology(build, name):
               "multi-tenant: no collisions although the jobs want more aggregators than exist")
 
 
+def t_jumbo(build):
+    # Software hops are not bound to Tofino's 62 elements: 768 make 3158-byte
+    # frames, which AF_XDP on veth still carries in one 4 KiB chunk.
+    r = run("single-rack", build, "--iterations", "2", "--elements", "768")
+    show(r)
+    assert_exact(r)
+    j = r["jobs"][0]
+    check(j["share_switch"] is not None and j["share_switch"] > 0.3,
+          f"{j['share_switch']} of the 768-element fragments aggregated in the switch")
+
+
 def t_two_level_ratio(build):
     # Few fragments in flight and a patient retransmission timer: the bytes the
     # PS receives then show what aggregation leaves for it, not how a busy
@@ -337,7 +349,7 @@ def main():
             return SKIP
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
-             "spoof": t_spoof}
+             "spoof": t_spoof, "jumbo": t_jumbo}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
