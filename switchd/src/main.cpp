@@ -370,9 +370,14 @@ void log_final(const App &app)
 	spdlog::info("{}", summary_line(app, secs, "final: "));
 	for (size_t p = 0; p < cfg.ports.size(); p++) {
 		PortCounters c = port_totals(app, p);
-		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {}",
+		/* The device's own drops: frames that never reached an lcore. */
+		struct rte_eth_stats dev = {};
+		rte_eth_stats_get(app.port_id[p], &dev);
+		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {} "
+			     "device_rx_missed {} device_rx_errors {} device_tx_errors {} device_rx_nombuf {}",
 			     cfg.ports[p].name, c[PortCtr::rx_packets], c[PortCtr::tx_packets],
-			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks]);
+			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks],
+			     dev.imissed, dev.ierrors, dev.oerrors, dev.rx_nombuf);
 	}
 	for (uint16_t id : app.jobs_owner->ids()) {
 		JobCounters c = job_totals(app, id);

@@ -72,6 +72,28 @@ TEST(SendWindow, ThreeOutOfOrderAcksDeclareTheExpectedLost)
 	EXPECT_EQ(w.in_flight(), 0u);
 }
 
+TEST(SendWindow, ReorderWithinTheWindowIsNotALoss)
+{
+	/* Fragments sent 100 ns apart, a 1000 ns reorder window: ACKs of
+	 * fragments sent less than 1000 ns after a missing one only reorder it. */
+	SendWindow w(64);
+	w.set_reorder_window(1000);
+	for (uint64_t k = 0; k < 30; k++)
+		w.send_new(k * 100, false);
+	w.on_ack(0, 5000);
+	for (uint64_t k = 2; k <= 10; k++)
+		EXPECT_EQ(w.on_ack(k, 5000).lost, 0u) << "fragment " << k << " sent within the window";
+	/* Fragment 11 left 1000 ns after fragment 1: now 1 counts as lost. */
+	auto a = w.on_ack(11, 5000);
+	ASSERT_EQ(a.lost, 1u);
+	EXPECT_EQ(w.lost_at(0), 1u);
+	/* The late ACK of a reordered fragment is an ordinary ACK. */
+	w.set_reorder_window(100000);
+	for (uint64_t k = 13; k < 20; k++)
+		EXPECT_EQ(w.on_ack(k, 6000).lost, 0u);
+	EXPECT_EQ(w.on_ack(12, 6000).kind, Kind::out_of_order);
+}
+
 TEST(SendWindow, TwoOutOfOrderAcksAreNotALoss)
 {
 	SendWindow w(64);

@@ -152,6 +152,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"initial_rto_us", us(&c->rtt.initial_rto_ns)},
 		{"max_backoff", u(&c->rtt.max_backoff, 1u << 20)},
 		{"timeout_burst", u(&c->timeout_burst, 1u << 20)},
+		{"reorder_window_pct", u(&c->reorder_window_pct, 1000)},
 		{"window_capacity", u(&c->window_capacity, 1u << 24)},
 		{"ps_window", u(&c->ps_window, 1u << 30)},
 		{"stall_timeout_ms",

@@ -67,7 +67,8 @@ void SendWindow::scan_for_losses()
 	while (scan_ < next_) {
 		Slot &s = slot(scan_);
 		if (!s.acked) {
-			if (acked_above_scan_ < dupthresh_)
+			if (acked_above_scan_ < dupthresh_ ||
+			    newest_acked_sent_ns_ < s.sent_ns + reorder_window_ns_)
 				return;
 			if (!s.fast_retx) {
 				s.fast_retx = 1;
@@ -93,6 +94,8 @@ SendWindow::AckOutcome SendWindow::on_ack(uint64_t k, uint64_t now_ns)
 
 	Slot &s = slot(k);
 	s.acked = 1;
+	if (s.sent_ns > newest_acked_sent_ns_)
+		newest_acked_sent_ns_ = s.sent_ns;
 	in_flight_--;
 	in_flight_agg_ -= !s.bypass;
 	if (s.transmissions == 1 && now_ns >= s.sent_ns)

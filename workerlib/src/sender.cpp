@@ -431,6 +431,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	if (o.rtt_ns) {
 		rtt_.sample(o.rtt_ns);
 		srtt_.store(rtt_.srtt_ns(), std::memory_order_relaxed);
+		win_.set_reorder_window(rtt_.srtt_ns() * cfg_.reorder_window_pct / 100);
 	}
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now, rtt_.srtt_ns()};
@@ -553,7 +554,10 @@ void Sender::run()
 				r->pop();
 			}
 		}
-		if (now >= next_timer_ns_)
+		/* Timeouts only with the receive ring drained: a thread that was
+		 * not on a CPU for a while finds ACKs waiting, and must not take
+		 * the fragments they complete for lost. */
+		if (n < kRxBatch && now >= next_timer_ns_)
 			check_timeouts(now);
 	}
 	/* Tensors handed over but not taken yet fail too: no caller waits

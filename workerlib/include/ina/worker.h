@@ -82,6 +82,10 @@ struct WorkerConfig {
 	 * lab that kept jobs crawling for tens of seconds); later holes are
 	 * found by the out-of-order rules once the oldest is ACKed. */
 	uint32_t timeout_burst = 32;
+	/* Reorder window of the out-of-order loss rule, in percent of the
+	 * smoothed RTT (ina/worker/send_window.h); 0: three later ACKs alone
+	 * declare a loss. */
+	uint32_t reorder_window_pct = 25;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };
@@ -170,8 +174,8 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
- * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, window_capacity,
- * stall_timeout_ms. False with a one-line *error on an unknown key or a bad
+ * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct,
+ * window_capacity, stall_timeout_ms. False with a one-line *error on an unknown key or a bad
  * value. */
 bool set_config_key(WorkerConfig *cfg, const std::string &key, const std::string &value, std::string *error);
 

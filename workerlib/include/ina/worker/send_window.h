@@ -7,7 +7,14 @@
  * parameter packet of a fragment is its ACK. Loss is detected
  *   - by ACKs of later fragments (ATP §3.6-3.7: "all workers treat the
  *     stalled fragment as a loss"): an unACKed fragment with dupthresh (3)
- *     ACKed fragments sent after it is lost, the rule of RFC 6675. All holes
+ *     ACKed fragments sent after it is lost, the rule of RFC 6675, and - as
+ *     RACK does (RFC 8985) - only once a fragment sent at least the reorder
+ *     window after it has been ACKed. INA reorders by nature: the switch
+ *     completes a fragment when its last worker's copy arrives, and
+ *     fragments that fell back to the PS come back later than their
+ *     neighbours; without the window each such reordering is a spurious
+ *     retransmission, and a spurious resend flushes a switch aggregator
+ *     that every worker then has to refill. All holes
  *     of a window are found this way at once, not one per round trip, which
  *     matters in INA: a hole is mostly a fragment stuck in a switch
  *     aggregator, and each one waits for every worker's retransmission.
@@ -57,6 +64,9 @@ public:
 	uint64_t send_new(uint64_t now_ns, bool bypass);
 	/* Records a retransmission of k. */
 	void resend(uint64_t k, uint64_t now_ns);
+	/* Reorder window of the loss rule above (the sender keeps it at a
+	 * fraction of the smoothed RTT); 0: the count alone decides. */
+	void set_reorder_window(uint64_t ns) { reorder_window_ns_ = ns; }
 	AckOutcome on_ack(uint64_t k, uint64_t now_ns);
 	/* The i-th fragment the last on_ack() declared lost; the caller
 	 * resends it. */
@@ -89,6 +99,8 @@ private:
 	uint32_t acked_above_scan_ = 0;
 	std::vector<uint64_t> lost_; /* of the last on_ack(), capacity reserved */
 	uint32_t in_flight_ = 0, in_flight_agg_ = 0;
+	uint64_t reorder_window_ns_ = 0;
+	uint64_t newest_acked_sent_ns_ = 0; /* latest (re)transmission ACKed */
 };
 
 } /* namespace ina */
