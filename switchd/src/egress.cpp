@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "egress.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ina/codec.h"
@@ -36,7 +37,7 @@ int ecn_mark(uint8_t *frame, uint32_t len)
 }
 
 void EgressQueue::init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
-		       uint16_t burst, PortCounters *ctr)
+		       uint16_t burst, uint32_t max_frame, PortCounters *ctr)
 {
 	port_ = port_id;
 	txq_ = txq;
@@ -52,9 +53,11 @@ void EgressQueue::init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, 
 	if (shaped_) {
 		double bytes_per_s = cfg.rate_gbps * 1e9 / 8.0 / n_lcores;
 		bytes_per_cycle_ = bytes_per_s / static_cast<double>(rte_get_tsc_hz());
-		/* Two full-size frames: enough to not starve, small enough that
-		 * the queue (and so ECN) builds up as soon as input exceeds the rate. */
-		bucket_ = 2 * 1538.0;
+		/* Two of the largest frames the port carries: enough to not
+		 * starve (a bucket smaller than one frame would never release
+		 * it), small enough that the queue (and so ECN) builds up as
+		 * soon as input exceeds the rate. */
+		bucket_ = 2.0 * (std::max<uint32_t>(max_frame, RTE_ETHER_MAX_LEN) + kWireOverhead);
 		tokens_ = bucket_;
 	}
 	last_ = rte_rdtsc();

@@ -32,8 +32,10 @@ public:
 	/* Longest wait of a partial TX burst on an unshaped port. */
 	static constexpr double kTxDrainUs = 20.0;
 
+	/* max_frame: the largest frame the port carries, in bytes (sizes
+	 * the shaper's bucket). */
 	void init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
-		  uint16_t burst, PortCounters *ctr);
+		  uint16_t burst, uint32_t max_frame, PortCounters *ctr);
 	~EgressQueue();
 
 	uint32_t depth() const { return count_; }

@@ -338,7 +338,7 @@ void connect_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 		lc->egress.resize(cfg.ports.size());
 		for (size_t p = 0; p < cfg.ports.size(); p++)
 			lc->egress[p].init(app.port_id[p], static_cast<uint16_t>(lc->index), cfg.ports[p].egress,
-					   n, cfg.burst, &lc->port_ctr[p]);
+					   n, cfg.burst, INA_FRAME_LEN(cfg.elements), &lc->port_ctr[p]);
 		lc->handoff_in.assign(n, nullptr);
 		lc->handoff_out.assign(n, nullptr);
 	}
