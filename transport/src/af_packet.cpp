@@ -7,6 +7,7 @@
  * sends, only those it receives.
  */
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <linux/filter.h>
@@ -167,6 +168,10 @@ public:
 		return fd_recv(&pfd, 1, timeout_us, [&] { return drain(frames, n); });
 	}
 
+	uint64_t rx_drops() const override
+	{
+		return socket_rx_drops(fd_) + truncated_rx_.load(std::memory_order_relaxed);
+	}
 	const char *name() const override { return "af_packet"; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
@@ -191,7 +196,7 @@ private:
 			uint32_t kept = 0;
 			for (uint32_t i = 0; i < static_cast<uint32_t>(r); i++) {
 				if (rx_msg_[i].msg_hdr.msg_flags & MSG_TRUNC) {
-					truncated_rx_++;
+					truncated_rx_.fetch_add(1, std::memory_order_relaxed);
 					continue;
 				}
 				FrameBuf &f = frames[got + kept];
@@ -212,7 +217,7 @@ private:
 	uint32_t ip_ = 0;
 	uint8_t mac_[6] = {};
 	uint64_t malformed_tx_ = 0;
-	uint64_t truncated_rx_ = 0;
+	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 	struct mmsghdr tx_msg_[kTransportBatch];
 	struct iovec tx_iov_[kTransportBatch];
 	struct mmsghdr rx_msg_[kTransportBatch];

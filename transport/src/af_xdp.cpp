@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <xdp/xsk.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -178,6 +179,16 @@ public:
 		return fd_recv(&pfd, 1, timeout_us, [&] { return drain(frames, n); });
 	}
 
+	uint64_t rx_drops() const override
+	{
+		struct xdp_statistics st = {};
+		socklen_t len = sizeof(st);
+		uint64_t n = truncated_rx_.load(std::memory_order_relaxed);
+		if (xsk_ && getsockopt(xsk_socket__fd(xsk_), SOL_XDP, XDP_STATISTICS, &st, &len) == 0)
+			n += st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty_descs;
+		return n;
+	}
+
 	const char *name() const override { return "af_xdp"; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
@@ -228,10 +239,8 @@ private:
 		uint32_t fidx = 0;
 		/* The kernel took these buffers from the fill ring, so it has
 		 * room for them again. */
-		if (xsk_ring_prod__reserve(&fill_, got, &fidx) != got) {
-			fill_stuck_++;
+		if (xsk_ring_prod__reserve(&fill_, got, &fidx) != got)
 			return 0;
-		}
 		uint32_t out = 0;
 		for (uint32_t i = 0; i < got; i++) {
 			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&rx_, idx + i);
@@ -242,7 +251,7 @@ private:
 				frames[out].len = d->len;
 				out++;
 			} else {
-				truncated_rx_++;
+				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
 			}
 			*xsk_ring_prod__fill_addr(&fill_, fidx + i) = addr;
 		}
@@ -265,8 +274,7 @@ private:
 	uint32_t outstanding_ = 0;
 	uint32_t ip_ = 0;
 	uint8_t mac_[6] = {};
-	uint64_t truncated_rx_ = 0;
-	uint64_t fill_stuck_ = 0;
+	std::atomic<uint64_t> truncated_rx_{0};
 };
 
 } /* namespace */

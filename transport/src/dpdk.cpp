@@ -7,6 +7,7 @@
  * ("net_af_packet0", a PCI address, ...), or is empty for the only port.
  * Poll mode: recv() with a timeout polls the queue until it expires.
  */
+#include <atomic>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -159,6 +160,12 @@ public:
 		return poll_recv(timeout_us, [&] { return drain(frames, n); });
 	}
 
+	uint64_t rx_drops() const override
+	{
+		struct rte_eth_stats st = {};
+		rte_eth_stats_get(port_, &st);
+		return st.imissed + st.rx_nombuf + truncated_rx_.load(std::memory_order_relaxed);
+	}
 	const char *name() const override { return "dpdk"; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
@@ -179,7 +186,7 @@ private:
 				frames[out].len = len;
 				out++;
 			} else {
-				truncated_rx_++;
+				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
 			}
 		}
 		if (got)
@@ -192,7 +199,7 @@ private:
 	struct rte_mempool *pool_ = nullptr;
 	uint32_t ip_ = 0;
 	uint8_t mac_[6] = {};
-	uint64_t truncated_rx_ = 0;
+	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 	struct rte_mbuf *rx_mbufs_[kTransportBatch];
 	struct rte_mbuf *tx_mbufs_[kTransportBatch];
 };

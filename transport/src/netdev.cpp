@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <cstring>
+#include <linux/sock_diag.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -57,6 +58,15 @@ bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *
 	if (cfg.ip)
 		out->ip = cfg.ip;
 	return true;
+}
+
+uint64_t socket_rx_drops(int fd)
+{
+	uint32_t mem[SK_MEMINFO_VARS] = {};
+	socklen_t len = sizeof(mem);
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 || len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return 0;
+	return mem[SK_MEMINFO_DROPS];
 }
 
 } /* namespace ina */

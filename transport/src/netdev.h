@@ -26,6 +26,10 @@ bool netdev_lookup(const std::string &name, Netdev *out, std::string *error);
 bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *out,
 			  std::string *error);
 
+/* Packets the kernel dropped on this socket's receive side (its buffer was
+ * full), SO_MEMINFO's SK_MEMINFO_DROPS; 0 where the kernel cannot say. */
+uint64_t socket_rx_drops(int fd);
+
 } /* namespace ina */
 
 #endif

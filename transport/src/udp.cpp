@@ -9,6 +9,7 @@
  * group:port with SO_REUSEADDR so several local receivers each get a copy.
  */
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <netinet/in.h>
@@ -141,6 +142,14 @@ public:
 		return fd_recv(pfd_, nfds_, timeout_us, [&] { return drain(frames, n); });
 	}
 
+	uint64_t rx_drops() const override
+	{
+		uint64_t n = truncated_rx_.load(std::memory_order_relaxed);
+		for (uint32_t i = 0; i < nfds_; i++)
+			n += socket_rx_drops(pfd_[i].fd);
+		return n;
+	}
+
 	const char *name() const override { return "udp"; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
@@ -243,7 +252,7 @@ private:
 		for (uint32_t i = 0; i < static_cast<uint32_t>(r); i++) {
 			struct msghdr &mh = rx_msg_[i].msg_hdr;
 			if (mh.msg_flags & MSG_TRUNC) {
-				truncated_rx_++;
+				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
 				continue;
 			}
 			Endpoint src, dst;
@@ -287,7 +296,7 @@ private:
 	int ifindex_ = 0;
 	uint8_t mac_[6] = {};
 	uint64_t malformed_tx_ = 0;
-	uint64_t truncated_rx_ = 0;
+	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 
 	struct mmsghdr tx_msg_[kTransportBatch];
 	struct iovec tx_iov_[kTransportBatch];

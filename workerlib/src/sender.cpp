@@ -594,6 +594,7 @@ void Sender::add_stats(WorkerStats *s) const
 	s->rx_other_job += g(C_RX_OTHER_JOB);
 	s->rx_not_for_worker += g(C_RX_NOT_FOR_WORKER);
 	s->tx_backpressure += g(C_TX_BACKPRESSURE);
+	s->rx_transport_drops += tx_->rx_drops();
 	if (id_ == 0) {
 		s->window = window_.load(std::memory_order_relaxed);
 		s->agg_window = agg_window_.load(std::memory_order_relaxed);

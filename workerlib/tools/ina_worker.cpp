@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -144,9 +145,19 @@ struct Outcome {
 	double max_err = 0;
 	uint64_t beyond = 0;   /* elements outside the bound */
 	double busy_s = 0;
+	double cpu_s = 0; /* process CPU time (all threads) over busy_s */
 	bool ok = true;
 	std::string err;
 };
+
+/* CPU time of every thread of this process: what the host stack costs,
+ * without the set-up before the first round. */
+double process_cpu_seconds()
+{
+	timespec ts{};
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 Outcome run_rounds(ina::Worker &w, Options &o)
 {
@@ -168,6 +179,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 	for (uint32_t round = 0; round < o.rounds && r.ok; round++) {
 		memcpy(buf.data(), input.data(), n * sizeof(float));
 		auto t0 = std::chrono::steady_clock::now();
+		const double cpu0 = process_cpu_seconds();
 		size_t per = (n + o.tensors - 1) / o.tensors;
 		for (uint32_t t = 0; t < o.tensors; t++) {
 			size_t off = std::min(n, t * per), len = std::min(per, n - off);
@@ -181,6 +193,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 			if (!hs[t].wait(&r.err))
 				r.ok = false;
 		r.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		r.cpu_s += process_cpu_seconds() - cpu0;
 		if (!r.ok)
 			break;
 		for (size_t i = 0; i < n; i++) {
@@ -208,6 +221,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"rounds", o.rounds},
 		{"tensors_per_round", o.tensors},
 		{"seconds", r.busy_s},
+		{"cpu_seconds", r.cpu_s},
 		{"goodput_gbps", goodput},
 		{"fragments", s.fragments},
 		{"packets_sent", s.packets_sent},
@@ -233,6 +247,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"rx_other_job", s.rx_other_job},
 		{"rx_not_for_worker", s.rx_not_for_worker},
 		{"tx_backpressure", s.tx_backpressure},
+		{"rx_transport_drops", s.rx_transport_drops},
 		{"window", s.window},
 		{"agg_window", s.agg_window},
 		{"srtt_us", s.srtt_ns / 1000.0},

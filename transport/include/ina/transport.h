@@ -63,6 +63,10 @@ public:
 	/* "af_xdp", "af_packet", "udp", "dpdk", "rdma", with a "+faults" suffix
 	 * when the fault shim wraps it. */
 	virtual const char *name() const = 0;
+	/* Frames lost on receive below the caller: the kernel's socket or
+	 * ring was full, or a frame did not fit the caller's buffer. Where a
+	 * transport cannot tell, 0. Safe to call from another thread. */
+	virtual uint64_t rx_drops() const { return 0; }
 	/* Local addresses, to fill the frames' source fields. */
 	virtual uint32_t ip() const = 0;
 	virtual void mac(uint8_t out[6]) const = 0;

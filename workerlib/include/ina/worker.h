@@ -117,6 +117,7 @@ struct WorkerStats {
 	uint64_t rx_other_job = 0;
 	uint64_t rx_not_for_worker = 0;
 	uint64_t tx_backpressure = 0;  /* transport send() took fewer frames */
+	uint64_t rx_transport_drops = 0; /* frames lost below the worker (Transport::rx_drops) */
 	uint32_t window = 0;           /* thread 0's current window */
 	uint32_t agg_window = 0;
 	uint64_t srtt_ns = 0;
