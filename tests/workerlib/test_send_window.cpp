@@ -226,6 +226,7 @@ TEST(Rtt, AckWithoutSampleDropsBackoff)
 {
 	RttConfig c;
 	c.initial_rto_ns = 20000000;
+	c.min_rto_ns = 5000000;
 	c.max_rto_ns = 500000000;
 	RttEstimator r(c);
 	r.backoff();

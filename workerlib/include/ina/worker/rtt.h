@@ -21,8 +21,17 @@
 namespace ina {
 
 struct RttConfig {
-	uint64_t initial_rto_ns = 20'000'000; /* before the first sample */
-	uint64_t min_rto_ns = 5'000'000;
+	/* Before the first sample, RFC 6298's 1 s: a job's first fragments
+	 * wait in the switch until its last worker has started, and a
+	 * timeout there resends (and flushes) every one of them. */
+	uint64_t initial_rto_ns = 1'000'000'000;
+	/* Above the stalls of a host that runs more busy threads than it has
+	 * CPUs (a scheduler slice is a few ms): in INA one spurious timeout
+	 * flushes an aggregator, and every other worker of that fragment then
+	 * has to time out too, since its copy waits in a slot that will never
+	 * fill. Losses are mostly found by later ACKs (send_window.h), not by
+	 * this timer. */
+	uint64_t min_rto_ns = 20'000'000;
 	/* An INA ACK that takes longer than this is a fragment stuck in a
 	 * switch aggregator (waiting for a packet that went elsewhere), which
 	 * only a retransmission frees; it is not a slow network. RTT samples
