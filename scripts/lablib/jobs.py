@@ -481,6 +481,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             "within_bound": bool(stats) and all(s["within_bound"] for s in stats),
             "admission_drops": _sum_switch_job(snaps, job["id"], "admission_drops"),
             "gc_frees": _sum_switch_job(snaps, job["id"], "gc_frees"),
+            "ecn_marks": _sum_switch_job(snaps, job["id"], "ecn_marks"),
             "transport": stats[0]["transport"] if stats else None,
         }
         if not finished:

@@ -10,6 +10,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR restart-switch       switchd killed and restarted mid-job
   lab_test.py --build DIR spoof                another job's id from a foreign host
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
+  lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
 uses its own namespace prefix and removes everything it made, also when it
@@ -192,6 +193,23 @@ def t_jumbo(build):
           f"{j['share_switch']} of the 768-element fragments aggregated in the switch")
 
 
+def t_jumbo_shaped(build):
+    # The same fragments through links shaped to 0.2 Gb/s with ECN marking:
+    # the shaper must release frames larger than two standard ones, and
+    # ATP's window must keep the queues short enough that nothing is lost.
+    with open(os.path.join(ROOT, "config", "labs", "single-rack.toml")) as f:
+        text = f.read().replace('name = "sw0"\n', 'name = "sw0"\nrate_gbps = 0.2\necn_threshold = 20\n', 1)
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="shaped-") as t:
+        t.write(text)
+        t.flush()
+        r = run(t.name, build, "--iterations", "1", "--elements", "768")
+    show(r)
+    assert_exact(r)
+    j = r["jobs"][0]
+    check(j["ecn_marks"] is not None and j["ecn_marks"] > 0,
+          f"the shaped ports marked ECN ({j['ecn_marks']} marks): the queue built up at the switch")
+
+
 def t_two_level_ratio(build):
     # Few fragments in flight and a patient retransmission timer: the bytes the
     # PS receives then show what aggregation leaves for it, not how a busy
@@ -349,7 +367,8 @@ def main():
             return SKIP
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
-             "spoof": t_spoof, "jumbo": t_jumbo}
+             "spoof": t_spoof, "jumbo": t_jumbo,
+             "jumbo_shaped": t_jumbo_shaped}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
