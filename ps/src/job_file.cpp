@@ -73,6 +73,26 @@ struct Reader {
 		return true;
 	}
 
+	/* switch.key_file: the switch's control key (relative to the job
+	 * file's directory). */
+	bool key_file(const toml::table &t, const std::string &job_file, CtrlKey *out)
+	{
+		const toml::node *n = t.get("key_file");
+		if (!n)
+			return true;
+		auto s = n->value<std::string>();
+		if (!n->is_string() || s->empty())
+			return fail("switch.key_file", "must be the path of a key file");
+		std::string path = *s;
+		const size_t slash = job_file.rfind('/');
+		if (path[0] != '/' && slash != std::string::npos)
+			path = job_file.substr(0, slash + 1) + path;
+		std::string why;
+		if (!load_ctrl_key_file(path, out, &why))
+			return fail("switch.key_file", why);
+		return true;
+	}
+
 	/* An array of small integers, one per level. */
 	bool per_level(const toml::table &t, const char *key, const std::string &prefix, uint8_t out[INA_MAX_LEVELS],
 		       size_t want, int64_t lo, int64_t hi)
@@ -133,8 +153,11 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 		const toml::table *t = sw->as_table();
 		if (!t)
 			return r.fail("switch", "must be a table [switch]");
-		if (!r.only(*t, {"ip", "mac"}, "switch.") || !r.ip(*t, "ip", "switch.", &c.switch_ip, true) ||
-		    !r.mac(*t, "mac", "switch.", c.switch_mac, true))
+		if (!r.only(*t, {"ip", "mac", "key_file", "register_timeout_ms"}, "switch.") ||
+		    !r.ip(*t, "ip", "switch.", &c.switch_ip, true) ||
+		    !r.mac(*t, "mac", "switch.", c.switch_mac, true) ||
+		    !r.integer(*t, "register_timeout_ms", "switch.", &c.register_timeout_ms, 100, 3600000) ||
+		    !r.key_file(*t, source, &c.switch_key))
 			return false;
 		c.has_switch = true;
 	}

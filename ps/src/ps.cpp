@@ -671,47 +671,6 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 	path.take_packet(f, now_us);
 }
 
-uint32_t ParameterServer::build_control(uint16_t job_id, bool unregister, uint8_t *out, uint32_t cap) const
-{
-	const Job *jp = jobs_[job_id].get();
-	if (!jp || !jp->cfg.has_switch)
-		return 0;
-	const PsJobConfig &cfg = jp->cfg;
-	uint32_t ina_len = INA_HDR_LEN + sizeof(ina_ctrl_hdr) +
-			   sizeof(ina_ctrl_worker) * static_cast<uint32_t>(cfg.workers.size());
-	uint32_t len = INA_L2L3L4_LEN + ina_len;
-	if (cap < len)
-		return 0;
-	Endpoint dst;
-	memcpy(dst.mac, cfg.switch_mac, 6);
-	dst.ip = cfg.switch_ip;
-	dst.port = INA_UDP_PORT;
-	write_frame_headers(out, self_, dst, ina_len);
-	/* docs/protocol.md: job_id and elem_count 0, every other field 0. */
-	InaHeader h;
-	h.type = INA_TYPE_CONTROL;
-	h.job_id = cfg.job;
-	h.remap_index = 0;
-	encode(h, out + INA_HDR_OFFSET);
-	uint8_t *c = out + INA_PAYLOAD_OFFSET;
-	memset(c, 0, ina_len - INA_HDR_LEN);
-	c[offsetof(ina_ctrl_hdr, op)] = unregister ? INA_CTRL_UNREGISTER : INA_CTRL_REGISTER;
-	c[offsetof(ina_ctrl_hdr, n_workers)] = static_cast<uint8_t>(cfg.workers.size());
-	c[offsetof(ina_ctrl_hdr, levels)] = cfg.levels;
-	ina_store32(c + offsetof(ina_ctrl_hdr, ps_ip), self_.ip);
-	memcpy(c + offsetof(ina_ctrl_hdr, ps_mac), self_.mac, 6);
-	memcpy(c + offsetof(ina_ctrl_hdr, fan_in), cfg.fan_in, INA_MAX_LEVELS);
-	uint8_t *w = c + sizeof(ina_ctrl_hdr);
-	for (const PsWorker &pw : cfg.workers) {
-		ina_store32(w + offsetof(ina_ctrl_worker, ip), pw.ip);
-		memcpy(w + offsetof(ina_ctrl_worker, mac), pw.mac, 6);
-		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-			w[offsetof(ina_ctrl_worker, bit) + i] = i < cfg.levels ? pw.bit[i] : kPsNoBit;
-		w += sizeof(ina_ctrl_worker);
-	}
-	return len;
-}
-
 const std::vector<PsCounterInfo> &ps_job_counters()
 {
 	static const std::vector<PsCounterInfo> list = {

@@ -258,6 +258,31 @@ std::vector<uint8_t> per_level(Section &s, const std::string &k, uint8_t levels,
 	return out;
 }
 
+/* The control-message keys of [switch]. The key is read from a file only:
+ * a config is printed (--check-config), copied and committed, a key file
+ * can stay private (mode 600). */
+void read_control(Section &s, SwitchConfig *cfg)
+{
+	if (const toml::node *n = s.node("control_auth")) {
+		auto v = n->value_exact<bool>();
+		if (!v)
+			s.bad("control_auth", "must be true or false");
+		cfg->control_auth = *v;
+	}
+	cfg->control_window_s = s.integer<uint32_t>("control_window_s", cfg->control_window_s, 1, 86400);
+	if (auto f = s.string("control_key_file")) {
+		if (!cfg->control_auth)
+			s.bad("control_key_file", "a key with control_auth = false: drop one of them");
+		std::string path = *f, why;
+		const size_t slash = s.file().rfind('/');
+		if (!path.empty() && path[0] != '/' && slash != std::string::npos)
+			path = s.file().substr(0, slash + 1) + path; /* relative to the config file */
+		if (!ina::load_ctrl_key_file(path, &cfg->control_key, &why, &cfg->control_key_warning))
+			s.bad("control_key_file", why);
+		cfg->control_key_file = path;
+	}
+}
+
 JobConfig read_job(Section &s)
 {
 	JobConfig j;
@@ -269,6 +294,11 @@ JobConfig read_job(Section &s)
 	j.levels = s.integer<uint8_t>("levels", 1, 0, INA_MAX_LEVELS);
 	auto fan = per_level(s, "fan_in", j.levels, 1, INA_BITMAP_BITS, 0, j.levels > 0);
 	std::copy(fan.begin(), fan.end(), j.fan_in.begin());
+	if (auto c = s.string("control")) {
+		if (*c != "allow" && *c != "deny")
+			s.bad("control", "must be \"allow\" or \"deny\", got \"" + *c + "\"");
+		j.control_allowed = *c == "allow";
+	}
 	auto workers = s.tables("worker");
 	if (workers.empty())
 		fail(s.file(), s.raw().source(), s.key("worker"), "a job needs at least one [[job.worker]]");
@@ -352,6 +382,7 @@ SwitchConfig load_config(const std::string &path)
 				s.bad("steering", "must be \"auto\" or \"software\", got \"" + *st + "\"");
 			cfg.steering = *st;
 		}
+		read_control(s, &cfg);
 		s.finish();
 	}
 

@@ -368,6 +368,7 @@ void log_final(const App &app)
 	const SwitchConfig &cfg = app.cfg;
 	const double secs = static_cast<double>(rte_rdtsc() - app.start_tsc) / rte_get_tsc_hz();
 	spdlog::info("{}", summary_line(app, secs, "final: "));
+	spdlog::info("{}", control_summary(app, "final: "));
 	for (size_t p = 0; p < cfg.ports.size(); p++) {
 		PortCounters c = port_totals(app, p);
 		/* The device's own drops: frames that never reached an lcore. */
@@ -469,6 +470,9 @@ int main(int argc, char **argv)
 	if (!err.empty())
 		fail(*app, err);
 	connect_lcores(*app, lcore_ids);
+	err = setup_control_tx(*app);
+	if (!err.empty())
+		fail(*app, err);
 
 	app->jobs_owner = std::make_unique<JobTable>();
 	app->jobs.store(app->jobs_owner.get());

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ina/codec.h"
+#include "ina/control_auth.h"
 #include "ina/wire.h"
 
 namespace ina {
@@ -49,6 +50,8 @@ struct PsJobConfig {
 	bool has_switch = false;    /* register with it; next hop for unicast requests */
 	uint32_t switch_ip = 0;
 	uint8_t switch_mac[6] = {};
+	CtrlKey switch_key;                   /* signs control messages; empty: unsigned */
+	uint32_t register_timeout_ms = 10000; /* give up when the switch does not answer */
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
 	uint32_t float_slots = 256;       /* fragments in the float path at once */
@@ -142,11 +145,6 @@ public:
 	 * frames that do not fit are counted in tx_full). `now_us` is a
 	 * monotonic clock in microseconds. */
 	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
-
-	/* Writes the job's registration (or unregistration) control frame for
-	 * its switch into `out`; returns its length, 0 if the job has no switch
-	 * or `cap` is too small. */
-	uint32_t build_control(uint16_t job, bool unregister, uint8_t *out, uint32_t cap) const;
 
 	const PsJobStats *job_stats(uint16_t job) const;
 	const PsStats &stats() const { return stats_; }
