@@ -273,27 +273,49 @@ void group_mac(uint32_t group, uint8_t out[6])
 	out[5] = group & 0xFF;
 }
 
-bool parse_ipv4(const char *text, uint32_t *out)
+bool parse_ipv4(std::string_view text, uint32_t *out)
 {
+	/* inet_pton wants a C string: one that ends where the view ends. */
+	char buf[INET_ADDRSTRLEN];
+	if (text.empty() || text.size() >= sizeof(buf) || text.find('\0') != std::string_view::npos)
+		return false;
+	memcpy(buf, text.data(), text.size());
+	buf[text.size()] = '\0';
 	struct in_addr a;
-	if (inet_pton(AF_INET, text, &a) != 1)
+	if (inet_pton(AF_INET, buf, &a) != 1)
 		return false;
 	*out = ntohl(a.s_addr);
 	return true;
 }
 
-bool parse_mac(const char *text, uint8_t out[6])
+bool parse_mac(std::string_view text, uint8_t out[6])
 {
-	unsigned v[6];
-	char tail;
-	if (sscanf(text, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+	auto hex = [](char c) -> int {
+		if (c >= '0' && c <= '9')
+			return c - '0';
+		if (c >= 'a' && c <= 'f')
+			return c - 'a' + 10;
+		if (c >= 'A' && c <= 'F')
+			return c - 'A' + 10;
+		return -1;
+	};
+	if (text.size() != 17)
 		return false;
+	uint8_t m[6];
 	for (int i = 0; i < 6; i++) {
-		if (v[i] > 0xFF)
+		const int hi = hex(text[3 * i]), lo = hex(text[3 * i + 1]);
+		if (hi < 0 || lo < 0 || (i < 5 && text[3 * i + 2] != ':'))
 			return false;
-		out[i] = static_cast<uint8_t>(v[i]);
+		m[i] = static_cast<uint8_t>(hi << 4 | lo);
 	}
+	memcpy(out, m, 6);
 	return true;
+}
+
+bool is_unicast_mac(const uint8_t mac[6])
+{
+	static const uint8_t zero[6] = {};
+	return (mac[0] & 0x01) == 0 && memcmp(mac, zero, 6) != 0;
 }
 
 } /* namespace ina */

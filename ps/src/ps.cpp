@@ -114,6 +114,19 @@ const PsJobConfig *ParameterServer::job_config(uint16_t job) const
 	return jobs_[job] ? &jobs_[job]->cfg : nullptr;
 }
 
+bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error)
+{
+	const uint64_t bytes = uint64_t(cfg.window) * (sizeof(Slot) + uint64_t(cfg.elements) * sizeof(int32_t)) +
+			       uint64_t(cfg.float_slots) * cfg.elements * sizeof(double);
+	if (bytes <= kPsMaxJobBytes)
+		return true;
+	*error = "job " + std::to_string(cfg.job) + ": window " + std::to_string(cfg.window) +
+		 " and float_slots " + std::to_string(cfg.float_slots) + " of " +
+		 std::to_string(cfg.elements) + " elements need " + std::to_string(bytes >> 20) +
+		 " MiB, over the limit of " + std::to_string(kPsMaxJobBytes >> 20) + " MiB per job";
+	return false;
+}
+
 bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 {
 	std::string where = "job " + std::to_string(cfg.job) + ": ";
@@ -157,6 +170,8 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 		*error = where + "float_slots must be > 0";
 		return false;
 	}
+	if (!ps_job_memory_ok(cfg, error))
+		return false;
 	if (cfg.levels == 0 && cfg.workers.size() > 1) {
 		*error = where + "levels 0 cannot tell workers apart; use levels = 1 (bits) without a switch";
 		return false;

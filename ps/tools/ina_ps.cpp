@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ina/cli.h"
 #include "ina/codec.h"
 #include "ina/control_client.h"
 #include "ina/ps.h"
@@ -87,37 +88,43 @@ int parse_options(int argc, char **argv, Options &o)
 {
 	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
 	ina::TransportConfig &tcfg = o.tcfg;
-	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required()->check(CLI::ExistingFile);
+	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required();
 	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
 	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");
-	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(CLI::Range(0.0, 1.0));
-	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")->check(CLI::Range(0.0, 1.0));
-	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(CLI::Range(0.0, 1.0));
+	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(ina::finite_range(0, 1));
+	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")
+		->check(ina::finite_range(0, 1));
+	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(ina::finite_range(0, 1));
 	app.add_option("--seed", tcfg.seed, "fault injection seed");
-	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)");
+	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)")
+		->check(ina::finite_range(0, 1e9));
 	app.add_option("--register-interval-ms", o.register_interval_ms,
-		       "repeat the job registration this often (0: once at start)");
+		       "repeat the job registration this often (0: once at start)")
+		->check(CLI::Range(0u, 86400000u));
 	app.add_flag("--no-register", o.no_register, "do not register the jobs with their switch");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
-	CLI11_PARSE(app, argc, argv);
-	return -1;
+	return ina::parse_cli("ina-ps", app, argc, argv);
 }
 
 /* --ip and the job files; returns -1 to go on, else the exit code. */
 int load_jobs(Options &o, std::vector<ina::PsJobConfig> &jobs)
 {
-	if (!o.ip_arg.empty() && !ina::parse_ipv4(o.ip_arg.c_str(), &o.tcfg.ip)) {
-		fprintf(stderr, "ina-ps: --ip: not an IPv4 address: %s\n", o.ip_arg.c_str());
-		return 2;
+	if (!o.ip_arg.empty() && !ina::parse_ipv4(o.ip_arg, &o.tcfg.ip)) {
+		ina::print_error("ina-ps", "--ip: not an IPv4 address: '" + o.ip_arg + "'");
+		return ina::kExitUsage;
 	}
 	for (const auto &f : o.job_files) {
 		ina::PsJobConfig c;
 		std::string err;
 		if (!ina::load_ps_job_file(f, &c, &err)) {
-			fprintf(stderr, "ina-ps: %s\n", err.c_str());
-			return 2;
+			ina::print_error("ina-ps", err);
+			return ina::kExitUsage;
+		}
+		if (c.has_switch && !o.ip_arg.empty() && c.switch_ip == o.tcfg.ip) {
+			ina::print_error("ina-ps", f + ": switch.ip: the PS's own address (--ip)");
+			return ina::kExitUsage;
 		}
 		jobs.push_back(c);
 	}
@@ -314,7 +321,8 @@ void print_text(const Daemon &d, uint64_t start)
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* main() without the last-resort catch. */
+static int run_ps(int argc, char **argv)
 {
 	Options o;
 	int rc = parse_options(argc, argv, o);
@@ -363,4 +371,9 @@ int main(int argc, char **argv)
 	else
 		print_text(d, start);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	return ina::run_main("ina-ps", [&] { return run_ps(argc, argv); });
 }

@@ -15,27 +15,20 @@
 
 #include <toml++/toml.h>
 
+#include "ina/codec.h"
+#include "ina/input_file.h"
+
 namespace switchd {
 
+/* The strict parsers of ina/codec.h, on switchd's types. */
 bool parse_ipv4(const std::string &s, uint32_t *out)
 {
-	struct in_addr a;
-	if (inet_pton(AF_INET, s.c_str(), &a) != 1)
-		return false;
-	*out = ntohl(a.s_addr);
-	return true;
+	return ina::parse_ipv4(s, out);
 }
 
 bool parse_mac(const std::string &s, Mac *out)
 {
-	unsigned b[6];
-	char extra;
-	if (std::sscanf(s.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-			&b[5], &extra) != 6)
-		return false;
-	for (int i = 0; i < 6; i++)
-		(*out)[i] = static_cast<uint8_t>(b[i]);
-	return true;
+	return ina::parse_mac(s, out->data());
 }
 
 std::string ipv4_str(uint32_t ip)
@@ -56,6 +49,23 @@ std::string mac_str(const Mac &m)
 }
 
 namespace {
+
+/* A value as it may appear in a one-line error: control characters (an
+ * embedded NUL or newline) as \xNN. */
+std::string printable(const std::string &s)
+{
+	std::string out;
+	for (unsigned char c : s) {
+		if (c < 0x20 || c == 0x7f) {
+			char buf[5];
+			std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+			out += buf;
+		} else {
+			out += static_cast<char>(c);
+		}
+	}
+	return out;
+}
 
 [[noreturn]] void fail(const std::string &file, const toml::source_region &where,
 		       const std::string &key, const std::string &why)
@@ -146,7 +156,7 @@ public:
 		auto s = required ? std::optional<std::string>(required_string(k)) : string(k);
 		uint32_t ip = 0;
 		if (s && !parse_ipv4(*s, &ip))
-			bad(k, "not an IPv4 address: '" + *s + "'");
+			bad(k, "not an IPv4 address: '" + printable(*s) + "'");
 		return ip;
 	}
 
@@ -155,7 +165,9 @@ public:
 		auto s = required ? std::optional<std::string>(required_string(k)) : string(k);
 		Mac m{};
 		if (s && !parse_mac(*s, &m))
-			bad(k, "not a MAC address (aa:bb:cc:dd:ee:ff): '" + *s + "'");
+			bad(k, "not a MAC address (aa:bb:cc:dd:ee:ff): '" + printable(*s) + "'");
+		if (s && !ina::is_unicast_mac(m.data()))
+			bad(k, "not a host's MAC address (zero, multicast or broadcast): '" + *s + "'");
 		return m;
 	}
 
@@ -332,9 +344,12 @@ SwitchConfig load_config(const std::string &path)
 {
 	SwitchConfig cfg;
 	cfg.path = path;
+	std::string text, err;
+	if (!ina::read_input_file(path, &text, &err))
+		throw ConfigError(err);
 	toml::table root;
 	try {
-		root = toml::parse_file(path);
+		root = toml::parse(text, path);
 	} catch (const toml::parse_error &e) {
 		std::ostringstream os;
 		os << path << ':' << e.source().begin.line << ':' << e.source().begin.column << ": "
@@ -432,6 +447,8 @@ SwitchConfig load_config(const std::string &path)
 	for (size_t i = 0; i < jobs.size(); i++) {
 		Section s(path, *jobs[i], "job[" + std::to_string(i) + "]");
 		JobConfig j = read_job(s);
+		if (j.ps_ip == cfg.ip)
+			s.bad("ps_ip", "is the switch's own address (switch.ip); the PS is another host");
 		if (!job_ids.insert(j.id).second)
 			s.bad("id", "job " + std::to_string(j.id) + " defined twice");
 		s.finish();

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <map>
@@ -301,9 +302,13 @@ std::string write_job_file(const std::string &dir, const Endpoint w[2], const ch
 		f << switch_toml; /* [switch]: multicast ACKs */
 	else
 		f << "ack = \"unicast\"\n";
+	/* A worker without a MAC (the udp transport) has no `mac` key: the
+	 * job file takes only a host's MAC, never all zero. */
+	static const uint8_t none[6] = {};
 	for (int i = 0; i < 2; i++)
-		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\nmac = \"" << mac(w[i].mac) << "\"\nbits = [" << i
-		  << "]\n";
+		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\n"
+		  << (memcmp(w[i].mac, none, 6) ? "mac = \"" + mac(w[i].mac) + "\"\n" : std::string())
+		  << "bits = [" << i << "]\n";
 	return path;
 }
 

@@ -12,6 +12,7 @@
 #define INA_CODEC_H
 
 #include <cstdint>
+#include <string_view>
 
 #include "ina/wire.h"
 
@@ -47,10 +48,15 @@ constexpr uint32_t job_group(uint16_t job)
 void group_mac(uint32_t group, uint8_t out[6]);
 inline void job_group_mac(uint16_t job, uint8_t out[6]) { group_mac(job_group(job), out); }
 
-/* "a.b.c.d" -> host-order address; false on bad input. */
-bool parse_ipv4(const char *text, uint32_t *out);
-/* "aa:bb:cc:dd:ee:ff"; false on bad input. */
-bool parse_mac(const char *text, uint8_t out[6]);
+/* The one parser of each address in configuration files and command lines.
+ * Strict: the whole text must be the address, so trailing junk, an embedded
+ * NUL, spaces, signs and short forms are refused, not read up to where they
+ * start. "a.b.c.d" (inet_pton) -> host-order address; false on bad input. */
+bool parse_ipv4(std::string_view text, uint32_t *out);
+/* Exactly "aa:bb:cc:dd:ee:ff": six pairs of hex digits; false otherwise. */
+bool parse_mac(std::string_view text, uint8_t out[6]);
+/* A MAC a single host can have: not all zero, not multicast/broadcast. */
+bool is_unicast_mac(const uint8_t mac[6]);
 
 /* ---- L2-L4 -------------------------------------------------------------- */
 

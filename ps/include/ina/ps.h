@@ -126,6 +126,13 @@ private:
 	std::unique_ptr<uint32_t[]> len_;
 };
 
+/* What one job's slots and float buffers may take (window x elements
+ * int32 values, float_slots x elements doubles, the slots themselves), so
+ * that a large window is refused rather than failing to allocate. */
+constexpr uint64_t kPsMaxJobBytes = 1ull << 30;
+/* False with a one-line *error if cfg needs more than kPsMaxJobBytes. */
+bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error);
+
 class ParameterServer {
 public:
 	/* `self`: the PS's MAC, IPv4 address and UDP port (frames' sources). */
