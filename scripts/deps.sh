@@ -15,6 +15,7 @@ PKGS=(
   iproute2 iputils-ping procps psmisc ethtool tcpdump
   python3-scapy
   libglpk-dev
+  libssl-dev
   python3-torch python3-matplotlib
   python3-dev pybind11-dev python3-sklearn
 )

@@ -5,12 +5,11 @@
  */
 #include "ina/goat.h"
 
-#include <CLI/CLI.hpp>
+#include "ina/cli.h"
+#include "ina/input_file.h"
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace {
 
@@ -23,20 +22,11 @@ struct Failure {
 
 nlohmann::json read_json(const std::string &path, const char *what)
 {
-	namespace fs = std::filesystem;
-	std::error_code ec;
-	if (!fs::is_regular_file(path, ec))
-		throw Failure{2, std::string(what) + " '" + path + "' is not a regular file"};
-	uintmax_t size = fs::file_size(path, ec);
-	if (ec || size > kMaxInputBytes)
-		throw Failure{2, std::string(what) + " '" + path + "' is over 16 MB"};
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream text;
-	text << in.rdbuf();
-	if (!in)
-		throw Failure{2, std::string("cannot read ") + what + " '" + path + "'"};
+	std::string text, err;
+	if (!ina::read_input_file(path, &text, &err, kMaxInputBytes))
+		throw Failure{2, std::string(what) + ": " + err};
 	try {
-		return nlohmann::json::parse(text.str());
+		return nlohmann::json::parse(text);
 	} catch (const nlohmann::json::exception &e) {
 		throw Failure{2, std::string(what) + " '" + path + "' is not JSON: " + e.what()};
 	}
@@ -57,15 +47,9 @@ int run(int argc, char **argv)
 		->capture_default_str()
 		->check(CLI::PositiveNumber);
 	app.add_option("--out", out_path, "write the plan here instead of stdout");
-	try {
-		app.parse(argc, argv);
-	} catch (const CLI::CallForHelp &e) {
-		return app.exit(e);
-	} catch (const CLI::CallForAllHelp &e) {
-		return app.exit(e);
-	} catch (const CLI::ParseError &e) {
-		throw Failure{2, e.what()};
-	}
+	const int rc = ina::parse_cli("ina-goat-plan", app, argc, argv);
+	if (rc >= 0)
+		return rc;
 
 	ina::goat::Topology topo;
 	ina::goat::Model model;
@@ -101,16 +85,12 @@ int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	try {
-		return run(argc, argv);
-	} catch (const Failure &f) {
-		std::cerr << "ina-goat-plan: error: " << f.message << "\n";
-		return f.code;
-	} catch (const std::exception &e) {
-		std::cerr << "ina-goat-plan: error: " << e.what() << "\n";
-		return 1;
-	} catch (...) {
-		std::cerr << "ina-goat-plan: error: unknown failure\n";
-		return 1;
-	}
+	return ina::run_main("ina-goat-plan", [&] {
+		try {
+			return run(argc, argv);
+		} catch (const Failure &f) {
+			ina::print_error("ina-goat-plan", f.message);
+			return f.code;
+		}
+	});
 }

@@ -51,6 +51,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "ina/cli.h"
 #include "ina/codec.h"
 
 namespace {
@@ -391,8 +392,8 @@ int parse_options(int argc, char **argv, Options &o)
 	cli.add_option("--aggregators", o.aggregators, "switch aggregator count N")
 		->check(CLI::Range(1u, 1u << 22));
 	cli.add_option("--window", o.window, "fragments in flight per job")->check(CLI::Range(1u, 1u << 20));
-	cli.add_option("--duration", o.duration, "measured seconds")->check(CLI::Range(0.1, 3600.0));
-	cli.add_option("--warmup", o.warmup, "seconds before measuring")->check(CLI::Range(0.0, 600.0));
+	cli.add_option("--duration", o.duration, "measured seconds")->check(ina::finite_range(0.1, 3600.0));
+	cli.add_option("--warmup", o.warmup, "seconds before measuring")->check(ina::finite_range(0.0, 600.0));
 	cli.add_option("--burst", o.burst, "packets per burst")->check(CLI::Range(1, int(kMaxBurst)));
 	cli.add_flag("!--no-acks", o.acks, "do not send parameter packets (aggregators are never freed)");
 	cli.add_flag("--open-loop", o.open_loop,
@@ -414,11 +415,9 @@ int parse_options(int argc, char **argv, Options &o)
 	cli.add_flag("--forward", o.forward,
 		     "no generator: forward queue k of port 0 <-> queue k of port 1 until SIGINT (the "
 		     "bare forwarding baseline)");
-	try {
-		cli.parse(argc, argv);
-	} catch (const CLI::ParseError &e) {
-		return cli.exit(e);
-	}
+	const int rc = ina::parse_cli("ina-gen", cli, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (o.forward)
 		return -1;
 	const uint32_t per_job = o.aggregators / o.jobs;
@@ -552,7 +551,8 @@ int fail(const char *what)
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* main() without the last-resort catch. */
+static int run_gen(int argc, char **argv)
 {
 	int used = rte_eal_init(argc, argv);
 	if (used < 0) {
@@ -624,4 +624,9 @@ int main(int argc, char **argv)
 	close_ports(o, run.hz);
 	rte_eal_cleanup();
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	return ina::run_main("ina-gen", [&] { return run_gen(argc, argv); });
 }

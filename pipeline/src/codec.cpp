@@ -169,6 +169,100 @@ FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out)
 	return FrameVerdict::kOk;
 }
 
+/* Offsets inside the control structs. */
+#define CTRL_OFF(f) offsetof(struct ina_ctrl_hdr, f)
+#define CTRL_W_OFF(f) offsetof(struct ina_ctrl_worker, f)
+#define CTRL_A_OFF(f) offsetof(struct ina_ctrl_auth, f)
+
+uint32_t encode_ctrl(const CtrlMessage &m, uint8_t *out, uint32_t cap)
+{
+	const uint32_t len = ctrl_payload_len(m.n_workers);
+	if (cap < len)
+		return 0;
+	memset(out, 0, len);
+	out[CTRL_OFF(op)] = m.op;
+	out[CTRL_OFF(n_workers)] = m.n_workers;
+	out[CTRL_OFF(levels)] = m.levels;
+	out[CTRL_OFF(status)] = m.status;
+	ina_store32(out + CTRL_OFF(ps_ip), m.ps_ip);
+	memcpy(out + CTRL_OFF(ps_mac), m.ps_mac, 6);
+	memcpy(out + CTRL_OFF(fan_in), m.fan_in, INA_MAX_LEVELS);
+	uint8_t *w = out + sizeof(ina_ctrl_hdr);
+	for (uint32_t i = 0; i < m.n_workers; i++, w += sizeof(ina_ctrl_worker)) {
+		ina_store32(w + CTRL_W_OFF(ip), m.workers[i].ip);
+		memcpy(w + CTRL_W_OFF(mac), m.workers[i].mac, 6);
+		memcpy(w + CTRL_W_OFF(bit), m.workers[i].bit, INA_MAX_LEVELS);
+	}
+	ina_store64(w + CTRL_A_OFF(counter), m.counter);
+	memcpy(w + CTRL_A_OFF(mac), m.mac, INA_CTRL_MAC_LEN);
+	return len;
+}
+
+const char *ctrl_verdict_name(CtrlVerdict v)
+{
+	switch (v) {
+	case CtrlVerdict::kOk:
+		return "ok";
+	case CtrlVerdict::kShort:
+		return "shorter than its header, workers and authentication trailer";
+	case CtrlVerdict::kLong:
+		return "bytes after the authentication trailer";
+	case CtrlVerdict::kOp:
+		return "unknown op";
+	case CtrlVerdict::kWorkers:
+		return "an ACK with workers";
+	}
+	return "?";
+}
+
+CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out)
+{
+	if (len < sizeof(ina_ctrl_hdr))
+		return CtrlVerdict::kShort;
+	const uint8_t op = in[CTRL_OFF(op)];
+	if (op != INA_CTRL_REGISTER && op != INA_CTRL_UNREGISTER && op != INA_CTRL_ACK)
+		return CtrlVerdict::kOp;
+	const uint8_t n = in[CTRL_OFF(n_workers)];
+	if (op == INA_CTRL_ACK && n != 0)
+		return CtrlVerdict::kWorkers;
+	if (len < ctrl_payload_len(n))
+		return CtrlVerdict::kShort;
+	if (len > ctrl_payload_len(n))
+		return CtrlVerdict::kLong;
+	out->op = op;
+	out->n_workers = n;
+	out->levels = in[CTRL_OFF(levels)];
+	out->status = in[CTRL_OFF(status)];
+	out->ps_ip = ina_load32(in + CTRL_OFF(ps_ip));
+	memcpy(out->ps_mac, in + CTRL_OFF(ps_mac), 6);
+	memcpy(out->fan_in, in + CTRL_OFF(fan_in), INA_MAX_LEVELS);
+	const uint8_t *w = in + sizeof(ina_ctrl_hdr);
+	for (uint32_t i = 0; i < n; i++, w += sizeof(ina_ctrl_worker)) {
+		out->workers[i].ip = ina_load32(w + CTRL_W_OFF(ip));
+		memcpy(out->workers[i].mac, w + CTRL_W_OFF(mac), 6);
+		memcpy(out->workers[i].bit, w + CTRL_W_OFF(bit), INA_MAX_LEVELS);
+	}
+	out->counter = ina_load64(w + CTRL_A_OFF(counter));
+	memcpy(out->mac, w + CTRL_A_OFF(mac), INA_CTRL_MAC_LEN);
+	return CtrlVerdict::kOk;
+}
+
+uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, const Endpoint &dst,
+			  uint16_t job, const CtrlMessage &m)
+{
+	const uint32_t payload = ctrl_payload_len(m.n_workers);
+	if (cap < INA_PAYLOAD_OFFSET + payload)
+		return 0;
+	write_frame_headers(frame, src, dst, INA_HDR_LEN + payload);
+	InaHeader h;
+	h.type = INA_TYPE_CONTROL;
+	h.job_id = job;
+	h.remap_index = 0;
+	encode(h, frame + INA_HDR_OFFSET);
+	encode_ctrl(m, frame + INA_PAYLOAD_OFFSET, payload);
+	return INA_PAYLOAD_OFFSET + payload;
+}
+
 void group_mac(uint32_t group, uint8_t out[6])
 {
 	out[0] = 0x01;
@@ -179,27 +273,49 @@ void group_mac(uint32_t group, uint8_t out[6])
 	out[5] = group & 0xFF;
 }
 
-bool parse_ipv4(const char *text, uint32_t *out)
+bool parse_ipv4(std::string_view text, uint32_t *out)
 {
+	/* inet_pton wants a C string: one that ends where the view ends. */
+	char buf[INET_ADDRSTRLEN];
+	if (text.empty() || text.size() >= sizeof(buf) || text.find('\0') != std::string_view::npos)
+		return false;
+	memcpy(buf, text.data(), text.size());
+	buf[text.size()] = '\0';
 	struct in_addr a;
-	if (inet_pton(AF_INET, text, &a) != 1)
+	if (inet_pton(AF_INET, buf, &a) != 1)
 		return false;
 	*out = ntohl(a.s_addr);
 	return true;
 }
 
-bool parse_mac(const char *text, uint8_t out[6])
+bool parse_mac(std::string_view text, uint8_t out[6])
 {
-	unsigned v[6];
-	char tail;
-	if (sscanf(text, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &tail) != 6)
+	auto hex = [](char c) -> int {
+		if (c >= '0' && c <= '9')
+			return c - '0';
+		if (c >= 'a' && c <= 'f')
+			return c - 'a' + 10;
+		if (c >= 'A' && c <= 'F')
+			return c - 'A' + 10;
+		return -1;
+	};
+	if (text.size() != 17)
 		return false;
+	uint8_t m[6];
 	for (int i = 0; i < 6; i++) {
-		if (v[i] > 0xFF)
+		const int hi = hex(text[3 * i]), lo = hex(text[3 * i + 1]);
+		if (hi < 0 || lo < 0 || (i < 5 && text[3 * i + 2] != ':'))
 			return false;
-		out[i] = static_cast<uint8_t>(v[i]);
+		m[i] = static_cast<uint8_t>(hi << 4 | lo);
 	}
+	memcpy(out, m, 6);
 	return true;
+}
+
+bool is_unicast_mac(const uint8_t mac[6])
+{
+	static const uint8_t zero[6] = {};
+	return (mac[0] & 0x01) == 0 && memcmp(mac, zero, 6) != 0;
 }
 
 } /* namespace ina */

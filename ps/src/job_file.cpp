@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ina/ps_config.h"
 
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
+
+#include "ina/input_file.h"
 
 namespace ina {
 
@@ -57,7 +58,7 @@ struct Reader {
 		if (!n)
 			return required ? fail(prefix + key, "missing") : true;
 		auto s = n->value<std::string>();
-		if (!n->is_string() || !parse_ipv4(s->c_str(), out))
+		if (!n->is_string() || !parse_ipv4(*s, out))
 			return fail(prefix + key, "must be an IPv4 address \"a.b.c.d\"");
 		return true;
 	}
@@ -68,8 +69,30 @@ struct Reader {
 		if (!n)
 			return required ? fail(prefix + key, "missing") : true;
 		auto s = n->value<std::string>();
-		if (!n->is_string() || !parse_mac(s->c_str(), out))
+		if (!n->is_string() || !parse_mac(*s, out))
 			return fail(prefix + key, "must be a MAC address \"aa:bb:cc:dd:ee:ff\"");
+		if (!is_unicast_mac(out))
+			return fail(prefix + key, "must be a host's MAC address, not zero, multicast or broadcast");
+		return true;
+	}
+
+	/* switch.key_file: the switch's control key (relative to the job
+	 * file's directory). */
+	bool key_file(const toml::table &t, const std::string &job_file, CtrlKey *out)
+	{
+		const toml::node *n = t.get("key_file");
+		if (!n)
+			return true;
+		auto s = n->value<std::string>();
+		if (!n->is_string() || s->empty())
+			return fail("switch.key_file", "must be the path of a key file");
+		std::string path = *s;
+		const size_t slash = job_file.rfind('/');
+		if (path[0] != '/' && slash != std::string::npos)
+			path = job_file.substr(0, slash + 1) + path;
+		std::string why;
+		if (!load_ctrl_key_file(path, out, &why))
+			return fail("switch.key_file", why);
 		return true;
 	}
 
@@ -133,8 +156,11 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 		const toml::table *t = sw->as_table();
 		if (!t)
 			return r.fail("switch", "must be a table [switch]");
-		if (!r.only(*t, {"ip", "mac"}, "switch.") || !r.ip(*t, "ip", "switch.", &c.switch_ip, true) ||
-		    !r.mac(*t, "mac", "switch.", c.switch_mac, true))
+		if (!r.only(*t, {"ip", "mac", "key_file", "register_timeout_ms"}, "switch.") ||
+		    !r.ip(*t, "ip", "switch.", &c.switch_ip, true) ||
+		    !r.mac(*t, "mac", "switch.", c.switch_mac, true) ||
+		    !r.integer(*t, "register_timeout_ms", "switch.", &c.register_timeout_ms, 100, 3600000) ||
+		    !r.key_file(*t, source, &c.switch_key))
 			return false;
 		c.has_switch = true;
 	}
@@ -160,22 +186,26 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 		    !r.mac(*t, "mac", prefix, w.mac, false) ||
 		    !r.per_level(*t, "bits", prefix, w.bit, c.levels, 0, 255))
 			return false;
+		for (const PsWorker &o : c.workers)
+			if (o.ip == w.ip)
+				return r.fail(prefix + "ip", "the same address as another worker");
+		if (c.has_switch && w.ip == c.switch_ip)
+			return r.fail(prefix + "ip", "the switch's own address (switch.ip)");
 		c.workers.push_back(w);
 	}
+	std::string too_big;
+	if (!ps_job_memory_ok(c, &too_big))
+		return r.fail("window", too_big);
 	*out = c;
 	return true;
 }
 
 bool load_ps_job_file(const std::string &path, PsJobConfig *out, std::string *error)
 {
-	std::ifstream f(path);
-	if (!f) {
-		*error = path + ": cannot open";
+	std::string text;
+	if (!read_input_file(path, &text, error))
 		return false;
-	}
-	std::stringstream ss;
-	ss << f.rdbuf();
-	return parse_ps_job(ss.str(), path, out, error);
+	return parse_ps_job(text, path, out, error);
 }
 
 } /* namespace ina */

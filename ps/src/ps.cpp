@@ -114,6 +114,19 @@ const PsJobConfig *ParameterServer::job_config(uint16_t job) const
 	return jobs_[job] ? &jobs_[job]->cfg : nullptr;
 }
 
+bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error)
+{
+	const uint64_t bytes = uint64_t(cfg.window) * (sizeof(Slot) + uint64_t(cfg.elements) * sizeof(int32_t)) +
+			       uint64_t(cfg.float_slots) * cfg.elements * sizeof(double);
+	if (bytes <= kPsMaxJobBytes)
+		return true;
+	*error = "job " + std::to_string(cfg.job) + ": window " + std::to_string(cfg.window) +
+		 " and float_slots " + std::to_string(cfg.float_slots) + " of " +
+		 std::to_string(cfg.elements) + " elements need " + std::to_string(bytes >> 20) +
+		 " MiB, over the limit of " + std::to_string(kPsMaxJobBytes >> 20) + " MiB per job";
+	return false;
+}
+
 bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 {
 	std::string where = "job " + std::to_string(cfg.job) + ": ";
@@ -157,6 +170,8 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 		*error = where + "float_slots must be > 0";
 		return false;
 	}
+	if (!ps_job_memory_ok(cfg, error))
+		return false;
 	if (cfg.levels == 0 && cfg.workers.size() > 1) {
 		*error = where + "levels 0 cannot tell workers apart; use levels = 1 (bits) without a switch";
 		return false;
@@ -669,47 +684,6 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 	}
 	PsPath path{*jp, self_, tx};
 	path.take_packet(f, now_us);
-}
-
-uint32_t ParameterServer::build_control(uint16_t job_id, bool unregister, uint8_t *out, uint32_t cap) const
-{
-	const Job *jp = jobs_[job_id].get();
-	if (!jp || !jp->cfg.has_switch)
-		return 0;
-	const PsJobConfig &cfg = jp->cfg;
-	uint32_t ina_len = INA_HDR_LEN + sizeof(ina_ctrl_hdr) +
-			   sizeof(ina_ctrl_worker) * static_cast<uint32_t>(cfg.workers.size());
-	uint32_t len = INA_L2L3L4_LEN + ina_len;
-	if (cap < len)
-		return 0;
-	Endpoint dst;
-	memcpy(dst.mac, cfg.switch_mac, 6);
-	dst.ip = cfg.switch_ip;
-	dst.port = INA_UDP_PORT;
-	write_frame_headers(out, self_, dst, ina_len);
-	/* docs/protocol.md: job_id and elem_count 0, every other field 0. */
-	InaHeader h;
-	h.type = INA_TYPE_CONTROL;
-	h.job_id = cfg.job;
-	h.remap_index = 0;
-	encode(h, out + INA_HDR_OFFSET);
-	uint8_t *c = out + INA_PAYLOAD_OFFSET;
-	memset(c, 0, ina_len - INA_HDR_LEN);
-	c[offsetof(ina_ctrl_hdr, op)] = unregister ? INA_CTRL_UNREGISTER : INA_CTRL_REGISTER;
-	c[offsetof(ina_ctrl_hdr, n_workers)] = static_cast<uint8_t>(cfg.workers.size());
-	c[offsetof(ina_ctrl_hdr, levels)] = cfg.levels;
-	ina_store32(c + offsetof(ina_ctrl_hdr, ps_ip), self_.ip);
-	memcpy(c + offsetof(ina_ctrl_hdr, ps_mac), self_.mac, 6);
-	memcpy(c + offsetof(ina_ctrl_hdr, fan_in), cfg.fan_in, INA_MAX_LEVELS);
-	uint8_t *w = c + sizeof(ina_ctrl_hdr);
-	for (const PsWorker &pw : cfg.workers) {
-		ina_store32(w + offsetof(ina_ctrl_worker, ip), pw.ip);
-		memcpy(w + offsetof(ina_ctrl_worker, mac), pw.mac, 6);
-		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
-			w[offsetof(ina_ctrl_worker, bit) + i] = i < cfg.levels ? pw.bit[i] : kPsNoBit;
-		w += sizeof(ina_ctrl_worker);
-	}
-	return len;
 }
 
 const std::vector<PsCounterInfo> &ps_job_counters()

@@ -15,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "ina/cli.h"
 #include "ina/codec.h"
+#include "ina/control_client.h"
 #include "ina/ps.h"
 #include "ina/ps_config.h"
 #include "ina/transport.h"
@@ -32,6 +34,17 @@ uint64_t now_us()
 					     std::chrono::steady_clock::now().time_since_epoch())
 					     .count());
 }
+
+/* The wall clock, for control-message counters (docs/protocol.md). */
+uint64_t wall_ns()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+					     std::chrono::system_clock::now().time_since_epoch())
+					     .count());
+}
+
+/* How long the unregistration at exit may take. */
+constexpr uint64_t kUnregisterTimeoutUs = 1000000;
 
 /* Sends every queued frame; a full transport is retried briefly. */
 uint64_t flush(ina::Transport &t, ina::TxQueue &tx, std::vector<ina::FrameBuf> &view)
@@ -75,37 +88,43 @@ int parse_options(int argc, char **argv, Options &o)
 {
 	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
 	ina::TransportConfig &tcfg = o.tcfg;
-	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required()->check(CLI::ExistingFile);
+	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required();
 	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
 	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");
-	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(CLI::Range(0.0, 1.0));
-	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")->check(CLI::Range(0.0, 1.0));
-	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(CLI::Range(0.0, 1.0));
+	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(ina::finite_range(0, 1));
+	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")
+		->check(ina::finite_range(0, 1));
+	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(ina::finite_range(0, 1));
 	app.add_option("--seed", tcfg.seed, "fault injection seed");
-	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)");
+	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)")
+		->check(ina::finite_range(0, 1e9));
 	app.add_option("--register-interval-ms", o.register_interval_ms,
-		       "repeat the job registration this often (0: once at start)");
+		       "repeat the job registration this often (0: once at start)")
+		->check(CLI::Range(0u, 86400000u));
 	app.add_flag("--no-register", o.no_register, "do not register the jobs with their switch");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
-	CLI11_PARSE(app, argc, argv);
-	return -1;
+	return ina::parse_cli("ina-ps", app, argc, argv);
 }
 
 /* --ip and the job files; returns -1 to go on, else the exit code. */
 int load_jobs(Options &o, std::vector<ina::PsJobConfig> &jobs)
 {
-	if (!o.ip_arg.empty() && !ina::parse_ipv4(o.ip_arg.c_str(), &o.tcfg.ip)) {
-		fprintf(stderr, "ina-ps: --ip: not an IPv4 address: %s\n", o.ip_arg.c_str());
-		return 2;
+	if (!o.ip_arg.empty() && !ina::parse_ipv4(o.ip_arg, &o.tcfg.ip)) {
+		ina::print_error("ina-ps", "--ip: not an IPv4 address: '" + o.ip_arg + "'");
+		return ina::kExitUsage;
 	}
 	for (const auto &f : o.job_files) {
 		ina::PsJobConfig c;
 		std::string err;
 		if (!ina::load_ps_job_file(f, &c, &err)) {
-			fprintf(stderr, "ina-ps: %s\n", err.c_str());
-			return 2;
+			ina::print_error("ina-ps", err);
+			return ina::kExitUsage;
+		}
+		if (c.has_switch && !o.ip_arg.empty() && c.switch_ip == o.tcfg.ip) {
+			ina::print_error("ina-ps", f + ": switch.ip: the PS's own address (--ip)");
+			return ina::kExitUsage;
 		}
 		jobs.push_back(c);
 	}
@@ -124,52 +143,123 @@ struct Daemon {
 	ina::TxQueue tx;
 	std::vector<ina::FrameBuf> view;
 	uint64_t tx_lost = 0;
+	ina::ControlClient control;
+	std::vector<std::vector<uint8_t>> rxmem;
+	std::vector<ina::FrameBuf> rx;
 
 	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j, ina::Transport &t,
-	       ina::ParameterServer &p, uint32_t max_w)
+	       ina::ParameterServer &p, uint32_t max_w, const ina::Endpoint &self)
 		: o(opts), jobs(j), transport(t), ps(p), max_workers(max_w), tx(kBatch * 8 + 2 * max_w + 8),
-		  view(tx.capacity())
+		  view(tx.capacity()), control(self),
+		  rxmem(kBatch, std::vector<uint8_t>(INA_FRAME_LEN(INA_MAX_ELEMENTS))), rx(kBatch)
 	{
 	}
 
-	/* Registers (or unregisters) the jobs with their switch. */
-	void send_control(bool unregister)
+	/* Starts a (un)registration of every job that has a switch. */
+	void start_control(bool unregister, uint64_t now)
+	{
+		for (const auto &c : jobs)
+			if (c.has_switch && control.state(c.job) != ina::ControlClient::State::kPending)
+				control.start(c, unregister,
+					      now, unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull);
+	}
+
+	/* Receives one batch (waiting up to timeout_us): acknowledgements to
+	 * the control client, the rest to the PS. */
+	void receive(uint32_t timeout_us)
+	{
+		for (uint32_t i = 0; i < kBatch; i++)
+			rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
+		uint32_t n = transport.recv(rx.data(), kBatch, timeout_us);
+		uint64_t now = now_us();
+		for (uint32_t i = 0; i < n; i++) {
+			if (control.take(rx[i].data, rx[i].len))
+				continue;
+			if (tx.room() < max_workers + 1)
+				tx_lost += flush(transport, tx, view);
+			ps.handle(rx[i].data, rx[i].len, now, tx);
+		}
+	}
+
+	/* Sends what the control client has due. */
+	void poll_control()
+	{
+		control.poll(now_us(), wall_ns(), tx);
+		if (tx.size())
+			tx_lost += flush(transport, tx, view);
+	}
+
+	/* (Un)registers every job with its switch and waits for the answers;
+	 * false (after a message per job) if one was not applied. */
+	bool control_all(bool unregister)
 	{
 		if (o.no_register)
-			return;
-		for (const auto &c : jobs) {
-			uint8_t *out = tx.reserve();
-			if (!out)
-				break;
-			uint32_t len = ps.build_control(c.job, unregister, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
-			if (len)
-				tx.commit(len);
+			return true;
+		start_control(unregister, now_us());
+		while (control.pending()) {
+			if (!unregister && g_stop.load(std::memory_order_relaxed))
+				return false; /* interrupted while waiting for the switch */
+			poll_control();
+			receive(10000);
 		}
-		tx_lost += flush(transport, tx, view);
+		bool ok = true;
+		for (const auto &c : jobs) {
+			if (!c.has_switch || control.state(c.job) == ina::ControlClient::State::kApplied)
+				continue;
+			ok = false;
+			report(c, unregister);
+		}
+		return ok;
+	}
+
+	void report(const ina::PsJobConfig &c, bool unregister) const
+	{
+		const auto st = control.state(c.job);
+		const char *what = unregister ? "unregistration" : "registration";
+		if (st == ina::ControlClient::State::kTimedOut)
+			fprintf(stderr,
+				"ina-ps: job %u: switch %s did not acknowledge the %s within %.1f s (%u attempts; "
+				"is it running, and does it share switch.key_file?)\n",
+				c.job, ip_text(c.switch_ip).c_str(), what,
+				(unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull) / 1e6,
+				control.attempts(c.job));
+		else if (st == ina::ControlClient::State::kDenied)
+			fprintf(stderr,
+				"ina-ps: job %u: switch %s denied the %s (the job is in its config, or another "
+				"PS registered it)\n",
+				c.job, ip_text(c.switch_ip).c_str(), what);
+		else
+			fprintf(stderr, "ina-ps: job %u: switch %s rejected the %s as invalid\n", c.job,
+				ip_text(c.switch_ip).c_str(), what);
 	}
 
 	/* Receives and answers frames until a signal or --duration, repeating
 	 * the registration every --register-interval-ms. */
 	void serve(uint64_t start)
 	{
-		std::vector<std::vector<uint8_t>> rxmem(kBatch, std::vector<uint8_t>(INA_FRAME_LEN(INA_MAX_ELEMENTS)));
-		std::vector<ina::FrameBuf> rx(kBatch);
 		uint64_t last_register = start;
+		bool refreshing = false;
 		while (!g_stop.load(std::memory_order_relaxed)) {
-			for (uint32_t i = 0; i < kBatch; i++)
-				rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
-			uint32_t n = transport.recv(rx.data(), kBatch, 1000);
-			uint64_t now = now_us();
-			for (uint32_t i = 0; i < n; i++) {
-				if (tx.room() < max_workers + 1)
-					tx_lost += flush(transport, tx, view);
-				ps.handle(rx[i].data, rx[i].len, now, tx);
-			}
+			receive(1000);
 			if (tx.size())
 				tx_lost += flush(transport, tx, view);
-			if (o.register_interval_ms && now - last_register >= o.register_interval_ms * 1000ull) {
-				send_control(false);
+			uint64_t now = now_us();
+			if (!o.no_register && o.register_interval_ms &&
+			    now - last_register >= o.register_interval_ms * 1000ull) {
+				start_control(false, now);
 				last_register = now;
+				refreshing = true;
+			}
+			if (refreshing) {
+				poll_control();
+				if (!control.pending()) {
+					/* A refresh the switch missed is retried at the next interval. */
+					for (const auto &c : jobs)
+						if (c.has_switch &&
+						    control.state(c.job) != ina::ControlClient::State::kApplied)
+							report(c, false);
+					refreshing = false;
+				}
 			}
 			if (o.duration > 0 && now - start >= o.duration * 1e6)
 				break;
@@ -231,7 +321,8 @@ void print_text(const Daemon &d, uint64_t start)
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* main() without the last-resort catch. */
+static int run_ps(int argc, char **argv)
 {
 	Options o;
 	int rc = parse_options(argc, argv, o);
@@ -265,18 +356,24 @@ int main(int argc, char **argv)
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
 
-	Daemon d(o, jobs, *transport, ps, max_workers);
-	d.send_control(false);
+	Daemon d(o, jobs, *transport, ps, max_workers, self);
+	if (!d.control_all(false))
+		return 1;
 	printf("ina-ps: serving %zu job(s) on %s, %s\n", jobs.size(), transport->name(), ip_text(self.ip).c_str());
 	fflush(stdout);
 
 	uint64_t start = now_us();
 	d.serve(start);
-	d.send_control(true);
+	d.control_all(true); /* best effort: a failure is reported, the exit status stays */
 
 	if (o.json)
 		print_json(d, self.ip, start);
 	else
 		print_text(d, start);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	return ina::run_main("ina-ps", [&] { return run_ps(argc, argv); });
 }

@@ -17,6 +17,7 @@ import time
 from . import lab as labmod
 from . import netns
 from . import procs
+from . import render
 
 FRAME_OVERHEAD = 14 + 20 + 8 + 44  # Ethernet, IPv4, UDP, INA header (wire.h)
 
@@ -25,9 +26,10 @@ class JobError(Exception):
     pass
 
 
-def ps_job_toml(plan, job, switches, with_switch=True):
+def ps_job_toml(plan, job, switches, with_switch=True, key_file=None):
     """The PS job description (docs/ps.md) for `job`. Without a switch (kernel
-    data path) the PS answers every worker by unicast."""
+    data path) the PS answers every worker by unicast. `key_file`: the lab's
+    control key (render.write_control_key)."""
     ps_host = next(h for h in plan["hosts"] if h["name"] == job["ps"]["name"])
     root = switches[ps_host["switch"]]
     q = json.dumps
@@ -38,6 +40,8 @@ def ps_job_toml(plan, job, switches, with_switch=True):
         lines.append("fan_in = [" + ", ".join(str(f) for f in job["fan_in"]) + "]")
     if with_switch:
         lines += ["", "[switch]", f"ip = {q(root['ip'])}", f"mac = {q(root['mac'])}"]
+        if key_file:
+            lines.append(f"key_file = {q(key_file)}")
     for w in job["workers"]:
         lines += ["", f"[[workers]]  # {w['name']}", f"ip = {q(w['ip'])}", f"mac = {q(w['mac'])}"]
         if job["levels"]:
@@ -239,7 +243,8 @@ def run_jobs(lab, plan, build_dirs, args):
             job = next(j for j in plan["jobs"] if j["id"] == jid)
             path = os.path.join(lab.run.conf, f"ps-job{jid}.toml")
             with open(path, "w") as f:
-                f.write(ps_job_toml(plan, job, switches, not kernel))
+                f.write(ps_job_toml(plan, job, switches, not kernel,
+                                    render.write_control_key(lab.run.conf)))
             files += ["--job", path]
         cmd = [ps_bin] + files + ["--transport", transport, "--device", netns.HOST_IF,
                                   "--ip", h["ip"], "--json", "--register-interval-ms", "500"]

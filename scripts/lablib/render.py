@@ -10,6 +10,9 @@ import json
 import os
 
 
+# The lab's control key file, in the run's conf directory.
+CONTROL_KEY = "control.key"
+
 def _q(s):
     return json.dumps(s)  # a TOML basic string is a JSON string
 
@@ -48,6 +51,9 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
         f"idle_sleep_us = {plan['idle_sleep_us']}",
         "rx_descriptors = 512",
         "tx_descriptors = 512",
+        # The lab's control key (write_control_key), next to this file; the
+        # PS job files name it too.
+        f"control_key_file = {_q(CONTROL_KEY)}",
     ]
     if sw.get("lcore_list"):
         lines.append("lcores = [" + ", ".join(str(c) for c in sw["lcore_list"]) + "]")
@@ -65,8 +71,10 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
         for j in plan["jobs"]:
             if sw["name"] not in j["switches"] or j["mode"] == "none":
                 continue
+            # control = "allow": the job's PS registers it with its root
+            # switch too (ina-ps --register-interval-ms), replacing this entry.
             lines += ["", f"# job {j['id']} ({j['name']}), mode {j['mode']}", "[[job]]",
-                      f"id = {j['id']}", f"ps_ip = {_q(j['ps']['ip'])}",
+                      f"id = {j['id']}", 'control = "allow"', f"ps_ip = {_q(j['ps']['ip'])}",
                       f"ps_mac = {_q(j['ps']['mac'])}", f"levels = {j['levels']}",
                       "fan_in = [" + ", ".join(str(f) for f in j["fan_in"]) + "]"]
             # Only the workers below this switch: it replicates parameter
@@ -93,8 +101,20 @@ def job_description(plan, job):
     return d
 
 
+def write_control_key(run_conf):
+    """One random control key per lab (docs/security.md), mode 600; kept if
+    it exists, so that every switch and PS of the lab shares it."""
+    path = os.path.join(run_conf, CONTROL_KEY)
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(os.urandom(32).hex() + "\n")
+    return path
+
+
 def write_all(plan, run_conf, driver, jobs_in_config=True):
     os.makedirs(run_conf, exist_ok=True)
+    write_control_key(run_conf)
     paths = {}
     for sw in plan["switches"]:
         p = os.path.join(run_conf, f"{sw['name']}.toml")

@@ -82,7 +82,14 @@ struct App {
 	std::unique_ptr<JobTable> jobs_owner; /* the published version */
 	uint64_t gc_timeout_cycles = 0;
 	uint64_t start_tsc = 0;
+	/* Control messages, counted by the control thread (control.cpp); the
+	 * lcores count ring overflows (LcoreCtr::control_drops). */
 	uint64_t control_ok = 0, control_bad = 0;
+	uint64_t control_auth_drops = 0, control_replay_drops = 0, control_denied = 0;
+	uint64_t control_acks = 0, control_ack_drops = 0;
+	/* ACKs out: per port, a ring the control thread fills and lcore 0's
+	 * egress queue drains (EgressQueue::set_inbox). */
+	std::vector<rte_ring *> control_tx;
 	volatile bool quit = false;
 };
 

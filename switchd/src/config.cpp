@@ -15,27 +15,20 @@
 
 #include <toml++/toml.h>
 
+#include "ina/codec.h"
+#include "ina/input_file.h"
+
 namespace switchd {
 
+/* The strict parsers of ina/codec.h, on switchd's types. */
 bool parse_ipv4(const std::string &s, uint32_t *out)
 {
-	struct in_addr a;
-	if (inet_pton(AF_INET, s.c_str(), &a) != 1)
-		return false;
-	*out = ntohl(a.s_addr);
-	return true;
+	return ina::parse_ipv4(s, out);
 }
 
 bool parse_mac(const std::string &s, Mac *out)
 {
-	unsigned b[6];
-	char extra;
-	if (std::sscanf(s.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-			&b[5], &extra) != 6)
-		return false;
-	for (int i = 0; i < 6; i++)
-		(*out)[i] = static_cast<uint8_t>(b[i]);
-	return true;
+	return ina::parse_mac(s, out->data());
 }
 
 std::string ipv4_str(uint32_t ip)
@@ -56,6 +49,23 @@ std::string mac_str(const Mac &m)
 }
 
 namespace {
+
+/* A value as it may appear in a one-line error: control characters (an
+ * embedded NUL or newline) as \xNN. */
+std::string printable(const std::string &s)
+{
+	std::string out;
+	for (unsigned char c : s) {
+		if (c < 0x20 || c == 0x7f) {
+			char buf[5];
+			std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+			out += buf;
+		} else {
+			out += static_cast<char>(c);
+		}
+	}
+	return out;
+}
 
 [[noreturn]] void fail(const std::string &file, const toml::source_region &where,
 		       const std::string &key, const std::string &why)
@@ -146,7 +156,7 @@ public:
 		auto s = required ? std::optional<std::string>(required_string(k)) : string(k);
 		uint32_t ip = 0;
 		if (s && !parse_ipv4(*s, &ip))
-			bad(k, "not an IPv4 address: '" + *s + "'");
+			bad(k, "not an IPv4 address: '" + printable(*s) + "'");
 		return ip;
 	}
 
@@ -155,7 +165,9 @@ public:
 		auto s = required ? std::optional<std::string>(required_string(k)) : string(k);
 		Mac m{};
 		if (s && !parse_mac(*s, &m))
-			bad(k, "not a MAC address (aa:bb:cc:dd:ee:ff): '" + *s + "'");
+			bad(k, "not a MAC address (aa:bb:cc:dd:ee:ff): '" + printable(*s) + "'");
+		if (s && !ina::is_unicast_mac(m.data()))
+			bad(k, "not a host's MAC address (zero, multicast or broadcast): '" + *s + "'");
 		return m;
 	}
 
@@ -258,6 +270,31 @@ std::vector<uint8_t> per_level(Section &s, const std::string &k, uint8_t levels,
 	return out;
 }
 
+/* The control-message keys of [switch]. The key is read from a file only:
+ * a config is printed (--check-config), copied and committed, a key file
+ * can stay private (mode 600). */
+void read_control(Section &s, SwitchConfig *cfg)
+{
+	if (const toml::node *n = s.node("control_auth")) {
+		auto v = n->value_exact<bool>();
+		if (!v)
+			s.bad("control_auth", "must be true or false");
+		cfg->control_auth = *v;
+	}
+	cfg->control_window_s = s.integer<uint32_t>("control_window_s", cfg->control_window_s, 1, 86400);
+	if (auto f = s.string("control_key_file")) {
+		if (!cfg->control_auth)
+			s.bad("control_key_file", "a key with control_auth = false: drop one of them");
+		std::string path = *f, why;
+		const size_t slash = s.file().rfind('/');
+		if (!path.empty() && path[0] != '/' && slash != std::string::npos)
+			path = s.file().substr(0, slash + 1) + path; /* relative to the config file */
+		if (!ina::load_ctrl_key_file(path, &cfg->control_key, &why, &cfg->control_key_warning))
+			s.bad("control_key_file", why);
+		cfg->control_key_file = path;
+	}
+}
+
 JobConfig read_job(Section &s)
 {
 	JobConfig j;
@@ -269,6 +306,11 @@ JobConfig read_job(Section &s)
 	j.levels = s.integer<uint8_t>("levels", 1, 0, INA_MAX_LEVELS);
 	auto fan = per_level(s, "fan_in", j.levels, 1, INA_BITMAP_BITS, 0, j.levels > 0);
 	std::copy(fan.begin(), fan.end(), j.fan_in.begin());
+	if (auto c = s.string("control")) {
+		if (*c != "allow" && *c != "deny")
+			s.bad("control", "must be \"allow\" or \"deny\", got \"" + *c + "\"");
+		j.control_allowed = *c == "allow";
+	}
 	auto workers = s.tables("worker");
 	if (workers.empty())
 		fail(s.file(), s.raw().source(), s.key("worker"), "a job needs at least one [[job.worker]]");
@@ -302,9 +344,12 @@ SwitchConfig load_config(const std::string &path)
 {
 	SwitchConfig cfg;
 	cfg.path = path;
+	std::string text, err;
+	if (!ina::read_input_file(path, &text, &err))
+		throw ConfigError(err);
 	toml::table root;
 	try {
-		root = toml::parse_file(path);
+		root = toml::parse(text, path);
 	} catch (const toml::parse_error &e) {
 		std::ostringstream os;
 		os << path << ':' << e.source().begin.line << ':' << e.source().begin.column << ": "
@@ -352,6 +397,7 @@ SwitchConfig load_config(const std::string &path)
 				s.bad("steering", "must be \"auto\" or \"software\", got \"" + *st + "\"");
 			cfg.steering = *st;
 		}
+		read_control(s, &cfg);
 		s.finish();
 	}
 
@@ -401,6 +447,8 @@ SwitchConfig load_config(const std::string &path)
 	for (size_t i = 0; i < jobs.size(); i++) {
 		Section s(path, *jobs[i], "job[" + std::to_string(i) + "]");
 		JobConfig j = read_job(s);
+		if (j.ps_ip == cfg.ip)
+			s.bad("ps_ip", "is the switch's own address (switch.ip); the PS is another host");
 		if (!job_ids.insert(j.id).second)
 			s.bad("id", "job " + std::to_string(j.id) + " defined twice");
 		s.finish();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ina/control_auth.h"
 #include "ina/wire.h"
 
 namespace switchd {
@@ -56,6 +57,9 @@ struct JobConfig {
 	uint8_t levels = 1;
 	std::array<uint8_t, INA_MAX_LEVELS> fan_in{};
 	std::vector<JobWorker> workers;
+	/* A [[job]] of the config: may a control message replace or remove
+	 * it (control = "allow")? Not sent on the wire. */
+	bool control_allowed = false;
 };
 
 struct SwitchConfig {
@@ -76,6 +80,13 @@ struct SwitchConfig {
 	uint16_t tx_descriptors = 1024;
 	uint32_t handoff_ring_size = 4096;
 	std::string steering = "auto"; /* auto | software */
+	/* Control messages (docs/security.md): signed with this key, or, with
+	 * no key, accepted unsigned only when control_auth is false. */
+	std::string control_key_file;
+	ina::CtrlKey control_key;
+	std::string control_key_warning; /* key file readable by others */
+	bool control_auth = true;
+	uint32_t control_window_s = 30; /* accepted distance of a counter from the clock */
 	std::vector<PortConfig> ports;
 	std::vector<JobConfig> jobs;
 };

@@ -53,6 +53,10 @@ json switch_json(const SwitchConfig &c)
 	s["tx_descriptors"] = c.tx_descriptors;
 	s["handoff_ring_size"] = c.handoff_ring_size;
 	s["steering"] = c.steering;
+	/* The key file's path, never the key. */
+	s["control_key_file"] = c.control_key_file.empty() ? json(nullptr) : json(c.control_key_file);
+	s["control_auth"] = c.control_auth;
+	s["control_window_s"] = c.control_window_s;
 	return s;
 }
 
@@ -80,6 +84,7 @@ json job_json(const JobConfig &job)
 	j["ps_mac"] = mac_or_null(job.ps_mac);
 	j["levels"] = job.levels;
 	j["fan_in"] = per_level(job.fan_in, job.levels);
+	j["control"] = job.control_allowed ? "allow" : "deny";
 	j["worker"] = json::array();
 	for (const JobWorker &w : job.workers)
 		j["worker"].push_back({{"ip", ipv4_str(w.ip)},

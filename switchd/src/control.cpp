@@ -2,12 +2,19 @@
 #include "control.h"
 
 #include <chrono>
+#include <cstring>
+#include <ctime>
 #include <thread>
 
+#include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <spdlog/spdlog.h>
 
+#include "control_gate.h"
 #include "ina/codec.h"
+#include "ina/control_auth.h"
+#include "log_limit.h"
 
 namespace switchd {
 
@@ -37,35 +44,222 @@ void register_job(App &app, const JobConfig &cfg, const char *origin)
 
 namespace {
 
-void handle_control(App &app, rte_mbuf *m)
+uint64_t wall_ns()
 {
-	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	ina::InaFrame f;
-	if (m->nb_segs != 1 || ina::parse_ina_frame(frame, m->data_len, &f) != ina::FrameVerdict::kOk ||
-	    f.hdr.type != INA_TYPE_CONTROL) {
-		app.control_bad++;
-		spdlog::warn("control message: not a well-formed single-segment INA control frame, ignored");
-		return;
-	}
-	const uint16_t job_id = f.hdr.job_id;
-	uint8_t op = 0;
-	JobConfig job;
-	std::string err = parse_control(f.payload, f.payload_len, job_id, &op, &job);
-	if (!err.empty()) {
-		app.control_bad++;
-		spdlog::warn("control message for job {} from {} rejected: {}", job_id, ipv4_str(f.src_ip), err);
-		return;
-	}
-	app.control_ok++;
-	if (op == INA_CTRL_REGISTER) {
-		register_job(app, job, "control message");
-	} else {
-		spdlog::info("job {} unregistered (control message)", job_id);
-		publish_jobs(app, app.jobs_owner->without(job_id));
-	}
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
 }
 
+uint64_t steady_ns()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+					     std::chrono::steady_clock::now().time_since_epoch())
+					     .count());
+}
+
+/*
+ * The control thread's handling of control messages, in this order:
+ * layout (control_bad), MAC (control_auth_drops), counter
+ * (control_replay_drops), content (control_bad, ACK "invalid"), who may
+ * change the job (control_denied, ACK "denied"), then applied (control_ok,
+ * ACK "applied"). Only authentic messages are answered: a forged one gets
+ * nothing back, so the switch cannot be used to reflect traffic.
+ */
+class ControlPlane {
+public:
+	explicit ControlPlane(App &app) : app_(app), gate_(app.cfg.jobs, app.cfg.control_window_s) {}
+
+	void handle(rte_mbuf *m)
+	{
+		const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+		ina::InaFrame f;
+		if (m->nb_segs != 1 || ina::parse_ina_frame(frame, m->data_len, &f) != ina::FrameVerdict::kOk ||
+		    f.hdr.type != INA_TYPE_CONTROL)
+			return malformed(0, "not a well-formed single-segment INA control frame");
+		const ina::CtrlVerdict v = ina::decode_ctrl(f.payload, f.payload_len, &msg_);
+		if (v != ina::CtrlVerdict::kOk)
+			return malformed(f.src_ip, ina::ctrl_verdict_name(v));
+		if (msg_.op == INA_CTRL_ACK)
+			return malformed(f.src_ip, "an ACK sent to the switch");
+		if (!authentic(frame, f)) {
+			app_.control_auth_drops++;
+			return warn(log_auth_, "control message for job {} from {} dropped: {}", f.hdr.job_id,
+				    ipv4_str(f.src_ip),
+				    app_.cfg.control_key.empty() ? "no control key configured"
+								 : "wrong MAC (not signed with this switch's key)");
+		}
+		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
+			app_.control_replay_drops++;
+			return warn(log_replay_,
+				    "control message for job {} from {} dropped: counter {} replayed or outside "
+				    "the {} s window of this switch's clock",
+				    f.hdr.job_id, ipv4_str(f.src_ip), msg_.counter, app_.cfg.control_window_s);
+		}
+		JobConfig job;
+		std::string err = job_from_control(msg_, f.hdr.job_id, &job);
+		if (err.empty() && msg_.ps_ip != f.src_ip)
+			err = "ps_ip " + ipv4_str(msg_.ps_ip) + " is not the sender";
+		if (!err.empty()) {
+			app_.control_bad++;
+			warn(log_bad_, "control message for job {} from {} rejected: {}", f.hdr.job_id,
+			     ipv4_str(f.src_ip), err);
+			return ack(m, f, INA_CTRL_INVALID);
+		}
+		if (!gate_.may_change(job.id, f.src_ip)) {
+			app_.control_denied++;
+			warn(log_denied_, "control message for job {} from {} denied: the job belongs to {}",
+			     job.id, ipv4_str(f.src_ip), owner_text(job.id));
+			return ack(m, f, INA_CTRL_DENIED);
+		}
+		app_.control_ok++;
+		const std::string origin = "control message from " + ipv4_str(f.src_ip);
+		if (msg_.op == INA_CTRL_REGISTER) {
+			register_job(app_, job, origin.c_str());
+			gate_.registered(job.id, f.src_ip);
+		} else {
+			spdlog::info("job {} unregistered ({})", job.id, origin);
+			publish_jobs(app_, app_.jobs_owner->without(job.id));
+			gate_.unregistered(job.id);
+		}
+		ack(m, f, INA_CTRL_APPLIED);
+	}
+
+private:
+	template <typename... Args>
+	void warn(LogLimit &limit, fmt::format_string<Args...> format, Args &&...args)
+	{
+		uint64_t suppressed;
+		if (!limit.allow(steady_ns(), &suppressed))
+			return;
+		const std::string line = fmt::format(format, std::forward<Args>(args)...);
+		if (suppressed)
+			spdlog::warn("{} ({} more of this kind not logged)", line, suppressed);
+		else
+			spdlog::warn("{}", line);
+	}
+
+	void malformed(uint32_t src, const char *why)
+	{
+		app_.control_bad++;
+		warn(log_bad_, "control message from {} rejected: {}", src ? ipv4_str(src) : "?", why);
+	}
+
+	bool authentic(const uint8_t *frame, const ina::InaFrame &f) const
+	{
+		if (app_.cfg.control_key.empty())
+			return !app_.cfg.control_auth;
+		return ina::verify_ctrl_frame(frame, f, app_.cfg.control_key);
+	}
+
+	std::string owner_text(uint16_t job) const
+	{
+		const Job *j = app_.jobs_owner->find(job);
+		return j ? "the config or PS " + ipv4_str(j->cfg.ps_ip) : "another sender";
+	}
+
+	/* Answers the sender of `req`: toward its neighbour entry, else back
+	 * out of the arrival port to its MAC. */
+	void ack(const rte_mbuf *req, const ina::InaFrame &f, uint8_t status)
+	{
+		const uint8_t *in = rte_pktmbuf_mtod(req, const uint8_t *);
+		uint16_t port;
+		ina::Endpoint dst{};
+		const NextHop *h = app_.fwd->by_ip(f.src_ip);
+		if (h) {
+			port = h->port;
+			memcpy(dst.mac, h->mac.data(), 6);
+		} else if (req->port < app_.port_index.size() && app_.port_index[req->port] >= 0) {
+			port = static_cast<uint16_t>(app_.port_index[req->port]);
+			memcpy(dst.mac, in + 6, 6);
+		} else {
+			app_.control_ack_drops++;
+			return;
+		}
+		dst.ip = f.src_ip;
+		dst.port = INA_UDP_PORT;
+		ina::Endpoint src{};
+		memcpy(src.mac, app_.port_mac[port].data(), 6);
+		src.ip = app_.cfg.ip;
+		src.port = INA_UDP_PORT;
+
+		ina::CtrlMessage &a = ack_;
+		a.op = INA_CTRL_ACK;
+		a.status = status;
+		a.n_workers = 0;
+		a.levels = 0;
+		a.ps_ip = f.src_ip;
+		memcpy(a.ps_mac, in + 6, 6);
+		memset(a.fan_in, 0, sizeof(a.fan_in));
+		a.counter = msg_.counter;
+		memset(a.mac, 0, sizeof(a.mac));
+
+		rte_mbuf *m = rte_pktmbuf_alloc(app_.pool);
+		if (!m) {
+			app_.control_ack_drops++;
+			return;
+		}
+		uint8_t *out = rte_pktmbuf_mtod(m, uint8_t *);
+		const uint32_t len = ina::write_ctrl_frame(out, rte_pktmbuf_tailroom(m), src, dst,
+							   f.hdr.job_id, a);
+		if (!len || (!app_.cfg.control_key.empty() &&
+			     !ina::sign_ctrl_frame(out, len, app_.cfg.control_key))) {
+			rte_pktmbuf_free(m);
+			app_.control_ack_drops++;
+			return;
+		}
+		m->data_len = static_cast<uint16_t>(len);
+		m->pkt_len = len;
+		if (rte_ring_sp_enqueue(app_.control_tx[port], m) != 0) {
+			rte_pktmbuf_free(m);
+			app_.control_ack_drops++;
+			return;
+		}
+		app_.control_acks++;
+	}
+
+	App &app_;
+	ControlGate gate_;
+	ina::CtrlMessage msg_, ack_; /* 4 KiB each: not on the stack per message */
+	LogLimit log_bad_, log_auth_, log_replay_, log_denied_;
+};
+
 } /* namespace */
+
+std::string setup_control_tx(App &app)
+{
+	for (size_t p = 0; p < app.cfg.ports.size(); p++) {
+		const std::string name = "ina_ctl_tx" + std::to_string(p);
+		rte_ring *r = rte_ring_create(name.c_str(), 64, rte_eth_dev_socket_id(app.port_id[p]),
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!r)
+			return "cannot create the control TX ring: " + std::string(rte_strerror(rte_errno));
+		app.control_tx.push_back(r);
+		app.lcores[0]->egress[p].set_inbox(r);
+	}
+	const SwitchConfig &cfg = app.cfg;
+	if (!cfg.control_key.empty())
+		spdlog::info("control messages: HMAC-SHA256 with the key of {}, counters within {} s",
+			     cfg.control_key_file, cfg.control_window_s);
+	else if (!cfg.control_auth)
+		spdlog::warn("control messages: control_auth = false, so any host on the network can "
+			     "register, replace or remove jobs (docs/security.md)");
+	else
+		spdlog::warn("control messages: no control_key_file, every control message is dropped "
+			     "(counted as control_auth_drops); jobs come from the config only");
+	if (!cfg.control_key_warning.empty())
+		spdlog::warn("{}", cfg.control_key_warning);
+	return "";
+}
+
+std::string control_summary(const App &app, const std::string &prefix)
+{
+	return fmt::format("{}control accepted {} malformed {} auth_drops {} replay_drops {} denied {} "
+			   "ring_drops {} acks {} ack_drops {}",
+			   prefix, app.control_ok, app.control_bad, app.control_auth_drops,
+			   app.control_replay_drops, app.control_denied,
+			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks, app.control_ack_drops);
+}
 
 PortCounters port_totals(const App &app, size_t port)
 {
@@ -167,6 +361,7 @@ void control_loop(App &app)
 	auto next = start + std::chrono::seconds(app.cfg.stats_interval_s);
 	auto next_link = start;
 	std::vector<uint8_t> seen_up(app.port_id.size(), 0);
+	auto plane = std::make_unique<ControlPlane>(app);
 	while (!app.quit) {
 		if (clock::now() >= next_link) {
 			check_links(app, seen_up);
@@ -175,7 +370,7 @@ void control_loop(App &app)
 		void *obj;
 		bool idle = true;
 		while (rte_ring_sc_dequeue(app.control_ring, &obj) == 0) {
-			handle_control(app, static_cast<rte_mbuf *>(obj));
+			plane->handle(static_cast<rte_mbuf *>(obj));
 			rte_pktmbuf_free(static_cast<rte_mbuf *>(obj));
 			idle = false;
 		}

@@ -20,6 +20,12 @@ void publish_jobs(App &app, std::unique_ptr<JobTable> next);
 /* Registers a job; logs its warnings. */
 void register_job(App &app, const JobConfig &job, const char *origin);
 
+/* Creates the rings through which the control thread sends its ACKs and
+ * logs how control messages are authenticated. Empty, or the error. */
+std::string setup_control_tx(App &app);
+/* The control-message counters as one line, for the final log. */
+std::string control_summary(const App &app, const std::string &prefix);
+
 /* Runs until app.quit: control messages and the periodic summary. */
 void control_loop(App &app);
 /* Totals over lcores, for the summaries and telemetry. */

@@ -82,6 +82,24 @@ void EgressQueue::flush()
 	}
 }
 
+void EgressQueue::take_inbox()
+{
+	rte_mbuf *in[32];
+	const unsigned n = rte_ring_sc_dequeue_burst(inbox_, reinterpret_cast<void **>(in), 32, nullptr);
+	for (unsigned i = 0; i < n; i++) {
+		if (count_ >= cap_) {
+			(*ctr_)[PortCtr::egress_drops]++;
+			rte_pktmbuf_free(in[i]);
+			continue;
+		}
+		uint32_t tail = head_ + count_;
+		if (tail >= cap_)
+			tail -= cap_;
+		q_[tail] = in[i];
+		count_++;
+	}
+}
+
 uint16_t EgressQueue::job_of(rte_mbuf *m)
 {
 	ina::InaView v;

@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "config.h"
 #include "stats.h"
@@ -37,6 +38,10 @@ public:
 	void init(uint16_t port_id, uint16_t txq, const EgressConfig &cfg, unsigned n_lcores,
 		  uint16_t burst, uint32_t max_frame, PortCounters *ctr);
 	~EgressQueue();
+
+	/* Frames another thread sends through this queue (the control plane's
+	 * ACKs): an SPSC ring this queue drains before its own packets. */
+	void set_inbox(rte_ring *r) { inbox_ = r; }
 
 	uint32_t depth() const { return count_; }
 	bool above_threshold() const { return ecn_threshold_ && count_ >= ecn_threshold_; }
@@ -74,6 +79,8 @@ public:
 	/* Sends what the shaper allows. `now` in TSC cycles. */
 	void drain(uint64_t now)
 	{
+		if (inbox_ && !rte_ring_empty(inbox_))
+			take_inbox();
 		if (shaped_ && now > last_) {
 			tokens_ += static_cast<double>(now - last_) * bytes_per_cycle_;
 			if (tokens_ > bucket_)
@@ -158,6 +165,7 @@ private:
 		return x;
 	}
 	static uint16_t job_of(rte_mbuf *m);
+	void take_inbox();
 
 	std::vector<rte_mbuf *> qbuf_;
 	rte_mbuf **q_ = nullptr;
@@ -170,6 +178,7 @@ private:
 	uint64_t last_ = 0;
 	uint64_t last_tx_ = 0, drain_cycles_ = 0;
 	PortCounters *ctr_ = nullptr;
+	rte_ring *inbox_ = nullptr;
 };
 
 } /* namespace switchd */

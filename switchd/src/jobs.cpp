@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "jobs.h"
 
+#include <cstring>
 #include <map>
 
 #include "ina/codec.h"
@@ -44,47 +45,39 @@ std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable
 	return job;
 }
 
-std::string parse_control(const uint8_t *ctrl, uint32_t len, uint16_t job_id, uint8_t *op,
-			  JobConfig *out)
+std::string job_from_control(const ina::CtrlMessage &m, uint16_t job_id, JobConfig *out)
 {
-	if (len < sizeof(struct ina_ctrl_hdr))
-		return "shorter than the control header";
 	if (job_id == 0)
 		return "job id 0 is reserved";
-	struct ina_ctrl_hdr h;
-	memcpy(&h, ctrl, sizeof(h));
-	*op = h.op;
-	if (h.op == INA_CTRL_UNREGISTER) {
-		out->id = job_id;
-		return "";
-	}
-	if (h.op != INA_CTRL_REGISTER)
-		return "unknown op " + std::to_string(h.op);
-	if (h.levels > INA_MAX_LEVELS)
-		return "levels " + std::to_string(h.levels) + " above " + std::to_string(INA_MAX_LEVELS);
-	if (h.n_workers == 0)
-		return "no workers";
-	if (len < sizeof(h) + h.n_workers * sizeof(struct ina_ctrl_worker))
-		return "shorter than its " + std::to_string(h.n_workers) + " workers";
 	JobConfig j;
 	j.id = job_id;
-	j.ps_ip = ina_load32(ctrl + offsetof(struct ina_ctrl_hdr, ps_ip));
-	memcpy(j.ps_mac.data(), h.ps_mac, 6);
-	j.levels = h.levels;
-	for (unsigned l = 0; l < INA_MAX_LEVELS; l++) {
-		j.fan_in[l] = l < h.levels ? h.fan_in[l] : 0;
-		if (l < h.levels && (h.fan_in[l] == 0 || h.fan_in[l] > INA_BITMAP_BITS))
-			return "fan_in " + std::to_string(h.fan_in[l]) + " at level " + std::to_string(l);
+	j.ps_ip = m.ps_ip;
+	memcpy(j.ps_mac.data(), m.ps_mac, 6);
+	if (m.op == INA_CTRL_UNREGISTER) {
+		*out = j;
+		return "";
 	}
-	for (unsigned i = 0; i < h.n_workers; i++) {
-		const uint8_t *p = ctrl + sizeof(h) + i * sizeof(struct ina_ctrl_worker);
+	if (m.op != INA_CTRL_REGISTER)
+		return "op " + std::to_string(m.op) + " is not a request";
+	if (m.levels > INA_MAX_LEVELS)
+		return "levels " + std::to_string(m.levels) + " above " + std::to_string(INA_MAX_LEVELS);
+	if (m.n_workers == 0)
+		return "no workers";
+	j.levels = m.levels;
+	for (unsigned l = 0; l < INA_MAX_LEVELS; l++) {
+		j.fan_in[l] = l < m.levels ? m.fan_in[l] : 0;
+		if (l < m.levels && (m.fan_in[l] == 0 || m.fan_in[l] > INA_BITMAP_BITS))
+			return "fan_in " + std::to_string(m.fan_in[l]) + " at level " + std::to_string(l);
+	}
+	for (unsigned i = 0; i < m.n_workers; i++) {
+		const ina::CtrlWorker &cw = m.workers[i];
 		JobWorker w;
-		w.ip = ina_load32(p + offsetof(struct ina_ctrl_worker, ip));
-		memcpy(w.mac.data(), p + offsetof(struct ina_ctrl_worker, mac), 6);
+		w.ip = cw.ip;
+		memcpy(w.mac.data(), cw.mac, 6);
 		for (unsigned l = 0; l < INA_MAX_LEVELS; l++) {
-			uint8_t b = p[offsetof(struct ina_ctrl_worker, bit) + l];
-			w.bit[l] = l < h.levels ? b : 0xFF;
-			if (l < h.levels && b != 0xFF && b >= j.fan_in[l])
+			const uint8_t b = cw.bit[l];
+			w.bit[l] = l < m.levels ? b : 0xFF;
+			if (l < m.levels && b != 0xFF && b >= j.fan_in[l])
 				return "worker " + ipv4_str(w.ip) + " bit " + std::to_string(b) +
 				       " not below fan_in at level " + std::to_string(l);
 		}

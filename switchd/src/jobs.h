@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config.h"
+#include "ina/codec.h"
 #include "flat_map.h"
 #include "forwarding.h"
 
@@ -50,10 +51,9 @@ struct Job {
 
 std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd);
 
-/* Decodes a control message (the payload after the INA header). Returns an
+/* The job a decoded register (or unregister) request describes. Returns an
  * empty string and fills *out on success, else the reason it is invalid. */
-std::string parse_control(const uint8_t *ctrl, uint32_t len, uint16_t job_id, uint8_t *op,
-			  JobConfig *out);
+std::string job_from_control(const ina::CtrlMessage &m, uint16_t job_id, JobConfig *out);
 
 class JobTable {
 public:

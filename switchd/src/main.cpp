@@ -32,6 +32,7 @@
 
 #include "app.h"
 #include "control.h"
+#include "ina/cli.h"
 #include "ina_build_config.h"
 #include "lcore_loop.h"
 #include "ports.h"
@@ -173,12 +174,11 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		}
 		(after ? app_args : eal_args).push_back(a);
 	}
-	/* `ina-switchd --help` / `--version` / `--check-config FILE` without EAL
-	 * arguments: none of them starts the EAL. */
-	if (!after && !eal_args.empty() &&
-	    ((eal_args.size() == 1 &&
-	      (eal_args[0] == "--help" || eal_args[0] == "-h" || eal_args[0] == "--version")) ||
-	     eal_args[0].rfind("--check-config", 0) == 0)) {
+	/* Without "--" there is no --config, so nothing starts the EAL: the
+	 * arguments are ours (`--help`, `--version`, `--check-config FILE`), and
+	 * anything else is reported as an unknown option, not as a missing
+	 * --config. */
+	if (!after) {
 		app_args = eal_args;
 		eal_args.clear();
 	}
@@ -198,17 +198,16 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		       "validate FILE, print the resolved configuration as JSON and exit "
 		       "(exit 2 if invalid)")
 		->excludes(config_opt);
-	std::vector<std::string> rev(app_args.rbegin(), app_args.rend());
-	try {
-		cli.parse(rev);
-	} catch (const CLI::ParseError &e) {
-		return cli.exit(e);
-	}
+	const int rc = ina::parse_cli("ina-switchd", cli, {app_args.rbegin(), app_args.rend()});
+	if (rc >= 0)
+		return rc;
 	/* CPUs and ports are checked against the machine only at start. */
 	if (check_opt->count() > 0)
 		return check_config(check_path);
-	if (cl->config_path.empty())
-		return cli.exit(CLI::RequiredError("--config"));
+	if (cl->config_path.empty()) {
+		ina::print_error("ina-switchd", "--config FILE is required (or --check-config FILE; see --help)");
+		return ina::kExitUsage;
+	}
 	return -1;
 }
 
@@ -368,6 +367,7 @@ void log_final(const App &app)
 	const SwitchConfig &cfg = app.cfg;
 	const double secs = static_cast<double>(rte_rdtsc() - app.start_tsc) / rte_get_tsc_hz();
 	spdlog::info("{}", summary_line(app, secs, "final: "));
+	spdlog::info("{}", control_summary(app, "final: "));
 	for (size_t p = 0; p < cfg.ports.size(); p++) {
 		PortCounters c = port_totals(app, p);
 		/* The device's own drops: frames that never reached an lcore. */
@@ -410,7 +410,8 @@ void run(App &app, const std::vector<unsigned> &lcore_ids)
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* main() without the last-resort catch. */
+static int run_switchd(int argc, char **argv)
 {
 	CommandLine cl;
 	const int rc = parse_command_line(argc, argv, &cl);
@@ -420,7 +421,8 @@ int main(int argc, char **argv)
 	try {
 		cfg = load_config(cl.config_path);
 	} catch (const ConfigError &e) {
-		die(std::string("invalid config: ") + e.what());
+		ina::print_error("ina-switchd", std::string("invalid config: ") + e.what());
+		return ina::kExitUsage;
 	}
 	std::vector<std::string> eal = eal_arguments(argv[0], cl, cfg);
 	std::vector<char *> eal_argv;
@@ -469,6 +471,9 @@ int main(int argc, char **argv)
 	if (!err.empty())
 		fail(*app, err);
 	connect_lcores(*app, lcore_ids);
+	err = setup_control_tx(*app);
+	if (!err.empty())
+		fail(*app, err);
 
 	app->jobs_owner = std::make_unique<JobTable>();
 	app->jobs.store(app->jobs_owner.get());
@@ -498,4 +503,9 @@ int main(int argc, char **argv)
 	rte_eal_cleanup();
 	spdlog::info("stopped");
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	return ina::run_main("ina-switchd", [&] { return run_switchd(argc, argv); });
 }

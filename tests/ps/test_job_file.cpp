@@ -52,5 +52,23 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_EQ(err.rfind("j.toml:1: ", 0), 0u) << err;
 	EXPECT_EQ(err.find('\n'), std::string::npos);
 	EXPECT_FALSE(load_ps_job_file("/nonexistent/job.toml", &c, &err));
-	EXPECT_EQ(err, "/nonexistent/job.toml: cannot open");
+	EXPECT_EQ(err, "/nonexistent/job.toml: cannot open: No such file or directory");
+	EXPECT_FALSE(load_ps_job_file("/dev/zero", &c, &err));
+	EXPECT_EQ(err, "/dev/zero: is a device, not a regular file");
+
+	/* Strict addresses, one worker per IP, memory within kPsMaxJobBytes. */
+	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
+	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.1\"\nbits = [1]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: workers[1].ip: the same address as another worker");
+	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\\u0000\"\nbits = [1]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: workers[1].ip: must be an IPv4 address \"a.b.c.d\"");
+	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"-1:-1:-1:-1:-1:-1\"\nbits = [1]\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a MAC address \"aa:bb:cc:dd:ee:ff\"");
+	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"01:00:5e:00:00:01\"\nbits = [1]\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a host's MAC address, not zero, multicast or broadcast");
+	EXPECT_FALSE(parse_ps_job("window = 16777216\n" + two, "j.toml", &c, &err));
+	EXPECT_EQ(err.rfind("j.toml: window: job 4: window 16777216 ", 0), 0u) << err;
+	EXPECT_TRUE(parse_ps_job("window = 65536\n" + two, "j.toml", &c, &err)) << err;
 }

@@ -4,6 +4,7 @@
  * partitioning, the fragment window and bad input. */
 #include <gtest/gtest.h>
 
+#include "ina/control_client.h"
 #include "ina/hash.h"
 #include "ina/ps.h"
 #include "ps_test_util.h"
@@ -558,12 +559,9 @@ TEST(PsControl, RegistrationFrameLayout)
 	c.switch_ip = 0x0A0000FD;
 	uint8_t sm[6] = {2, 0, 0, 0, 0, 0xFD};
 	memcpy(c.switch_mac, sm, 6);
-	ParameterServer ps(ps_self());
-	std::string err;
-	ASSERT_TRUE(ps.add_job(c, &err)) << err;
 	uint8_t buf[2048];
-	uint32_t len = ps.build_control(3, false, buf, sizeof(buf));
-	ASSERT_EQ(len, INA_L2L3L4_LEN + INA_HDR_LEN + 20 + 5 * 16);
+	uint32_t len = build_ctrl_request(c, ps_self(), false, 77, buf, sizeof(buf));
+	ASSERT_EQ(len, INA_L2L3L4_LEN + INA_HDR_LEN + 20 + 5 * 16 + 40);
 	Endpoint s, d;
 	uint32_t plen;
 	ASSERT_TRUE(parse_frame_headers(buf, len, &s, &d, &plen));
@@ -587,7 +585,8 @@ TEST(PsControl, RegistrationFrameLayout)
 	EXPECT_EQ(w4[offsetof(ina_ctrl_worker, bit) + 0], 0xFF);
 	EXPECT_EQ(w4[offsetof(ina_ctrl_worker, bit) + 1], 2);
 	EXPECT_EQ(w4[offsetof(ina_ctrl_worker, bit) + 2], 0xFF);
-	len = ps.build_control(3, true, buf, sizeof(buf));
+	EXPECT_EQ(ina_load64(ch + 20 + 5 * 16), 77u) << "the counter in the trailer";
+	len = build_ctrl_request(c, ps_self(), true, 78, buf, sizeof(buf));
 	EXPECT_EQ(buf[INA_HDR_OFFSET + INA_HDR_LEN], INA_CTRL_UNREGISTER);
-	EXPECT_EQ(ps.build_control(3, false, buf, 50), 0u);
+	EXPECT_EQ(build_ctrl_request(c, ps_self(), false, 79, buf, 50), 0u);
 }

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <filesystem>
 #include <map>
@@ -301,9 +302,13 @@ std::string write_job_file(const std::string &dir, const Endpoint w[2], const ch
 		f << switch_toml; /* [switch]: multicast ACKs */
 	else
 		f << "ack = \"unicast\"\n";
+	/* A worker without a MAC (the udp transport) has no `mac` key: the
+	 * job file takes only a host's MAC, never all zero. */
+	static const uint8_t none[6] = {};
 	for (int i = 0; i < 2; i++)
-		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\nmac = \"" << mac(w[i].mac) << "\"\nbits = [" << i
-		  << "]\n";
+		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\n"
+		  << (memcmp(w[i].mac, none, 6) ? "mac = \"" + mac(w[i].mac) + "\"\n" : std::string())
+		  << "bits = [" << i << "]\n";
 	return path;
 }
 
@@ -551,9 +556,16 @@ void run_through_switchd(double faults)
 	std::string dir = temp_dir();
 	std::string prefix = "psswd" + std::to_string(getpid());
 	{
+		/* The control key both switchd and the PS read (docs/security.md). */
+		std::ofstream k(dir + "/control.key");
+		k << "4f2a9c0e7d11b3a85e6f0c2d9b7a4e1f0a3c5e7f9b1d3f5a7c9e0b2d4f6a8c0e\n";
+		k.close();
+		std::filesystem::permissions(dir + "/control.key", std::filesystem::perms::owner_read |
+									     std::filesystem::perms::owner_write);
 		std::ofstream c(dir + "/switchd.toml");
 		c << "[switch]\nid = 1\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\naggregators = "
-		  << kAggregators << "\nelements = 62\nlcores = [0]\nstats_interval_s = 60\nidle_sleep_us = 50\n";
+		  << kAggregators << "\nelements = 62\nlcores = [0]\nstats_interval_s = 60\nidle_sleep_us = 50\n"
+		  << "control_key_file = \"control.key\"\n";
 		const char *ips[3] = {"10.0.0.1", "10.0.0.2", "10.0.0.100"};
 		for (int i = 0; i < 3; i++)
 			c << "\n[[port]]\ndevice = \"net_af_packet" << i << ",iface=sw" << i
@@ -576,7 +588,9 @@ void run_through_switchd(double faults)
 
 	Endpoint wep[2] = {{{2, 0, 0, 0, 0, 1}, (10u << 24) | 1u, INA_UDP_PORT},
 			   {{2, 0, 0, 0, 0, 2}, (10u << 24) | 2u, INA_UDP_PORT}};
-	std::string job = write_job_file(dir, wep, "[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n");
+	std::string job = write_job_file(dir, wep,
+					 "[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
+					 "key_file = \"control.key\"\n");
 	Daemon d;
 	ASSERT_TRUE(d.start({"--job", job, "--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100",
 			     "--register-interval-ms", "500", "--json"}))

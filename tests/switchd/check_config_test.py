@@ -71,7 +71,8 @@ def defaults(binary, tmp):
     want = {"id": 1, "ip": "10.0.0.254", "mac": None, "aggregators": 4096, "elements": 62,
             "gc_timeout_ms": 1000, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
             "mbufs": 16383, "burst": 32, "rx_descriptors": 1024, "tx_descriptors": 1024,
-            "handoff_ring_size": 4096, "steering": "auto"}
+            "handoff_ring_size": 4096, "steering": "auto", "control_key_file": None,
+            "control_auth": True, "control_window_s": 30}
     check(sw == want, f"switch: every default filled in ({sw})")
     p0, p1 = c["port"]
     check(p0 == {"device": "net_null0", "name": "net_null0", "vdev": True, "rate_gbps": 0.0,
@@ -81,12 +82,43 @@ def defaults(binary, tmp):
     check(p1["neighbour"] == [{"ip": "10.0.0.100", "mac": "02:00:00:00:00:64"}], "neighbours")
     j = c["job"][0]
     check(j == {"id": 3, "ps_ip": "10.0.0.100", "ps_mac": None, "levels": 2, "fan_in": [2, 3],
-                "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [1, 255]}]},
+                "control": "deny", "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [1, 255]}]},
           f"job: one fan_in and bit per level, unset MACs null ({j})")
     check(list(c) == ["file", "switch", "port", "job"] and c["file"] == path,
           "top level in the file's order, with the file name")
     r2 = run(binary, "--", "--check-config", path)
     check(r2.returncode == 0 and r2.stdout == r.stdout, "the same after `--`")
+
+
+def control_key(binary, tmp):
+    """control_key_file: read relative to the config, its path printed, never the key."""
+    key = "00112233445566778899aabbccddeeff" * 2
+    with open(os.path.join(tmp, "ctl.key"), "w") as f:
+        f.write(key + "\n")
+    os.chmod(os.path.join(tmp, "ctl.key"), 0o600)
+    path = os.path.join(tmp, "keyed.toml")
+    with open(path, "w") as f:
+        f.write(MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\ncontrol_key_file = "ctl.key"'))
+    r = run(binary, "--check-config", path)
+    check(r.returncode == 0, f"config with a key file validates ({r.stderr.strip()})")
+    sw = json.loads(r.stdout)["switch"]
+    check(sw["control_key_file"] == os.path.join(tmp, "ctl.key") and key not in r.stdout,
+          "the key file's path is printed, the key is not")
+    for text, want in [("0011", "hex digits"), (key[:-2] + "zz", "hex digits only")]:
+        with open(os.path.join(tmp, "ctl.key"), "w") as f:
+            f.write(text)
+        r = run(binary, "--check-config", path)
+        check(r.returncode == 2 and "switch.control_key_file" in r.stderr and want in r.stderr,
+              f"bad key file refused ({r.stderr.strip()})")
+    with open(path, "w") as f:
+        f.write(MINIMAL.replace('ip = "10.0.0.254"',
+                                'ip = "10.0.0.254"\ncontrol_key_file = "ctl.key"\ncontrol_auth = false'))
+    r = run(binary, "--check-config", path)
+    check(r.returncode == 2 and "control_auth = false" in r.stderr, "a key and control_auth = false conflict")
+    with open(path, "w") as f:
+        f.write(MINIMAL.replace("fan_in = [2, 3]", 'fan_in = [2, 3]\ncontrol = "maybe"'))
+    r = run(binary, "--check-config", path)
+    check(r.returncode == 2 and "job[0].control" in r.stderr, "job control must be allow or deny")
 
 
 def errors(binary, tmp):
@@ -136,6 +168,7 @@ def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="chkcfg") as tmp:
         defaults(binary, tmp)
+        control_key(binary, tmp)
         errors(binary, tmp)
     examples(binary)
     print(f"{failures} failed")

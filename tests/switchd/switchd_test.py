@@ -13,6 +13,8 @@ Topology (all in namespace swd<pid>):  hN <-> swN, switchd owns swN.
 """
 import atexit
 import ctypes
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -35,6 +37,9 @@ SW_IP, SW_MAC = "10.0.0.254", "02:00:00:00:00:fe"
 JOB = 7
 AGGS = 1024
 NS = f"swd{os.getpid()}"
+# The switch's control key (control_key_file), shared with the test's "PS".
+KEY = bytes(range(32))
+WRONG_KEY = bytes(range(1, 33))
 
 
 # Every process this test starts is killed when the test ends, however it
@@ -116,7 +121,7 @@ def parse_ina(pkt):
     vals = list(struct.unpack(f">{n}i", b[44:44 + 4 * n])) if len(b) >= 44 + 4 * n else None
     return dict(type=f[1], flags=f[2], job=f[3], seq=f[5], index=f[6], elems=n, level=f[9],
                 levels=f[10], bitmap=list(f[11:15]), values=vals, ip_src=pkt[IP].src,
-                ip_dst=pkt[IP].dst, tos=pkt[IP].tos, mac_dst=pkt.dst)
+                ip_dst=pkt[IP].dst, tos=pkt[IP].tos, mac_dst=pkt.dst, raw=b)
 
 
 def setns(name):
@@ -154,7 +159,7 @@ class Topology:
 
 
 def config_text(nports=3, lcores=1, extra_switch="", port_extra=None, jobs=True, qpairs=1,
-                driver="af_packet", elements=62, vdev_extra=""):
+                driver="af_packet", elements=62, vdev_extra="", key=True, job_extra=""):
     port_extra = port_extra or {}
     nbs = {0: [HOSTS[0]], 1: [HOSTS[1], HOSTS[2]], 2: [(PS_IP, PS_MAC)]}
     s = f"""[switch]
@@ -171,6 +176,8 @@ rx_descriptors = 256
 tx_descriptors = 256
 {extra_switch}
 """
+    if key:  # written next to the config by Switchd
+        s += 'control_key_file = "control.key"\n'
     for p in range(nports):
         if driver == "af_xdp":
             s += f'\n[[port]]\ndevice = "net_af_xdp{p},iface=sw{p},queue_count={qpairs}"\n'
@@ -187,6 +194,7 @@ ps_ip = "{PS_IP}"
 ps_mac = "{PS_MAC}"
 levels = 1
 fan_in = [3]
+{job_extra}
 [[job.worker]]
 ip = "{HOSTS[0][0]}"
 mac = "{HOSTS[0][1]}"
@@ -209,6 +217,9 @@ class Switchd:
         self.cfg = os.path.join(tmp, "switchd.toml")
         with open(self.cfg, "w") as f:
             f.write(cfg_text)
+        fd = os.open(os.path.join(tmp, "control.key"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, (KEY.hex() + "\n").encode())
+        os.close(fd)
         self.log = open(os.path.join(tmp, "switchd.log"), "w+")
         self.p = spawn([binary, "--no-huge", "-m", "256", "--file-prefix", self.prefix,
                                    "--log-level", "lib.eal:notice", "--", "--config", self.cfg],
@@ -542,17 +553,58 @@ def case_malformed(sw, lcores=1):
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
 
 
-def ctrl(op, workers, job=21):
-    """A control message from the PS: register (op 1) `workers` [(ip, mac, bit)]
-    for a one-level job with fan-in 2, or unregister (op 2)."""
-    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0,
-                       struct.unpack(">I", socket.inet_aton(PS_IP))[0],
-                       bytes.fromhex(PS_MAC.replace(":", "")), 2, 0, 0, 0, 0)
-    for ip, mac, bit in workers:
-        body += struct.pack(">I6s4BH", struct.unpack(">I", socket.inet_aton(ip))[0],
-                            bytes.fromhex(mac.replace(":", "")), bit, 255, 255, 255, 0)
-    return ina_frame(PS_IP, SW_IP, SW_MAC, PS_MAC, job, 0, [], typ=1, levels=0,
-                     fan_in=(0, 0, 0, 0), extra=body)
+_last_counter = [0]
+
+
+def next_counter():
+    """Strictly increasing, near the wall clock: what a PS sends."""
+    _last_counter[0] = max(_last_counter[0] + 1, time.time_ns())
+    return _last_counter[0]
+
+
+def ip_u32(ip):
+    return struct.unpack(">I", socket.inet_aton(ip))[0]
+
+
+def ctrl(op, workers, job=21, src=(PS_IP, PS_MAC), key=KEY, counter=None, ps_ip=None):
+    """A control message from the PS at `src`: register (op 1) `workers` [(ip, mac, bit)]
+    for a one-level job with fan-in 2, or unregister (op 2); signed with `key`
+    (None: MAC left zero) over the addresses, the INA header and the payload."""
+    ip, mac = src
+    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0, ip_u32(ps_ip or ip),
+                       bytes.fromhex(mac.replace(":", "")), 2, 0, 0, 0, 0)
+    for wip, wmac, bit in workers:
+        body += struct.pack(">I6s4BH", ip_u32(wip), bytes.fromhex(wmac.replace(":", "")),
+                            bit, 255, 255, 255, 0)
+    body += struct.pack(">Q", next_counter() if counter is None else counter)
+    frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
+                      fan_in=(0, 0, 0, 0), extra=body + bytes(32))
+    if key:
+        from scapy.all import Raw
+        signed = bytes(frame[Raw])[:-32]
+        mac_in = struct.pack(">II", ip_u32(SW_IP), ip_u32(ip)) + signed
+        frame[Raw].load = signed + hmac.new(key, mac_in, hashlib.sha256).digest()
+    return frame
+
+
+def ctrl_counter(frame):
+    from scapy.all import UDP
+    return struct.unpack(">Q", bytes(frame[UDP].payload)[-40:-32])[0]
+
+
+def acks(parsed, key=KEY):
+    """The control ACKs among parsed frames whose MAC verifies:
+    [(job, status, counter)]."""
+    out = []
+    for p in parsed:
+        b = p["raw"]
+        if p["type"] != 1 or len(b) != 44 + 20 + 40 or b[44] != 3:
+            continue
+        mac_in = struct.pack(">II", ip_u32(p["ip_dst"]), ip_u32(p["ip_src"])) + b[:-32]
+        if key and not hmac.compare_digest(hmac.new(key, mac_in, hashlib.sha256).digest(), b[-32:]):
+            continue
+        out.append((p["job"], b[47], struct.unpack(">Q", b[-40:-32])[0]))
+    return out
 
 
 def case_churn(sw, lcores=1):
@@ -562,8 +614,10 @@ def case_churn(sw, lcores=1):
     Run it in a sanitizer build (meson setup build-asan -Db_sanitize=address,
     undefined) to have ASan check that."""
     import threading
-    reg = bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]))
-    unreg = bytes(ctrl(2, []))
+    # Every message needs a fresh counter: a copy would be a replay.
+    regs = [bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]))
+            for _ in range(1500)]
+    unregs = [bytes(ctrl(2, [])) for _ in range(1500)]
     grads = [bytes(gradient(w, seq, [1] * 62, bit=w, job=21, fan_in=(2, 0, 0, 0)))
              for seq in range(64) for w in (0, 1)]
     stop = threading.Event()
@@ -599,10 +653,10 @@ def case_churn(sw, lcores=1):
     ps = raw("h2")
     sent = 0
     end = time.time() + 6
-    while time.time() < end:
-        ps.send(reg)
+    while time.time() < end and sent < 2 * len(regs):
+        ps.send(regs[sent // 2])
         time.sleep(0.002)
-        ps.send(unreg)
+        ps.send(unregs[sent // 2])
         time.sleep(0.002)
         sent += 2
     stop.set()
@@ -625,20 +679,147 @@ def case_churn(sw, lcores=1):
 def case_control(sw, lcores=1):
     """Registers job 21 at run time with a control message, aggregates, unregisters."""
     reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
-    exchange(None, ["h0"], [("h2", reg)], timeout=0.5)
-    time.sleep(0.3)
+    got = exchange(None, ["h2"], [("h2", reg)], timeout=2, want={"h2": 2})
     check(21 in sw.telemetry("/ina/jobs"), "job 21 registered by a control message")
+    check(acks(got["h2"]) == [(21, 0, ctrl_counter(reg))],
+          f"the registration is ACKed to the PS: applied, its counter echoed, signed ({acks(got['h2'])})")
     g = [("h0", gradient(0, 1, [4] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0))),
          ("h1", gradient(1, 1, [5] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0)))]
-    got = exchange(None, ["h2"], g, want={"h2": 1})["h2"]
+    got = exchange(None, ["h2"], g, want={"h2": 2})["h2"]
     check(len(got) == 1 and got[0]["values"] == [9] * 62, "job 21 aggregates without a restart")
     exchange(None, ["h0"], [("h2", ctrl(2, []))], timeout=0.5)
     time.sleep(0.3)
     check(21 not in sw.telemetry("/ina/jobs"), "job 21 unregistered by a control message")
     bad = ctrl(1, [])
-    exchange(None, ["h0"], [("h2", bad)], timeout=0.5)
-    time.sleep(0.3)
+    got = exchange(None, ["h2"], [("h2", bad)], timeout=2, want={"h2": 2})
     check(sw.telemetry("/ina/summary")["control_rejected"] == 1, "malformed control message rejected")
+    check(acks(got["h2"]) == [(21, 2, ctrl_counter(bad))], "and answered as invalid (status 2)")
+
+
+def job_state(sw, job):
+    t = sw.telemetry(f"/ina/job,{job}")
+    return (t["registered"], t.get("workers"), t.get("ps"))
+
+
+def control_counters(sw):
+    s = sw.telemetry("/ina/summary")
+    return {k: s[k] for k in ("control_accepted", "control_rejected", "control_auth_drops",
+                              "control_replay_drops", "control_denied", "control_acks")}
+
+
+def case_control_auth(sw, lcores=1):
+    """Unsigned, wrong-key, tampered, replayed and stale control messages are
+    dropped under their counter, unanswered, and leave the job table as it was;
+    their log lines are rate-limited."""
+    workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    reg = ctrl(1, workers)
+    got = exchange(None, ["h2"], [("h2", reg)], timeout=2, want={"h2": 2})
+    check(acks(got["h2"]) == [(21, 0, ctrl_counter(reg))], "a good registration is ACKed")
+    before, table = control_counters(sw), job_state(sw, 21)
+    check(table == (1, 2, PS_IP), f"job 21: two workers, PS {PS_IP} ({table})")
+    from scapy.all import Raw
+    tampered = ctrl(1, workers[:1])
+    raw = bytearray(bytes(tampered[Raw]))
+    raw[44 + 20 + 3] ^= 1  # the first worker's address
+    tampered[Raw].load = bytes(raw)
+    cases = [
+        ("unsigned", ctrl(2, [], key=None), "control_auth_drops"),
+        ("wrong key", ctrl(2, [], key=WRONG_KEY), "control_auth_drops"),
+        ("tampered", tampered, "control_auth_drops"),
+        ("replayed", reg, "control_replay_drops"),
+        ("stale counter", ctrl(2, [], counter=time.time_ns() - 120 * 10**9), "control_replay_drops"),
+        ("counter far ahead", ctrl(2, [], counter=time.time_ns() + 120 * 10**9), "control_replay_drops"),
+    ]
+    for name, frame, counter in cases:
+        prev = control_counters(sw)
+        got = exchange(None, ["h2"], [("h2", frame)], timeout=0.8)
+        now = control_counters(sw)
+        check(now[counter] == prev[counter] + 1 and
+              all(now[k] == prev[k] for k in now if k != counter),
+              f"{name}: counted under {counter} only ({prev} -> {now})")
+        check(not acks(got["h2"], key=None), f"{name}: no answer")
+        check(job_state(sw, 21) == table, f"{name}: job 21 unchanged")
+    # A flood of bad messages: counted, but the log stays short.
+    lines_before = sw.output().count("dropped")
+    flood = [("h2", ctrl(2, [], key=WRONG_KEY)) for _ in range(300)]
+    exchange(None, [], flood, timeout=0.5)
+    deadline = time.time() + 5
+    while time.time() < deadline and control_counters(sw)["control_auth_drops"] < before["control_auth_drops"] + 303:
+        time.sleep(0.1)
+    c = control_counters(sw)
+    check(c["control_auth_drops"] == before["control_auth_drops"] + 303,
+          f"300 forged messages counted ({c['control_auth_drops']})")
+    lines = sw.output().count("dropped") - lines_before
+    check(lines <= 5, f"their log is rate-limited ({lines} lines for 300 messages)")
+    check(job_state(sw, 21) == table, "job 21 unchanged after the flood")
+    unreg = ctrl(2, [])
+    got = exchange(None, ["h2"], [("h2", unreg)], timeout=2, want={"h2": 2})
+    check(job_state(sw, 21)[0] == 0 and acks(got["h2"]) == [(21, 0, ctrl_counter(unreg))],
+          "the PS itself can still unregister it")
+
+
+def case_control_owner(sw, lcores=1):
+    """A config job cannot be replaced or removed by control messages; a job
+    registered by PS A cannot be replaced or removed by host B, even one that
+    holds the key; A can."""
+    workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    config_job = job_state(sw, JOB)
+    check(config_job == (1, 3, PS_IP), f"config job {JOB} registered ({config_job})")
+    for name, frame in [("unregister", ctrl(2, [], job=JOB)), ("replace", ctrl(1, workers, job=JOB))]:
+        prev = control_counters(sw)
+        got = exchange(None, ["h2"], [("h2", frame)], timeout=2, want={"h2": 2})
+        now = control_counters(sw)
+        check(now["control_denied"] == prev["control_denied"] + 1,
+              f"{name} config job {JOB}: counted control_denied")
+        check(acks(got["h2"]) == [(JOB, 1, ctrl_counter(frame))], f"{name}: answered denied (status 1)")
+        check(job_state(sw, JOB) == config_job, f"{name}: config job {JOB} unchanged")
+    reg = ctrl(1, workers)
+    exchange(None, ["h2"], [("h2", reg)], timeout=2, want={"h2": 2})
+    table = job_state(sw, 21)
+    check(table == (1, 2, PS_IP), f"job 21 registered by PS A ({table})")
+    b = HOSTS[0]
+    hijack = ctrl(1, [(b[0], b[1], 0)], src=b)
+    remove = ctrl(2, [], src=b)
+    for name, frame in [("replace", hijack), ("unregister", remove)]:
+        prev = control_counters(sw)
+        got = exchange(None, ["h0"], [("h0", frame)], timeout=2, want={"h0": 2})
+        now = control_counters(sw)
+        check(now["control_denied"] == prev["control_denied"] + 1, f"host B's {name}: control_denied")
+        check(acks(got["h0"]) == [(21, 1, ctrl_counter(frame))], f"host B's {name}: answered denied")
+        check(job_state(sw, 21) == table, f"host B's {name}: job 21 unchanged")
+    spoofed = ctrl(1, [(b[0], b[1], 0)], src=b, ps_ip=PS_IP)
+    prev = control_counters(sw)
+    exchange(None, ["h0"], [("h0", spoofed)], timeout=0.8)
+    check(control_counters(sw)["control_rejected"] == prev["control_rejected"] + 1 and
+          job_state(sw, 21) == table, "host B naming PS A as ps_ip: rejected, job unchanged")
+    again = ctrl(1, workers[:1])
+    got = exchange(None, ["h2"], [("h2", again)], timeout=2, want={"h2": 2})
+    check(job_state(sw, 21) == (1, 1, PS_IP) and acks(got["h2"]) == [(21, 0, ctrl_counter(again))],
+          "PS A replaces its own job")
+
+
+def case_control_open(sw, lcores=1):
+    """control_auth = false and no key: unsigned messages are applied and
+    answered; a config job with control = "allow" can be replaced."""
+    workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    check("control_auth = false" in sw.output(), "the open mode is warned about at start")
+    reg = ctrl(1, workers, job=JOB, key=None)
+    got = exchange(None, ["h2"], [("h2", reg)], timeout=2, want={"h2": 2})
+    check(job_state(sw, JOB) == (1, 2, PS_IP), "unsigned registration replaces the allowed config job")
+    check(acks(got["h2"], key=None) == [(JOB, 0, ctrl_counter(reg))], "and is ACKed (unsigned)")
+    prev = control_counters(sw)
+    exchange(None, ["h2"], [("h2", reg)], timeout=0.8)
+    check(control_counters(sw)["control_replay_drops"] == prev["control_replay_drops"] + 1,
+          "the counter is still checked: a copy is a replay")
+
+
+def case_control_nokey(sw, lcores=1):
+    """No key and control_auth left at its default: control messages are dropped."""
+    check("no control_key_file" in sw.output(), "the closed mode is logged at start")
+    got = exchange(None, ["h2"], [("h2", ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0)], key=None))],
+                   timeout=0.8)
+    check(control_counters(sw)["control_auth_drops"] == 1 and job_state(sw, 21)[0] == 0 and
+          not acks(got["h2"], key=None), "an unsigned registration is dropped, counted, unanswered")
 
 
 def case_ping(binary, tmp):
@@ -671,7 +852,7 @@ def config_errors(binary, tmp):
                                               f"swdcfg{os.getpid()}")), "--", "--config", path],
                            capture_output=True, text=True, timeout=30)
         return r.returncode, r.stderr + r.stdout, path
-    good = config_text(nports=1, jobs=False)
+    good = config_text(nports=1, jobs=False, key=False)
     rc, out, path = run(good.replace("id = 1", "id = 1\nfrobnicate = 3"))
     check(rc != 0 and re.search(re.escape(path) + r":3:1: switch.frobnicate: unknown key", out),
           "unknown key -> file:line:col: key: unknown key")
@@ -718,6 +899,11 @@ CASES = {
     "malformed": (case_malformed, {}),
     "churn": (case_churn, {}),
     "control": (case_control, {}),
+    "control_auth": (case_control_auth, {}),
+    "control_owner": (case_control_owner, {}),
+    "control_open": (case_control_open, {"key": False, "extra_switch": "control_auth = false",
+                                         "job_extra": 'control = "allow"'}),
+    "control_nokey": (case_control_nokey, {"key": False}),
     # Fragments larger than a standard frame: 700 elements make 2886-byte
     # frames, so the links carry a 3000-byte MTU and af_packet 3 KiB slots (a
     # whole number of them per block: the PMD walks the ring at frame stride).
@@ -751,7 +937,9 @@ def main():
                                              extra_switch=opts.get("extra_switch", ""),
                                              port_extra=opts.get("port_extra"),
                                              elements=opts.get("elements", 62),
-                                             vdev_extra=opts.get("vdev_extra", "")), tmp=tmp,
+                                             vdev_extra=opts.get("vdev_extra", ""),
+                                             key=opts.get("key", True),
+                                             job_extra=opts.get("job_extra", "")), tmp=tmp,
                          skip_if_no_port=driver != "af_packet")
             try:
                 if "driver" in opts:

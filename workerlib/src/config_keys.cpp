@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -14,7 +17,7 @@ namespace {
 
 bool to_u64(const std::string &v, uint64_t max, uint64_t *out)
 {
-	if (v.empty() || v[0] == '-')
+	if (v.empty() || !isdigit(static_cast<unsigned char>(v[0])) || v.find('\0') != std::string::npos)
 		return false;
 	char *end = nullptr;
 	errno = 0;
@@ -25,14 +28,15 @@ bool to_u64(const std::string &v, uint64_t max, uint64_t *out)
 	return true;
 }
 
-bool to_double(const std::string &v, double *out)
+/* A finite number in [lo, hi]: strtod alone would also take "nan" and "inf". */
+bool to_double(const std::string &v, double lo, double hi, double *out)
 {
-	if (v.empty())
+	if (v.empty() || v.find('\0') != std::string::npos)
 		return false;
 	char *end = nullptr;
 	errno = 0;
 	double x = strtod(v.c_str(), &end);
-	if (errno || *end)
+	if (errno || *end || !std::isfinite(x) || x < lo || x > hi)
 		return false;
 	*out = x;
 	return true;
@@ -62,6 +66,16 @@ bool per_level(const std::string &v, uint8_t out[INA_MAX_LEVELS])
 	return true;
 }
 
+/* A MAC a host can have (ina/codec.h's strict parser). */
+bool unicast_mac(const std::string &v, uint8_t out[6])
+{
+	uint8_t m[6];
+	if (!parse_mac(v, m) || !is_unicast_mac(m))
+		return false;
+	memcpy(out, m, 6);
+	return true;
+}
+
 bool ps_list(const std::string &v, std::vector<PsAddress> *out)
 {
 	std::vector<PsAddress> list;
@@ -69,10 +83,13 @@ bool ps_list(const std::string &v, std::vector<PsAddress> *out)
 		PsAddress a;
 		size_t slash = item.find('/');
 		std::string ip = item.substr(0, slash);
-		if (!parse_ipv4(ip.c_str(), &a.ip))
+		if (!parse_ipv4(ip, &a.ip))
 			return false;
-		if (slash != std::string::npos && !parse_mac(item.substr(slash + 1).c_str(), a.mac))
+		if (slash != std::string::npos && !unicast_mac(item.substr(slash + 1), a.mac))
 			return false;
+		for (const PsAddress &o : list)
+			if (o.ip == a.ip)
+				return false; /* the same PS twice */
 		list.push_back(a);
 	}
 	if (list.empty())
@@ -95,7 +112,9 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 			return true;
 		});
 	};
-	auto d = [](double *field) { return Setter([field](const std::string &s) { return to_double(s, field); }); };
+	auto d = [](double *field, double lo = -1e300, double hi = 1e300) {
+		return Setter([field, lo, hi](const std::string &s) { return to_double(s, lo, hi, field); });
+	};
 	auto us = [](uint64_t *field) {
 		return Setter([field](const std::string &s) {
 			uint64_t x;
@@ -113,18 +132,18 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"bit", [c](const std::string &s) { return per_level(s, c->bit); }},
 		{"fan_in", [c](const std::string &s) { return per_level(s, c->fan_in); }},
 		{"ps", [c](const std::string &s) { return ps_list(s, &c->ps); }},
-		{"next_hop_mac", [c](const std::string &s) { return parse_mac(s.c_str(), c->next_hop_mac); }},
+		{"next_hop_mac", [c](const std::string &s) { return unicast_mac(s, c->next_hop_mac); }},
 		{"transport", [c](const std::string &s) { c->transport.kind = s; return !s.empty(); }},
 		{"device", [c](const std::string &s) { c->transport.device = s; return true; }},
 		{"eal_args", [c](const std::string &s) { c->transport.eal_args = s; return true; }},
-		{"ip", [c](const std::string &s) { return parse_ipv4(s.c_str(), &c->transport.ip); }},
+		{"ip", [c](const std::string &s) { return parse_ipv4(s, &c->transport.ip); }},
 		{"udp_port", u(&c->transport.udp_port, 0xFFFF)},
-		{"drop", d(&c->transport.drop)},
-		{"duplicate", d(&c->transport.duplicate)},
-		{"reorder", d(&c->transport.reorder)},
+		{"drop", d(&c->transport.drop, 0, 1)},
+		{"duplicate", d(&c->transport.duplicate, 0, 1)},
+		{"reorder", d(&c->transport.reorder, 0, 1)},
 		{"seed", u(&c->transport.seed, UINT64_MAX)},
 		{"elements", u(&c->elements_per_packet, INA_MAX_ELEMENTS)},
-		{"aggregators", u(&c->aggregators, 0xFFFFFFFF)},
+		{"aggregators", u(&c->aggregators, kMaxAggregators)},
 		{"cc", [c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }},
 		{"scale", d(&c->scale)},
 		{"agg_node", u(&c->agg_node, 0xFFFF)},
@@ -153,7 +172,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"max_backoff", u(&c->rtt.max_backoff, 1u << 20)},
 		{"timeout_burst", u(&c->timeout_burst, 1u << 20)},
 		{"reorder_window_pct", u(&c->reorder_window_pct, 1000)},
-		{"window_capacity", u(&c->window_capacity, 1u << 24)},
+		{"window_capacity", u(&c->window_capacity, kMaxWindowCapacity)},
 		{"ps_window", u(&c->ps_window, 1u << 30)},
 		{"stall_timeout_ms",
 		 [c](const std::string &s) {

@@ -74,14 +74,16 @@ bool validate(const WorkerConfig &c, std::string *error)
 			return fail("PS address 0.0.0.0");
 	if (c.elements_per_packet < 1 || c.elements_per_packet > INA_MAX_ELEMENTS)
 		return fail("elements per packet must be 1.." + std::to_string(INA_MAX_ELEMENTS));
-	if (c.aggregators < 1)
-		return fail("aggregator count must be at least 1");
+	if (c.aggregators < 1 || c.aggregators > kMaxAggregators)
+		return fail("aggregator count must be 1.." + std::to_string(kMaxAggregators));
 	if (!(c.scale > 0) || !std::isfinite(c.scale))
 		return fail("scale must be a positive number");
 	if (c.threads < 1 || c.threads > 64)
 		return fail("threads must be 1..64");
-	if (c.window_capacity < 16 || c.window_capacity > (1u << 24))
-		return fail("window capacity must be 16..16777216");
+	if (c.window_capacity < 16 || uint64_t(c.window_capacity) * c.threads > kMaxWindowCapacity)
+		return fail("window capacity must be 16.." + std::to_string(kMaxWindowCapacity) +
+			    " over all threads, got " + std::to_string(c.window_capacity) + " x " +
+			    std::to_string(c.threads));
 	if (!(c.cc.initial_window >= 1) || c.cc.min_window < 1 || c.cc.max_window < c.cc.initial_window)
 		return fail("congestion windows must satisfy 1 <= min, initial <= max");
 	if (c.cc.max_window >= c.window_capacity)

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ina/cli.h"
 #include "ina/worker.h"
 #include "ina/worker/quantize.h"
 
@@ -38,6 +39,12 @@ double value(uint32_t rank, uint64_t i, bool overflow, uint32_t epp)
 		v += 15.0;
 	return v;
 }
+
+/* Limits of the benchmark's own options: the tensor, its float copy and the
+ * double-precision expected sum take 16 bytes per element. */
+constexpr double kMaxSizeMb = 4096;
+constexpr uint32_t kMaxTensors = 65536;
+constexpr uint32_t kMaxWorkers = 65535;
 
 /* The command line; cfg holds what maps onto the worker's config directly. */
 struct Options {
@@ -61,12 +68,15 @@ int parse_options(int argc, char **argv, Options &o)
 {
 	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS"};
 	ina::WorkerConfig &cfg = o.cfg;
-	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required();
+	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
 	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required();
-	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")->required();
+	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")
+		->required()
+		->check(CLI::Range(1u, kMaxWorkers));
 	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...]")->required();
-	app.add_option("--levels", o.levels, "in-network levels (0..4)");
-	app.add_option("--start-level", o.start_level, "level of this worker's first aggregation point");
+	app.add_option("--levels", o.levels, "in-network levels (0..4)")->check(CLI::Range(0u, INA_MAX_LEVELS));
+	app.add_option("--start-level", o.start_level, "level of this worker's first aggregation point")
+		->check(CLI::Range(0u, INA_MAX_LEVELS - 1));
 	app.add_option("--bit", o.bits, "bitmap bit per level, comma separated (default: rank)");
 	app.add_option("--fan-in", o.fan_in, "fan-in per level, comma separated (default: workers)");
 	app.add_option("--next-hop-mac", o.next_hop_mac, "destination MAC of gradient frames (switch)");
@@ -74,26 +84,33 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--device", cfg.transport.device, "interface (or RDMA/DPDK device)");
 	app.add_option("--ip", o.ip, "local IPv4 address");
 	app.add_option("--udp-port", cfg.transport.udp_port, "local UDP port (udp transport)");
-	app.add_option("--elements", cfg.elements_per_packet, "values per fragment");
-	app.add_option("--aggregators", cfg.aggregators, "aggregators per switch (hash modulus)");
+	app.add_option("--elements", cfg.elements_per_packet, "values per fragment")
+		->check(CLI::Range(1u, unsigned(INA_MAX_ELEMENTS)));
+	app.add_option("--aggregators", cfg.aggregators, "aggregators per switch (hash modulus)")
+		->check(CLI::Range(1u, ina::kMaxAggregators));
 	app.add_option("--cc", o.cc, "congestion control: none, atp, a2tp");
-	app.add_option("--scale", cfg.scale, "float -> int32 scaling factor");
-	app.add_option("--threads", cfg.threads, "sender threads");
-	app.add_option("--drop", cfg.transport.drop, "fault shim: drop probability");
-	app.add_option("--duplicate", cfg.transport.duplicate, "fault shim: duplicate probability");
-	app.add_option("--reorder", cfg.transport.reorder, "fault shim: reorder probability");
+	app.add_option("--scale", cfg.scale, "float -> int32 scaling factor")->check(ina::finite_range(1e-30, 1e30));
+	app.add_option("--threads", cfg.threads, "sender threads")->check(CLI::Range(1, 64));
+	app.add_option("--drop", cfg.transport.drop, "fault shim: drop probability")->check(ina::finite_range(0, 1));
+	app.add_option("--duplicate", cfg.transport.duplicate, "fault shim: duplicate probability")
+		->check(ina::finite_range(0, 1));
+	app.add_option("--reorder", cfg.transport.reorder, "fault shim: reorder probability")
+		->check(ina::finite_range(0, 1));
 	app.add_option("--seed", cfg.transport.seed, "fault shim seed");
-	app.add_option("--size-mb", o.size_mb, "tensor size in MB (per round)");
-	app.add_option("--rounds", o.rounds, "rounds");
-	app.add_option("--tensors", o.tensors, "split each round into this many tensors in flight");
+	app.add_option("--size-mb", o.size_mb, "tensor size in MB (per round)")
+		->check(ina::finite_range(1.0 / (1 << 20), kMaxSizeMb));
+	app.add_option("--rounds", o.rounds, "rounds")->check(CLI::Range(1u, 1000000000u));
+	app.add_option("--tensors", o.tensors, "split each round into this many tensors in flight")
+		->check(CLI::Range(1u, kMaxTensors));
 	app.add_option("--pattern", o.pattern, "data: normal, overflow");
 	app.add_option("--tolerance", o.tolerance, "fail (exit 3) if an element's error exceeds this plus "
-						   "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)");
+						   "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)")
+		->check(ina::finite_range(0, 1e30));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
-	CLI11_PARSE(app, argc, argv);
+	const int rc = ina::parse_cli("ina-worker", app, argc, argv);
 	o.bits_given = app.count("--bit") > 0;
-	return -1;
+	return rc;
 }
 
 /* The options that go through the worker's config keys; returns -1 to go
@@ -104,17 +121,17 @@ int configure(Options &o)
 	std::string err;
 	auto set = [&cfg, &err](const std::string &k, const std::string &v) {
 		if (!ina::set_config_key(&cfg, k, v, &err)) {
-			fprintf(stderr, "ina-worker: %s\n", err.c_str());
+			ina::print_error("ina-worker", err);
 			return false;
 		}
 		return true;
 	};
 	if (o.workers < 1 || cfg.rank >= o.workers) {
-		fprintf(stderr, "ina-worker: need 0 <= rank < workers\n");
+		ina::print_error("ina-worker", "need 0 <= rank < workers");
 		return 2;
 	}
 	if (o.pattern != "normal" && o.pattern != "overflow") {
-		fprintf(stderr, "ina-worker: unknown pattern '%s'\n", o.pattern.c_str());
+		ina::print_error("ina-worker", "unknown pattern '" + o.pattern + "' (normal, overflow)");
 		return 2;
 	}
 	bool ok = set("ps", o.ps) && set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
@@ -127,7 +144,7 @@ int configure(Options &o)
 		const std::string &kv = o.sets[k];
 		size_t eq = kv.find('=');
 		if (eq == std::string::npos) {
-			fprintf(stderr, "ina-worker: --set wants key=value, got '%s'\n", kv.c_str());
+			ina::print_error("ina-worker", "--set wants key=value, got '" + kv + "'");
 			return 2;
 		}
 		ok = set(kv.substr(0, eq), kv.substr(eq + 1));
@@ -203,7 +220,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 		}
 	}
 	if (!r.ok)
-		fprintf(stderr, "ina-worker: all-reduce failed: %s\n", r.err.c_str());
+		ina::print_error("ina-worker", "all-reduce failed: " + r.err);
 	return r;
 }
 
@@ -284,7 +301,8 @@ void print_text(const ina::Worker &w, const Options &o, const Outcome &r, const 
 
 } /* namespace */
 
-int main(int argc, char **argv)
+/* main() without the last-resort catch. */
+static int run_worker(int argc, char **argv)
 {
 	Options o;
 	int rc = parse_options(argc, argv, o);
@@ -295,7 +313,7 @@ int main(int argc, char **argv)
 	std::string err;
 	auto w = ina::Worker::open(o.cfg, &err);
 	if (!w) {
-		fprintf(stderr, "ina-worker: %s\n", err.c_str());
+		ina::print_error("ina-worker", err);
 		return 1;
 	}
 	const Outcome r = run_rounds(*w, o);
@@ -310,4 +328,9 @@ int main(int argc, char **argv)
 	if (!r.ok)
 		return 1;
 	return r.beyond == 0 ? 0 : 3;
+}
+
+int main(int argc, char **argv)
+{
+	return ina::run_main("ina-worker", [&] { return run_worker(argc, argv); });
 }

@@ -12,6 +12,7 @@
 #define INA_CODEC_H
 
 #include <cstdint>
+#include <string_view>
 
 #include "ina/wire.h"
 
@@ -47,10 +48,15 @@ constexpr uint32_t job_group(uint16_t job)
 void group_mac(uint32_t group, uint8_t out[6]);
 inline void job_group_mac(uint16_t job, uint8_t out[6]) { group_mac(job_group(job), out); }
 
-/* "a.b.c.d" -> host-order address; false on bad input. */
-bool parse_ipv4(const char *text, uint32_t *out);
-/* "aa:bb:cc:dd:ee:ff"; false on bad input. */
-bool parse_mac(const char *text, uint8_t out[6]);
+/* The one parser of each address in configuration files and command lines.
+ * Strict: the whole text must be the address, so trailing junk, an embedded
+ * NUL, spaces, signs and short forms are refused, not read up to where they
+ * start. "a.b.c.d" (inet_pton) -> host-order address; false on bad input. */
+bool parse_ipv4(std::string_view text, uint32_t *out);
+/* Exactly "aa:bb:cc:dd:ee:ff": six pairs of hex digits; false otherwise. */
+bool parse_mac(std::string_view text, uint8_t out[6]);
+/* A MAC a single host can have: not all zero, not multicast/broadcast. */
+bool is_unicast_mac(const uint8_t mac[6]);
 
 /* ---- L2-L4 -------------------------------------------------------------- */
 
@@ -153,6 +159,73 @@ struct InaFrame {
  * is unspecified). Checks, in this order, what every receiver needs:
  * INA traffic, header inside the frame, version, type, length. */
 FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out);
+
+/* ---- control messages --------------------------------------------------- */
+
+/* Most workers in one control message (n_workers is a u8). */
+constexpr uint32_t kCtrlMaxWorkers = 255;
+
+/* Control payload length for n workers: header, workers, auth trailer. */
+constexpr uint32_t ctrl_payload_len(uint32_t n_workers)
+{
+	return static_cast<uint32_t>(sizeof(struct ina_ctrl_hdr) + n_workers * sizeof(struct ina_ctrl_worker) +
+				     sizeof(struct ina_ctrl_auth));
+}
+/* The largest control frame. */
+constexpr uint32_t kCtrlMaxFrameLen = INA_PAYLOAD_OFFSET + ctrl_payload_len(kCtrlMaxWorkers);
+
+struct CtrlWorker {
+	uint32_t ip = 0;
+	uint8_t mac[6] = {};
+	uint8_t bit[INA_MAX_LEVELS] = {0xFF, 0xFF, 0xFF, 0xFF};
+};
+
+/* A control payload (struct ina_ctrl_hdr, workers, struct ina_ctrl_auth)
+ * in host order. Reserved fields are written as 0 and not read. */
+struct CtrlMessage {
+	uint8_t op = INA_CTRL_REGISTER;
+	uint8_t status = 0;
+	uint8_t levels = 0;
+	uint8_t n_workers = 0;
+	uint32_t ps_ip = 0;
+	uint8_t ps_mac[6] = {};
+	uint8_t fan_in[INA_MAX_LEVELS] = {};
+	CtrlWorker workers[kCtrlMaxWorkers];
+	uint64_t counter = 0;
+	uint8_t mac[INA_CTRL_MAC_LEN] = {};
+};
+
+/* Writes the payload at out[0..cap); returns its length, 0 if cap is too small. */
+uint32_t encode_ctrl(const CtrlMessage &m, uint8_t *out, uint32_t cap);
+
+/* What decode_ctrl() found. Only the layout is checked here; whether a
+ * registration describes a valid job is the receiver's business. */
+enum class CtrlVerdict : uint8_t {
+	kOk,
+	kShort,   /* shorter than its header, workers and trailer */
+	kLong,    /* bytes after the trailer */
+	kOp,      /* op not register, unregister or ACK */
+	kWorkers, /* an ACK listing workers */
+};
+const char *ctrl_verdict_name(CtrlVerdict v);
+
+/* Decodes in[0..len) (an InaFrame's payload and payload_len). */
+CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out);
+
+/* Writes a whole control frame: L2-L4, an INA header of type control for
+ * `job` (every other field 0), the payload of m, MAC field as in m (sign it
+ * afterwards, ina/control_auth.h). Returns the frame length, 0 if `cap` is
+ * too small. */
+uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, const Endpoint &dst,
+			  uint16_t job, const CtrlMessage &m);
+
+/* The part of a control frame its MAC covers after the two addresses: the
+ * INA header and the payload up to the MAC (f from parse_ina_frame, with a
+ * payload decode_ctrl accepted). */
+inline uint32_t ctrl_signed_len(const InaFrame &f)
+{
+	return INA_HDR_LEN + f.payload_len - INA_CTRL_MAC_LEN;
+}
 
 } /* namespace ina */
 

@@ -108,18 +108,32 @@ struct __attribute__((packed)) ina_hdr {
 };
 
 /* Control payload (type INA_TYPE_CONTROL), carried after the INA header; the
- * INA header's job_id names the job, elem_count is 0. */
+ * INA header's job_id names the job, elem_count is 0, its other fields 0:
+ *
+ *   struct ina_ctrl_hdr | n_workers x struct ina_ctrl_worker | struct ina_ctrl_auth
+ *
+ * A PS sends REGISTER / UNREGISTER to the switch's IP; the switch answers
+ * each one it authenticated with an ACK to the PS (no workers, `status`
+ * set, the request's counter echoed). docs/protocol.md explains the MAC. */
 enum ina_ctrl_op {
 	INA_CTRL_REGISTER = 1,   /* add or replace the job */
 	INA_CTRL_UNREGISTER = 2, /* remove the job */
+	INA_CTRL_ACK = 3,        /* switch -> PS: what became of a request */
+};
+
+/* ACK `status`; 0 in requests. */
+enum ina_ctrl_status {
+	INA_CTRL_APPLIED = 0, /* the request took effect */
+	INA_CTRL_DENIED = 1,  /* not allowed to change this job (config job, other PS) */
+	INA_CTRL_INVALID = 2, /* authentic but not a valid job description */
 };
 
 struct __attribute__((packed)) ina_ctrl_hdr {
 	uint8_t op;        /* enum ina_ctrl_op */
 	uint8_t n_workers; /* entries of struct ina_ctrl_worker that follow */
 	uint8_t levels;    /* in-network levels of the job */
-	uint8_t reserved;
-	uint32_t ps_ip;                  /* the job's PS */
+	uint8_t status;    /* ACK: enum ina_ctrl_status; 0 otherwise */
+	uint32_t ps_ip;                  /* the job's PS (= the sender of a request) */
 	uint8_t ps_mac[6];
 	uint8_t fan_in[INA_MAX_LEVELS];  /* fan-in per level */
 	uint16_t reserved2;
@@ -130,6 +144,18 @@ struct __attribute__((packed)) ina_ctrl_worker {
 	uint8_t mac[6];
 	uint8_t bit[INA_MAX_LEVELS]; /* bitmap bit at each level (the path) */
 	uint16_t reserved;
+};
+
+/* Length of the HMAC-SHA256 of a control message. */
+#define INA_CTRL_MAC_LEN 32u
+
+/* Ends every control message. `counter`: strictly increasing per sender
+ * (a PS's wall clock in ns); `mac`: HMAC-SHA256 with the switch's key over
+ * destination IP, source IP (4 bytes each), the INA header and the control
+ * payload up to `mac`; all zero where the switch runs without a key. */
+struct __attribute__((packed)) ina_ctrl_auth {
+	uint64_t counter;
+	uint8_t mac[INA_CTRL_MAC_LEN];
 };
 
 #define INA_L2L3L4_LEN (sizeof(struct ina_eth_hdr) + sizeof(struct ina_ipv4_hdr) + sizeof(struct ina_udp_hdr))
@@ -146,6 +172,7 @@ INA_STATIC_ASSERT(sizeof(struct ina_udp_hdr) == 8, "udp");
 INA_STATIC_ASSERT(sizeof(struct ina_hdr) == 44, "ina");
 INA_STATIC_ASSERT(sizeof(struct ina_ctrl_hdr) == 20, "ctrl");
 INA_STATIC_ASSERT(sizeof(struct ina_ctrl_worker) == 16, "ctrl worker");
+INA_STATIC_ASSERT(sizeof(struct ina_ctrl_auth) == 40, "ctrl auth");
 INA_STATIC_ASSERT(INA_FRAME_LEN(62) == 334, "default frame");
 
 /* Byte-order helpers that work on unaligned buffers. */
@@ -170,6 +197,17 @@ static inline void ina_store32(void *p, uint32_t v)
 {
 	v = __builtin_bswap32(v);
 	memcpy(p, &v, 4);
+}
+static inline uint64_t ina_load64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+static inline void ina_store64(void *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
 }
 
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ina/codec.h"
+#include "ina/control_auth.h"
 #include "ina/wire.h"
 
 namespace ina {
@@ -49,6 +50,8 @@ struct PsJobConfig {
 	bool has_switch = false;    /* register with it; next hop for unicast requests */
 	uint32_t switch_ip = 0;
 	uint8_t switch_mac[6] = {};
+	CtrlKey switch_key;                   /* signs control messages; empty: unsigned */
+	uint32_t register_timeout_ms = 10000; /* give up when the switch does not answer */
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
 	uint32_t float_slots = 256;       /* fragments in the float path at once */
@@ -123,6 +126,13 @@ private:
 	std::unique_ptr<uint32_t[]> len_;
 };
 
+/* What one job's slots and float buffers may take (window x elements
+ * int32 values, float_slots x elements doubles, the slots themselves), so
+ * that a large window is refused rather than failing to allocate. */
+constexpr uint64_t kPsMaxJobBytes = 1ull << 30;
+/* False with a one-line *error if cfg needs more than kPsMaxJobBytes. */
+bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error);
+
 class ParameterServer {
 public:
 	/* `self`: the PS's MAC, IPv4 address and UDP port (frames' sources). */
@@ -142,11 +152,6 @@ public:
 	 * frames that do not fit are counted in tx_full). `now_us` is a
 	 * monotonic clock in microseconds. */
 	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
-
-	/* Writes the job's registration (or unregistration) control frame for
-	 * its switch into `out`; returns its length, 0 if the job has no switch
-	 * or `cap` is too small. */
-	uint32_t build_control(uint16_t job, bool unregister, uint8_t *out, uint32_t cap) const;
 
 	const PsJobStats *job_stats(uint16_t job) const;
 	const PsStats &stats() const { return stats_; }

@@ -36,6 +36,11 @@ struct PsAddress {
 	uint8_t mac[6] = {0, 0, 0, 0, 0, 0};
 };
 
+/* Bounds of WorkerConfig that size memory: the largest switch (switchd's
+ * `aggregators`), and the send windows of all threads together. */
+constexpr uint32_t kMaxAggregators = 1u << 24;
+constexpr uint64_t kMaxWindowCapacity = 1u << 24;
+
 struct WorkerConfig {
 	uint16_t job_id = 1;
 	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
@@ -57,7 +62,7 @@ struct WorkerConfig {
 	/* Values per fragment (1..INA_MAX_ELEMENTS; the P4 build takes 62). */
 	uint32_t elements_per_packet = INA_DEFAULT_ELEMENTS;
 	/* Aggregators per switch (the N of hash mod N); same at every worker,
-	 * the PS and the switches. */
+	 * the PS and the switches. 1..kMaxAggregators. */
 	uint32_t aggregators = 4096;
 	CcConfig cc;
 	/* Flows sharing the aggregators, for A2TP's default H (eq. (14));
@@ -69,7 +74,8 @@ struct WorkerConfig {
 	/* Sender threads; each opens its own transport (the udp transport
 	 * binds transport.udp_port + thread). */
 	uint32_t threads = 1;
-	/* Most fragments between a thread's oldest unACKed and newest one. */
+	/* Most fragments between a thread's oldest unACKed and newest one;
+	 * 16..kMaxWindowCapacity over all threads together. */
 	uint32_t window_capacity = 1u << 15;
 	/* The PS's fragment slots per instance (its job's `window`): a worker
 	 * never sends a fragment ps_window x ps.size() or more beyond the

@@ -42,7 +42,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from lablib import jobs, netns, topology  # noqa: E402
+from lablib import jobs, netns, render, topology  # noqa: E402
 from lablib import lab as labmod  # noqa: E402
 
 PREFIX = "inalabddp"
@@ -78,7 +78,8 @@ def start_ps(lab, plan, build_dirs):
     host = next(h for h in plan["hosts"] if h["name"] == job["ps"]["name"])
     path = os.path.join(lab.run.conf, f"ps-job{job['id']}.toml")
     with open(path, "w") as f:
-        f.write(jobs.ps_job_toml(plan, job, switches))
+        f.write(jobs.ps_job_toml(plan, job, switches,
+                                 key_file=render.write_control_key(lab.run.conf)))
     cmd = [ps_bin, "--job", path, "--transport", "auto", "--device", netns.HOST_IF,
            "--ip", host["ip"], "--json", "--register-interval-ms", "500"]
     p = lab.start(f"ps-{host['name']}", host["name"], cmd)

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * HMAC-SHA256 of control messages (ina/control_auth.h) and the key file.
+ */
+#include "ina/control_auth.h"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+namespace ina {
+
+namespace {
+
+/* Destination IP, source IP, then the INA header and payload up to the
+ * MAC: binding both addresses keeps a message from being replayed toward
+ * another switch that shares the key, or in another PS's name. */
+bool compute_mac(const uint8_t *frame, const InaFrame &f, const CtrlKey &key,
+		 uint8_t out[INA_CTRL_MAC_LEN])
+{
+	uint8_t buf[8 + kCtrlMaxFrameLen];
+	const uint32_t n = ctrl_signed_len(f);
+	if (n > sizeof(buf) - 8)
+		return false;
+	ina_store32(buf, f.dst_ip);
+	ina_store32(buf + 4, f.src_ip);
+	memcpy(buf + 8, frame + f.ina_offset, n);
+	unsigned int mac_len = 0;
+	if (!HMAC(EVP_sha256(), key.bytes, static_cast<int>(key.len), buf, 8 + n, out, &mac_len))
+		return false;
+	return mac_len == INA_CTRL_MAC_LEN;
+}
+
+/* A parsed control frame whose payload has the control layout. */
+bool parse_ctrl_frame(const uint8_t *frame, uint32_t len, InaFrame *f)
+{
+	if (parse_ina_frame(frame, len, f) != FrameVerdict::kOk || f->hdr.type != INA_TYPE_CONTROL)
+		return false;
+	CtrlMessage m;
+	return decode_ctrl(f->payload, f->payload_len, &m) == CtrlVerdict::kOk;
+}
+
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+} /* namespace */
+
+bool parse_ctrl_key(const std::string &hex, CtrlKey *out, std::string *error)
+{
+	size_t b = 0, e = hex.size();
+	while (b < e && std::isspace(static_cast<unsigned char>(hex[b])))
+		b++;
+	while (e > b && std::isspace(static_cast<unsigned char>(hex[e - 1])))
+		e--;
+	const size_t digits = e - b;
+	if (digits % 2 || digits < 2 * CtrlKey::kMinLen || digits > 2 * CtrlKey::kMaxLen) {
+		*error = "a key is " + std::to_string(2 * CtrlKey::kMinLen) + " to " +
+			 std::to_string(2 * CtrlKey::kMaxLen) + " hex digits (an even number), got " +
+			 std::to_string(digits) + " characters";
+		return false;
+	}
+	CtrlKey k;
+	for (size_t i = 0; i < digits; i += 2) {
+		const int hi = hex_digit(hex[b + i]), lo = hex_digit(hex[b + i + 1]);
+		if (hi < 0 || lo < 0) {
+			*error = "a key is hex digits only (0-9, a-f)";
+			return false;
+		}
+		k.bytes[i / 2] = static_cast<uint8_t>(hi << 4 | lo);
+	}
+	k.len = static_cast<uint32_t>(digits / 2);
+	*out = k;
+	return true;
+}
+
+bool load_ctrl_key_file(const std::string &path, CtrlKey *out, std::string *error, std::string *warning)
+{
+	std::ifstream f(path);
+	if (!f) {
+		*error = path + ": cannot open the key file";
+		return false;
+	}
+	std::stringstream ss;
+	ss << f.rdbuf();
+	std::string why;
+	if (!parse_ctrl_key(ss.str(), out, &why)) {
+		*error = path + ": " + why;
+		return false;
+	}
+	struct stat st;
+	if (warning && stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		*warning = path + ": the key file is readable by others than its owner (chmod 600 it)";
+	return true;
+}
+
+bool sign_ctrl_frame(uint8_t *frame, uint32_t len, const CtrlKey &key)
+{
+	InaFrame f;
+	if (key.empty() || !parse_ctrl_frame(frame, len, &f))
+		return false;
+	uint8_t *mac = frame + f.ina_offset + INA_HDR_LEN + f.payload_len - INA_CTRL_MAC_LEN;
+	return compute_mac(frame, f, key, mac);
+}
+
+bool verify_ctrl_frame(const uint8_t *frame, const InaFrame &f, const CtrlKey &key)
+{
+	uint8_t want[INA_CTRL_MAC_LEN];
+	if (key.empty() || f.payload_len < sizeof(ina_ctrl_hdr) + sizeof(ina_ctrl_auth) ||
+	    !compute_mac(frame, f, key, want))
+		return false;
+	const uint8_t *got = f.payload + f.payload_len - INA_CTRL_MAC_LEN;
+	return CRYPTO_memcmp(want, got, INA_CTRL_MAC_LEN) == 0;
+}
+
+} /* namespace ina */

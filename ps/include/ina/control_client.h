@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The PS side of the control protocol (docs/protocol.md): registers or
+ * unregisters jobs with their switch and resends each request, with a
+ * fresh counter and exponential backoff, until the switch acknowledges it
+ * or a timeout passes. No I/O and no clock of its own: the caller feeds it
+ * the time and the frames it receives and sends what it writes, so tests
+ * drive it directly.
+ */
+#ifndef INA_CONTROL_CLIENT_H
+#define INA_CONTROL_CLIENT_H
+
+#include <cstdint>
+#include <map>
+
+#include "ina/codec.h"
+#include "ina/ps.h"
+
+namespace ina {
+
+/* Writes the (signed, if the job has a key) control frame of `job` for its
+ * switch; returns its length, 0 if the job has no switch or `cap` is too
+ * small. */
+uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
+			    uint64_t counter, uint8_t *out, uint32_t cap);
+
+class ControlClient {
+public:
+	enum class State : uint8_t {
+		kIdle,     /* nothing asked */
+		kPending,  /* sent, no answer yet */
+		kApplied,  /* the switch applied it */
+		kDenied,   /* the switch refused it (config job, or another PS's) */
+		kInvalid,  /* the switch found the job description invalid */
+		kTimedOut, /* no answer within the timeout */
+	};
+	struct Timing {
+		uint32_t first_retry_ms = 100; /* wait before the first resend */
+		uint32_t max_retry_ms = 1000;  /* backoff doubles up to this */
+	};
+	struct Stats {
+		uint64_t sent = 0;     /* request frames written (resends included) */
+		uint64_t acks = 0;     /* acknowledgements matched to a request */
+		uint64_t ignored = 0;  /* control frames that match no request or fail the MAC */
+	};
+
+	ControlClient(const Endpoint &self, Timing t);
+	ControlClient(const Endpoint &self) : ControlClient(self, Timing{}) {}
+
+	/* Starts a request for `job` (it must outlive the request), replacing
+	 * one in progress for the same job id; it is sent at the next poll(). */
+	void start(const PsJobConfig &job, bool unregister, uint64_t now_us, uint64_t timeout_us);
+	/* Writes the frames due at now_us into tx (at most one per pending
+	 * job); times requests out. `wall_ns`: the wall clock, for counters. */
+	void poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx);
+	/* Takes a received frame: true if it was a control frame (consumed,
+	 * whether it matched a request or not). */
+	bool take(const uint8_t *frame, uint32_t len);
+
+	State state(uint16_t job) const;
+	bool pending() const;
+	/* Requests sent for the job's current request so far. */
+	uint32_t attempts(uint16_t job) const;
+	const Stats &stats() const { return stats_; }
+
+private:
+	struct Request {
+		const PsJobConfig *job = nullptr;
+		bool unregister = false;
+		State state = State::kIdle;
+		uint64_t deadline_us = 0, next_us = 0;
+		uint32_t backoff_ms = 0, attempts = 0;
+		uint64_t first_counter = 0, last_counter = 0; /* counters this request used */
+	};
+
+	uint64_t next_counter(uint64_t wall_ns);
+
+	Endpoint self_;
+	Timing timing_;
+	uint64_t last_counter_ = 0;
+	std::map<uint16_t, Request> req_;
+	Stats stats_;
+};
+
+const char *control_state_name(ControlClient::State s);
+
+} /* namespace ina */
+
+#endif /* INA_CONTROL_CLIENT_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The PS's registration client (ina/control_client.h): resends with backoff
+ * until an authentic acknowledgement, gives up at the timeout, and ignores
+ * answers that do not match. The switch is played by the test. */
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "ina/control_auth.h"
+#include "ina/control_client.h"
+
+using namespace ina;
+
+namespace {
+
+constexpr uint32_t kPsIp = 0x0A000064, kSwIp = 0x0A0000FE;
+const char *kKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+Endpoint ps_ep()
+{
+	return Endpoint{{2, 0, 0, 0, 0, 0x64}, kPsIp, INA_UDP_PORT};
+}
+Endpoint sw_ep()
+{
+	return Endpoint{{2, 0, 0, 0, 0, 0xFE}, kSwIp, INA_UDP_PORT};
+}
+
+PsJobConfig job(uint16_t id, bool with_key)
+{
+	PsJobConfig c;
+	c.job = id;
+	c.levels = 1;
+	c.fan_in[0] = 2;
+	for (uint32_t i = 0; i < 2; i++) {
+		PsWorker w;
+		w.ip = 0x0A000001 + i;
+		w.bit[0] = static_cast<uint8_t>(i);
+		c.workers.push_back(w);
+	}
+	c.has_switch = true;
+	c.switch_ip = kSwIp;
+	memcpy(c.switch_mac, sw_ep().mac, 6);
+	std::string err;
+	if (with_key) {
+		EXPECT_TRUE(parse_ctrl_key(kKey, &c.switch_key, &err)) << err;
+	}
+	return c;
+}
+
+/* The request in tx frame i, as the switch decodes it. */
+CtrlMessage request(const TxQueue &tx, uint32_t i, InaFrame *f = nullptr)
+{
+	uint32_t len;
+	const uint8_t *frame = tx.frame(i, &len);
+	InaFrame pf;
+	EXPECT_EQ(parse_ina_frame(frame, len, &pf), FrameVerdict::kOk);
+	CtrlMessage m;
+	EXPECT_EQ(decode_ctrl(pf.payload, pf.payload_len, &m), CtrlVerdict::kOk);
+	if (f)
+		*f = pf;
+	return m;
+}
+
+/* The switch's answer to a request with `counter`. */
+std::vector<uint8_t> ack(uint16_t job_id, uint64_t counter, uint8_t status, const PsJobConfig &c,
+			 bool sign = true)
+{
+	CtrlMessage a;
+	a.op = INA_CTRL_ACK;
+	a.status = status;
+	a.ps_ip = kPsIp;
+	a.counter = counter;
+	std::vector<uint8_t> f(kCtrlMaxFrameLen);
+	const uint32_t len = write_ctrl_frame(f.data(), static_cast<uint32_t>(f.size()), sw_ep(), ps_ep(), job_id, a);
+	f.resize(len);
+	if (sign && !c.switch_key.empty()) {
+		EXPECT_TRUE(sign_ctrl_frame(f.data(), len, c.switch_key));
+	}
+	return f;
+}
+
+} /* namespace */
+
+TEST(ControlClient, ResendsWithBackoffUntilAcknowledged)
+{
+	const PsJobConfig c = job(5, true);
+	ControlClient cc(ps_ep(), ControlClient::Timing{100, 400});
+	TxQueue tx(8);
+	cc.start(c, false, 0, 10000000);
+	EXPECT_TRUE(cc.pending());
+	/* Sent at once, then after 100, 200, 400, 400 ms (the cap). */
+	std::vector<uint64_t> sent_at;
+	std::vector<uint64_t> counters;
+	for (uint64_t t = 0; t <= 1200000; t += 10000) {
+		cc.poll(t, 1000 + t, tx);
+		if (tx.size()) {
+			ASSERT_EQ(tx.size(), 1u);
+			InaFrame f;
+			CtrlMessage m = request(tx, 0, &f);
+			EXPECT_TRUE(verify_ctrl_frame(tx.data(0), f, c.switch_key)) << "every copy signed";
+			EXPECT_EQ(m.op, INA_CTRL_REGISTER);
+			counters.push_back(m.counter);
+			sent_at.push_back(t);
+			tx.clear();
+		}
+	}
+	EXPECT_EQ(sent_at, (std::vector<uint64_t>{0, 100000, 300000, 700000, 1100000}));
+	for (size_t i = 1; i < counters.size(); i++)
+		EXPECT_GT(counters[i], counters[i - 1]) << "a fresh counter per copy";
+	EXPECT_EQ(cc.attempts(5), 5u);
+	/* The answer to an earlier copy counts: it crossed a resend. */
+	auto a = ack(5, counters[1], INA_CTRL_APPLIED, c);
+	EXPECT_TRUE(cc.take(a.data(), static_cast<uint32_t>(a.size())));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kApplied);
+	EXPECT_FALSE(cc.pending());
+	cc.poll(5000000, 5001000, tx);
+	EXPECT_EQ(tx.size(), 0u) << "nothing more once applied";
+	EXPECT_EQ(cc.stats().acks, 1u);
+}
+
+TEST(ControlClient, TimesOutWhenTheSwitchNeverAnswers)
+{
+	const PsJobConfig c = job(5, true);
+	ControlClient cc(ps_ep());
+	TxQueue tx(8);
+	cc.start(c, false, 0, 2000000);
+	for (uint64_t t = 0; t < 2000000; t += 50000) {
+		cc.poll(t, t, tx);
+		tx.clear();
+	}
+	EXPECT_TRUE(cc.pending());
+	cc.poll(2000000, 2000000, tx);
+	EXPECT_EQ(cc.state(5), ControlClient::State::kTimedOut);
+	EXPECT_FALSE(cc.pending());
+	EXPECT_GE(cc.attempts(5), 4u);
+	EXPECT_LE(cc.attempts(5), 6u) << "backoff, not a resend every poll";
+}
+
+TEST(ControlClient, IgnoresForgedStaleAndForeignAnswers)
+{
+	const PsJobConfig c = job(5, true);
+	ControlClient cc(ps_ep());
+	TxQueue tx(8);
+	cc.start(c, false, 0, 10000000);
+	cc.poll(0, 5000, tx);
+	const uint64_t counter = request(tx, 0).counter;
+	tx.clear();
+	auto unsigned_ack = ack(5, counter, INA_CTRL_APPLIED, c, false);
+	auto other_counter = ack(5, counter + 1, INA_CTRL_APPLIED, c);
+	auto other_job = ack(6, counter, INA_CTRL_APPLIED, c);
+	PsJobConfig wrong = job(5, true);
+	wrong.switch_key.bytes[0] ^= 1;
+	auto wrong_key = ack(5, counter, INA_CTRL_APPLIED, wrong);
+	for (auto *f : {&unsigned_ack, &other_counter, &other_job, &wrong_key})
+		EXPECT_TRUE(cc.take(f->data(), static_cast<uint32_t>(f->size())));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kPending);
+	EXPECT_EQ(cc.stats().ignored, 4u);
+	/* A data frame is not the client's. */
+	uint8_t data[INA_FRAME_LEN(1)];
+	InaHeader h;
+	h.job_id = 5;
+	h.elem_count = 1;
+	write_ina_frame(data, sw_ep(), ps_ep(), h);
+	EXPECT_FALSE(cc.take(data, sizeof(data)));
+	auto denied = ack(5, counter, INA_CTRL_DENIED, c);
+	EXPECT_TRUE(cc.take(denied.data(), static_cast<uint32_t>(denied.size())));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kDenied);
+}
+
+TEST(ControlClient, UnsignedWithoutAKeyAndCountersIncreaseAcrossJobs)
+{
+	const PsJobConfig a = job(5, false), b = job(6, false);
+	ControlClient cc(ps_ep());
+	TxQueue tx(8);
+	cc.start(a, false, 0, 1000000);
+	cc.start(b, true, 0, 1000000);
+	cc.poll(0, 777, tx); /* the same clock reading for both */
+	ASSERT_EQ(tx.size(), 2u);
+	const CtrlMessage ma = request(tx, 0), mb = request(tx, 1);
+	EXPECT_EQ(ma.counter, 777u);
+	EXPECT_EQ(mb.counter, 778u) << "strictly increasing per PS, whatever the job";
+	EXPECT_EQ(mb.op, INA_CTRL_UNREGISTER);
+	for (uint8_t byte : ma.mac)
+		EXPECT_EQ(byte, 0) << "no key: no MAC";
+	auto ack_a = ack(5, ma.counter, INA_CTRL_APPLIED, a);
+	auto ack_b = ack(6, mb.counter, INA_CTRL_INVALID, b);
+	cc.take(ack_a.data(), static_cast<uint32_t>(ack_a.size()));
+	cc.take(ack_b.data(), static_cast<uint32_t>(ack_b.size()));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kApplied);
+	EXPECT_EQ(cc.state(6), ControlClient::State::kInvalid);
+	EXPECT_EQ(cc.state(7), ControlClient::State::kIdle);
+}
