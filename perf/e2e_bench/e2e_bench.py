@@ -44,9 +44,10 @@ def parse_size(text):
     return n
 
 
-def topology_text(workers, elements):
+def topology_text(workers, elements, link_gbps=0.0, ecn_threshold=0):
     lines = ["# perf/e2e_bench: one switch, one PS, the workers", f'description = "e2e bench, {workers} workers"',
-             "aggregators = 4096", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"', "",
+             "aggregators = 4096", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"',
+             f"rate_gbps = {link_gbps}", f"ecn_threshold = {ecn_threshold}", "",
              "[[host]]", 'name = "ps0"', 'switch = "sw0"']
     for w in range(workers):
         lines += ["", "[[host]]", f'name = "w{w}"', 'switch = "sw0"']
@@ -120,6 +121,10 @@ def main():
     ap.add_argument("--modes", default="ina,ps,gloo")
     ap.add_argument("--elements", type=int, default=62,
                     help="values per fragment in ina and ps modes (1..2048; the lab raises the MTU)")
+    ap.add_argument("--link-gbps", type=float, default=0.0,
+                    help="shape every switch port's egress to this rate (a link of that speed); 0: not shaped")
+    ap.add_argument("--ecn-threshold", type=int, default=0,
+                    help="egress queue depth (packets) at which the switch marks ECN; 0: never")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per allreduce")
     ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
                     help="extra ina-worker argument for ina and ps modes (repeatable)")
@@ -151,7 +156,7 @@ def main():
             return 2
     build_dirs = [os.path.abspath(a.build)]
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="e2e-") as t:
-        t.write(topology_text(a.workers, a.elements))
+        t.write(topology_text(a.workers, a.elements, a.link_gbps, a.ecn_threshold))
         t.flush()
         plan = labmod.load_plan(t.name, os.path.join(ROOT, "config", "labs"), {})
         lab = labmod.Lab(PREFIX, log=lambda m: print(m, file=sys.stderr, flush=True))

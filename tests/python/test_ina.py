@@ -194,7 +194,7 @@ class ConfigAndFailureTest(unittest.TestCase):
             (dict(job=0, ps=PS_IP), "job id 0"),
             (dict(job=1, ps=PS_IP, cc="fast"), "bad value"),
             (dict(job=1, ps=PS_IP, scale=-3.0), "scale"),
-            (dict(job=1, ps=PS_IP, elements=1000), "bad value"),
+            (dict(job=1, ps=PS_IP, elements=2049), "bad value"),  # above INA_MAX_ELEMENTS
             (dict(job=1, ps=PS_IP, world_size=4, rank=4), "rank"),
             (dict(job=1, ps=PS_IP, rank=-1), "rank"),
             (dict(job=1, ps=PS_IP, fan_in=2, bit=5), "bit"),
