@@ -169,6 +169,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"min_rto_us", us(&c->rtt.min_rto_ns)},
 		{"max_rto_us", us(&c->rtt.max_rto_ns)},
 		{"initial_rto_us", us(&c->rtt.initial_rto_ns)},
+		{"delay_target_us", us(&c->delay_target_ns)},
 		{"max_backoff", u(&c->rtt.max_backoff, 1u << 20)},
 		{"timeout_burst", u(&c->timeout_burst, 1u << 20)},
 		{"reorder_window_pct", u(&c->reorder_window_pct, 1000)},

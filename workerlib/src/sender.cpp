@@ -32,6 +32,7 @@ enum Counter : uint32_t {
 	C_OOO_ACKS,
 	C_STALE_ACKS,
 	C_ECN_ACKS,
+	C_DELAY_ACKS,
 	C_COL_ACKS,
 	C_REMAPS,
 	C_SWITCH_ACKS,
@@ -434,7 +435,11 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		win_.set_reorder_window(rtt_.srtt_ns() * cfg_.reorder_window_pct / 100);
 	}
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
-	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now, rtt_.srtt_ns()};
+	const bool delayed = cfg_.delay_target_ns && o.rtt_ns > cfg_.delay_target_ns;
+	if (delayed)
+		bump(C_DELAY_ACKS);
+	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
+		rtt_.srtt_ns()};
 	cc_->on_ack(a);
 	for (uint32_t i = 0; i < o.lost; i++) {
 		queue_retransmit(win_.lost_at(i));
@@ -582,6 +587,7 @@ void Sender::add_stats(WorkerStats *s) const
 	s->out_of_order_acks += g(C_OOO_ACKS);
 	s->stale_acks += g(C_STALE_ACKS);
 	s->ecn_acks += g(C_ECN_ACKS);
+	s->delay_acks += g(C_DELAY_ACKS);
 	s->col_acks += g(C_COL_ACKS);
 	s->remaps += g(C_REMAPS);
 	s->switch_acks += g(C_SWITCH_ACKS);

@@ -248,6 +248,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"remaps", s.remaps},
 		{"col_acks", s.col_acks},
 		{"ecn_acks", s.ecn_acks},
+		{"delay_acks", s.delay_acks},
 		{"retransmits", s.retransmits},
 		{"fast_retransmits", s.fast_retransmits},
 		{"timeouts", s.timeouts},

@@ -92,6 +92,13 @@ struct WorkerConfig {
 	 * smoothed RTT (ina/worker/send_window.h); 0: three later ACKs alone
 	 * declare a loss. */
 	uint32_t reorder_window_pct = 25;
+	/* An ACK whose RTT sample exceeds this counts as ECN-marked for
+	 * congestion control; 0: ECN alone. ATP's ECN comes from a switch
+	 * egress queue, but on a software path the queue that grows is often
+	 * a receive ring in front of a busy CPU (the switch's or a host's),
+	 * which no egress marking sees: without this the window grows until
+	 * rings overflow and aggregators collide (docs/perf.md). */
+	uint64_t delay_target_ns = 4'000'000;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };
@@ -111,6 +118,7 @@ struct WorkerStats {
 	uint64_t out_of_order_acks = 0;
 	uint64_t stale_acks = 0;       /* for fragments of finished tensors */
 	uint64_t ecn_acks = 0;
+	uint64_t delay_acks = 0;       /* RTT above delay_target: taken as marked */
 	uint64_t col_acks = 0;
 	uint64_t remaps = 0;           /* collision hints applied */
 	uint64_t switch_acks = 0;      /* ACKs the PS marked aggregated in a switch */
@@ -181,7 +189,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
- * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct,
+ * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,
  * window_capacity, stall_timeout_ms. False with a one-line *error on an unknown key or a bad
  * value. */
 bool set_config_key(WorkerConfig *cfg, const std::string &key, const std::string &value, std::string *error);
