@@ -283,3 +283,21 @@ TEST(Rtt, ClampsToMinAndMax)
 		r.backoff();
 	EXPECT_EQ(r.rto_ns(), 5000000u);
 }
+
+TEST(RttMin, SmallestOfTheLastOneToTwoPeriods)
+{
+	RttMin m(1000);
+	EXPECT_EQ(m.get(), UINT64_MAX);
+	m.sample(500, 1000);
+	m.sample(300, 1200);
+	m.sample(700, 1500);
+	EXPECT_EQ(m.get(), 300u);
+	/* A new period: the old minimum still counts... */
+	m.sample(900, 2100);
+	EXPECT_EQ(m.get(), 300u);
+	/* ...until one more period has passed: the base follows the path up. */
+	m.sample(800, 3200);
+	EXPECT_EQ(m.get(), 800u);
+	m.sample(100, 3300);
+	EXPECT_EQ(m.get(), 100u);
+}

@@ -435,7 +435,9 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		win_.set_reorder_window(rtt_.srtt_ns() * cfg_.reorder_window_pct / 100);
 	}
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
-	const bool delayed = cfg_.delay_target_ns && o.rtt_ns > cfg_.delay_target_ns;
+	if (o.rtt_ns)
+		rtt_min_.sample(o.rtt_ns, now);
+	const bool delayed = cfg_.delay_target_ns && o.rtt_ns && o.rtt_ns > rtt_min_.get() + cfg_.delay_target_ns;
 	if (delayed)
 		bump(C_DELAY_ACKS);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,

@@ -98,6 +98,7 @@ private:
 	WorkerImpl *w_;
 	uint32_t id_;
 	std::unique_ptr<Transport> tx_;
+	RttMin rtt_min_; /* base RTT for delay_target_ns */
 	WorkerConfig cfg_;
 	std::vector<FrameWriter> writers_; /* one per PS */
 	const FrameWriter &writer(uint32_t seq) const { return writers_[seq % writers_.size()]; }

@@ -92,8 +92,10 @@ struct WorkerConfig {
 	 * smoothed RTT (ina/worker/send_window.h); 0: three later ACKs alone
 	 * declare a loss. */
 	uint32_t reorder_window_pct = 25;
-	/* An ACK whose RTT sample exceeds this counts as ECN-marked for
-	 * congestion control; 0: ECN alone. ATP's ECN comes from a switch
+	/* An ACK whose RTT sample exceeds the path's base RTT (the smallest
+	 * sample of the last second or two, ina/worker/rtt.h RttMin) by more
+	 * than this counts as ECN-marked for congestion control; 0: ECN
+	 * alone. ATP's ECN comes from a switch
 	 * egress queue, but on a software path the queue that grows is often
 	 * a receive ring in front of a busy CPU (the switch's or a host's),
 	 * which no egress marking sees: without this the window grows until

@@ -46,6 +46,32 @@ struct RttConfig {
 	uint32_t max_backoff = 4;
 };
 
+/* The smallest RTT sample of the last one to two periods: the path's base
+ * delay, without its queues. It follows the base up when the hosts' CPUs
+ * are saturated (every packet then waits for a CPU, however few are in
+ * flight) and down again when they are not. */
+class RttMin {
+public:
+	explicit RttMin(uint64_t period_ns = 1'000'000'000) : period_ns_(period_ns) {}
+	void sample(uint64_t rtt_ns, uint64_t now_ns)
+	{
+		if (now_ns - start_ns_ >= period_ns_) {
+			prev_ = cur_;
+			cur_ = rtt_ns;
+			start_ns_ = now_ns;
+		} else if (rtt_ns < cur_) {
+			cur_ = rtt_ns;
+		}
+	}
+	/* UINT64_MAX before the first sample. */
+	uint64_t get() const { return cur_ < prev_ ? cur_ : prev_; }
+
+private:
+	uint64_t period_ns_;
+	uint64_t start_ns_ = 0;
+	uint64_t cur_ = UINT64_MAX, prev_ = UINT64_MAX;
+};
+
 class RttEstimator {
 public:
 	explicit RttEstimator(const RttConfig &cfg = RttConfig()) : cfg_(cfg), rto_ns_(cfg.initial_rto_ns), base_rto_ns_(cfg.initial_rto_ns) {}
