@@ -16,6 +16,7 @@ PKGS=(
   python3-scapy
   libglpk-dev
   libssl-dev
+  universal-ctags
   python3-torch python3-matplotlib
   python3-dev pybind11-dev python3-sklearn
 )

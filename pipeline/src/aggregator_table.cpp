@@ -14,20 +14,27 @@ namespace ina {
 
 namespace {
 
-template <typename T> std::unique_ptr<T[], FreeDeleter> alloc_registers(size_t n)
+template <typename T>
+RegisterArray<T> alloc_registers(size_t n, const RegisterAllocator &mem, size_t *total)
 {
 	/* 64-byte alignment keeps each value row on its own cache lines. */
-	size_t bytes = (n * sizeof(T) + 63) & ~size_t(63);
-	void *p = std::aligned_alloc(64, bytes ? bytes : 64);
+	constexpr size_t kAlign = 64;
+	size_t bytes = (n * sizeof(T) + kAlign - 1) & ~(kAlign - 1);
+	if (bytes == 0)
+		bytes = kAlign;
+	void *p = mem.alloc != nullptr ? mem.alloc(bytes, kAlign, mem.ctx)
+				       : std::aligned_alloc(kAlign, bytes);
 	if (p == nullptr)
 		throw std::bad_alloc();
-	std::memset(p, 0, bytes ? bytes : 64);
-	return std::unique_ptr<T[], FreeDeleter>(static_cast<T *>(p));
+	std::memset(p, 0, bytes);
+	*total += bytes;
+	return RegisterArray<T>(static_cast<T *>(p), RegisterDeleter{mem});
 }
 
 } /* namespace */
 
-AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd)
+AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd,
+				 const RegisterAllocator &mem)
 	: cfg_(cfg), simd_(simd), reg_(new Registers)
 {
 	if (cfg.aggregators == 0)
@@ -42,16 +49,22 @@ AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd)
 	slots_ = cfg.offset < cfg.aggregators
 			 ? (cfg.aggregators - cfg.offset + cfg.stride - 1) / cfg.stride
 			 : 0;
-	reg_->id = alloc_registers<AggregatorId>(slots_);
-	reg_->bitmap = alloc_registers<uint32_t>(slots_);
-	reg_->count = alloc_registers<uint32_t>(slots_);
-	reg_->flags = alloc_registers<uint8_t>(slots_);
+	size_t *total = &reg_->bytes;
+	reg_->id = alloc_registers<AggregatorId>(slots_, mem, total);
+	reg_->bitmap = alloc_registers<uint32_t>(slots_, mem, total);
+	reg_->count = alloc_registers<uint32_t>(slots_, mem, total);
+	reg_->flags = alloc_registers<uint8_t>(slots_, mem, total);
 	reg_->value_stride = (cfg.elements + 15u) & ~15u;
-	reg_->value = alloc_registers<int32_t>(size_t(slots_) * reg_->value_stride);
+	reg_->value = alloc_registers<int32_t>(size_t(slots_) * reg_->value_stride, mem, total);
 	reg_->kernels = &value_kernels(simd);
 }
 
 AggregatorTable::~AggregatorTable() = default;
+
+size_t AggregatorTable::register_bytes() const
+{
+	return reg_->bytes;
+}
 
 AggregatorState AggregatorTable::read(uint32_t index) const
 {

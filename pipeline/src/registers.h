@@ -50,18 +50,29 @@ struct ValueKernels {
 
 const ValueKernels &value_kernels(SimdLevel level);
 
-struct FreeDeleter {
-	void operator()(void *p) const { std::free(p); }
+/* Gives a register array back to the allocator it came from. */
+struct RegisterDeleter {
+	RegisterAllocator mem;
+	void operator()(void *p) const
+	{
+		if (mem.free != nullptr)
+			mem.free(p, mem.ctx);
+		else
+			std::free(p);
+	}
 };
 
+template <typename T> using RegisterArray = std::unique_ptr<T[], RegisterDeleter>;
+
 struct AggregatorTable::Registers {
-	std::unique_ptr<AggregatorId[], FreeDeleter> id;
-	std::unique_ptr<uint32_t[], FreeDeleter> bitmap;
-	std::unique_ptr<uint32_t[], FreeDeleter> count;
-	std::unique_ptr<uint8_t[], FreeDeleter> flags;
+	RegisterArray<AggregatorId> id;
+	RegisterArray<uint32_t> bitmap;
+	RegisterArray<uint32_t> count;
+	RegisterArray<uint8_t> flags;
 	/* slots x stride int32, each row 64-byte aligned */
-	std::unique_ptr<int32_t[], FreeDeleter> value;
+	RegisterArray<int32_t> value;
 	uint32_t value_stride = 0;
+	size_t bytes = 0; /* all five arrays */
 	const ValueKernels *kernels = nullptr;
 };
 

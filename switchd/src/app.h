@@ -21,6 +21,7 @@
 #include "forwarding.h"
 #include "ina/pipeline.h"
 #include "jobs.h"
+#include "numa.h"
 #include "stats.h"
 
 namespace switchd {
@@ -35,24 +36,37 @@ struct RxQueueRef {
 	uint16_t queue;
 };
 
-/* Everything one lcore owns. Allocated on its NUMA node, written only by it. */
+/* Everything one lcore owns. Allocated on its NUMA node (numa.h), the
+ * containers and the aggregator registers too; written only by it. */
 struct App;
 
 struct alignas(64) Lcore {
+	explicit Lcore(int socket);
+
+	NodeMemory mem; /* first: the containers below allocate from it */
 	App *app = nullptr;
 	unsigned index = 0;   /* 0..n_lcores-1: owns aggregators with index % n == index */
 	unsigned lcore_id = 0;
 	std::unique_ptr<ina::AggregatorTable> table;
 	ina::PipelineCounters pipeline;
 	LcoreCounters ctr;
-	std::vector<PortCounters> port_ctr; /* per config port */
-	std::vector<JobCounters> job_ctr;   /* per job id (65536) */
-	std::vector<RxQueueRef> rx;
-	std::vector<EgressQueue> egress;    /* per config port, on TX queue `index` */
-	std::vector<rte_ring *> handoff_in; /* from lcore j (SPSC); null for self */
-	std::vector<rte_ring *> handoff_out; /* to lcore j */
+	NodeVector<PortCounters> port_ctr; /* per config port */
+	NodeVector<JobCounters> job_ctr;   /* per job id (65536) */
+	NodeVector<RxQueueRef> rx;
+	NodeVector<EgressQueue> egress;    /* per config port, on TX queue `index` */
+	NodeVector<rte_ring *> handoff_in; /* from lcore j (SPSC); null for self */
+	NodeVector<rte_ring *> handoff_out; /* to lcore j */
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
 };
+
+/* Lcores live in DPDK memory: destroyed and freed there. */
+struct LcoreDeleter {
+	void operator()(Lcore *lc) const;
+};
+using LcorePtr = std::unique_ptr<Lcore, LcoreDeleter>;
+/* A new Lcore on `socket` (else anywhere: NodeMemory says); null when DPDK
+ * has no memory left. */
+LcorePtr make_lcore(int socket);
 
 struct App {
 	SwitchConfig cfg;
@@ -67,7 +81,7 @@ struct App {
 	 * that is down, because some PMDs (memif) remap their rings when the
 	 * peer (re)connects and must not be in a burst meanwhile. */
 	std::unique_ptr<std::atomic<uint8_t>[]> port_up;
-	std::vector<std::unique_ptr<Lcore>> lcores;
+	std::vector<LcorePtr> lcores;
 	std::vector<Steering> port_steering; /* per config port */
 	rte_mempool *pool = nullptr;     /* packet mbufs */
 	rte_mempool *hdr_pool = nullptr; /* multicast header mbufs */

@@ -149,6 +149,7 @@ void on_signal(int)
 [[noreturn]] void fail(App &app, const std::string &msg)
 {
 	std::fprintf(stderr, "ina-switchd: error: %s\n", msg.c_str());
+	stop_telemetry();
 	app.lcores.clear();
 	stop_ports(app);
 	rte_eal_cleanup();
@@ -304,7 +305,9 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 	const SwitchConfig &cfg = app.cfg;
 	const unsigned n = static_cast<unsigned>(lcore_ids.size());
 	for (unsigned k = 0; k < n; k++) {
-		auto lc = std::make_unique<Lcore>();
+		LcorePtr lc = make_lcore(static_cast<int>(rte_lcore_to_socket_id(lcore_ids[k])));
+		if (!lc)
+			fail(app, "no DPDK memory left for the lcores' state; give DPDK more memory (-m)");
 		lc->app = &app;
 		lc->index = k;
 		lc->lcore_id = lcore_ids[k];
@@ -316,12 +319,16 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 		pc.switch_id = cfg.switch_id;
 		pc.gc_timeout = app.gc_timeout_cycles;
 		try {
-			lc->table = std::make_unique<ina::AggregatorTable>(pc);
+			lc->table = std::make_unique<ina::AggregatorTable>(pc, ina::simd_best(),
+									   register_allocator(&lc->mem));
+			lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
+			lc->job_ctr.assign(65536, JobCounters{});
+		} catch (const std::bad_alloc &) {
+			fail(app, "no DPDK memory left for the aggregator table and counters of lcore " +
+				  std::to_string(lcore_ids[k]) + "; give DPDK more memory (-m)");
 		} catch (const std::exception &e) {
 			fail(app, std::string("aggregator table: ") + e.what());
 		}
-		lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
-		lc->job_ctr.assign(65536, JobCounters{});
 		lc->rng ^= (k + 1) * 0x2545F4914F6CDD1DULL ^ rte_rdtsc();
 		app.lcores.push_back(std::move(lc));
 	}
@@ -360,6 +367,26 @@ void connect_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 	if (!app.rcu || rte_rcu_qsbr_init(app.rcu, n + 1) != 0 ||
 	    rte_rcu_qsbr_thread_register(app.rcu, app.telemetry_reader) != 0)
 		fail(app, "cannot create the RCU state");
+}
+
+/* Where each lcore's state landed, once: a warning when it is not on the
+ * lcore's own node (that node had no DPDK memory left). */
+void log_lcore_memory(const App &app)
+{
+	char want_buf[32], got_buf[32];
+	for (const auto &lc : app.lcores) {
+		const int want = static_cast<int>(rte_lcore_to_socket_id(lc->lcore_id));
+		const char *got = node_name(lc->mem.got, got_buf, sizeof(got_buf));
+		const double mib = static_cast<double>(lc->mem.bytes) / (1 << 20);
+		if (lc->mem.got == want)
+			spdlog::info("lcore {} (index {}): state on {} ({:.1f} MiB)", lc->lcore_id,
+				     lc->index, got, mib);
+		else
+			spdlog::warn("lcore {} (index {}) is on {} but its state is on {} ({:.1f} MiB): "
+				     "give that node DPDK memory (--socket-mem)",
+				     lc->lcore_id, lc->index, node_name(want, want_buf, sizeof(want_buf)),
+				     got, mib);
+	}
 }
 
 void log_final(const App &app)
@@ -471,6 +498,7 @@ static int run_switchd(int argc, char **argv)
 	if (!err.empty())
 		fail(*app, err);
 	connect_lcores(*app, lcore_ids);
+	log_lcore_memory(*app);
 	err = setup_control_tx(*app);
 	if (!err.empty())
 		fail(*app, err);
@@ -498,8 +526,10 @@ static int run_switchd(int argc, char **argv)
 		for (EgressQueue &e : lc->egress)
 			e.flush();
 	stop_ports(*app);
-	/* The lcores' tables stay until the end of main: telemetry may still
-	 * read them until rte_eal_cleanup() has stopped it. */
+	/* The lcores' state is DPDK memory, which rte_eal_cleanup() unmaps:
+	 * free it before, once telemetry can no longer read it. */
+	stop_telemetry();
+	app->lcores.clear();
 	rte_eal_cleanup();
 	spdlog::info("stopped");
 	return 0;

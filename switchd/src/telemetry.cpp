@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "telemetry.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
+#include <rte_lcore.h>
+#include <rte_pause.h>
 #include <rte_telemetry.h>
 
 #include "app.h"
@@ -15,6 +18,23 @@ namespace switchd {
 namespace {
 
 const App *g_tel_app = nullptr;
+
+/*
+ * The callbacks read the lcores' state, which main() frees before
+ * rte_eal_cleanup() while DPDK's telemetry thread still answers clients.
+ * A callback counts itself in before it looks at g_tel_app; stop_telemetry()
+ * closes the door and waits for those inside (both sequentially consistent,
+ * so either the callback sees g_stopped or the stopper sees it inside).
+ */
+std::atomic<bool> g_stopped{false};
+std::atomic<int> g_inside{0};
+
+class TelemetryUse {
+public:
+	TelemetryUse() { g_inside.fetch_add(1); }
+	~TelemetryUse() { g_inside.fetch_sub(1); }
+	explicit operator bool() const { return !g_stopped.load() && g_tel_app != nullptr; }
+};
 
 /*
  * Telemetry reads the job table as an RCU reader, like the lcores: online
@@ -62,6 +82,9 @@ void add_counters(rte_tel_data *d, const C &c, const char *const *names)
 
 int tel_summary(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	const App &app = *g_tel_app;
 	rte_tel_data_start_dict(d);
 	LcoreCounters l = lcore_totals(app);
@@ -88,6 +111,9 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 
 int tel_ports(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (const PortConfig &p : g_tel_app->cfg.ports)
 		rte_tel_data_add_array_string(d, p.name.c_str());
@@ -96,6 +122,9 @@ int tel_ports(const char *, const char *, rte_tel_data *d)
 
 int tel_port(const char *, const char *params, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	const App &app = *g_tel_app;
 	long idx;
 	if (!index_param(params, static_cast<long>(app.cfg.ports.size()), &idx))
@@ -111,6 +140,9 @@ int tel_port(const char *, const char *params, rte_tel_data *d)
 
 int tel_lcores(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
 	for (const auto &lc : g_tel_app->lcores)
 		rte_tel_data_add_array_int(d, static_cast<int>(lc->index));
@@ -119,6 +151,9 @@ int tel_lcores(const char *, const char *, rte_tel_data *d)
 
 int tel_lcore(const char *, const char *params, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	const App &app = *g_tel_app;
 	long idx;
 	if (!index_param(params, static_cast<long>(app.lcores.size()), &idx))
@@ -126,6 +161,10 @@ int tel_lcore(const char *, const char *params, rte_tel_data *d)
 	const Lcore &lc = *app.lcores[idx];
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "lcore_id", lc.lcore_id);
+	rte_tel_data_add_dict_int(d, "socket", static_cast<int>(rte_lcore_to_socket_id(lc.lcore_id)));
+	/* where its state is: -1 none, -2 several sockets (numa.h) */
+	rte_tel_data_add_dict_int(d, "memory_socket", lc.mem.got);
+	rte_tel_data_add_dict_u64(d, "memory_bytes", lc.mem.bytes);
 	add_counters(d, lc.ctr, kLcoreCounterNames);
 	uint64_t rx = 0, tx = 0;
 	for (const PortCounters &pc : lc.port_ctr) {
@@ -144,6 +183,9 @@ int tel_lcore(const char *, const char *params, rte_tel_data *d)
 
 int tel_jobs(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
 	for (uint16_t id : JobsReader(*g_tel_app)->ids())
 		rte_tel_data_add_array_int(d, id);
@@ -152,6 +194,9 @@ int tel_jobs(const char *, const char *, rte_tel_data *d)
 
 int tel_job(const char *, const char *params, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	const App &app = *g_tel_app;
 	long id;
 	if (!index_param(params, 65536, &id))
@@ -173,6 +218,9 @@ int tel_job(const char *, const char *params, rte_tel_data *d)
 
 int tel_pipeline(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	rte_tel_data_start_dict(d);
 	ina::PipelineCounters c = pipeline_totals(*g_tel_app);
 	for (size_t i = 0; i < ina::kCounterCount; i++)
@@ -182,6 +230,9 @@ int tel_pipeline(const char *, const char *, rte_tel_data *d)
 
 int tel_aggregators(const char *, const char *, rte_tel_data *d)
 {
+	TelemetryUse use;
+	if (!use)
+		return -1;
 	const App &app = *g_tel_app;
 	rte_tel_data_start_dict(d);
 	uint64_t slots = 0;
@@ -196,6 +247,13 @@ int tel_aggregators(const char *, const char *, rte_tel_data *d)
 }
 
 } /* namespace */
+
+void stop_telemetry()
+{
+	g_stopped.store(true);
+	while (g_inside.load() != 0)
+		rte_pause();
+}
 
 void register_telemetry(const App &app)
 {

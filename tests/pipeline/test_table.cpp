@@ -4,10 +4,14 @@
  */
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_util.h"
 
@@ -83,6 +87,66 @@ TEST(Table, WriteReadRoundTripAndClear)
 	t.clear();
 	EXPECT_EQ(t.occupied(), 0u);
 	EXPECT_FALSE(t.read(7).occupied);
+}
+
+/* Counts what a caller-provided allocator hands out and gets back. */
+struct ArenaLog {
+	std::vector<std::pair<void *, size_t>> live;
+	size_t allocated = 0, freed = 0;
+	size_t fail_after = SIZE_MAX; /* allocations that succeed */
+};
+
+void *arena_alloc(size_t bytes, size_t align, void *ctx)
+{
+	auto *log = static_cast<ArenaLog *>(ctx);
+	if (log->live.size() >= log->fail_after)
+		return nullptr;
+	void *p = std::aligned_alloc(align, bytes);
+	std::memset(p, 0xA5, bytes); /* the table must zero it itself */
+	log->live.emplace_back(p, bytes);
+	log->allocated += bytes;
+	return p;
+}
+
+void arena_free(void *p, void *ctx)
+{
+	auto *log = static_cast<ArenaLog *>(ctx);
+	for (auto it = log->live.begin(); it != log->live.end(); ++it)
+		if (it->first == p) {
+			log->freed += it->second;
+			log->live.erase(it);
+			std::free(p);
+			return;
+		}
+	ADD_FAILURE() << "freed memory the allocator did not hand out";
+}
+
+TEST(Table, RegistersComeFromTheCallersAllocator)
+{
+	ArenaLog log;
+	ina::RegisterAllocator mem{arena_alloc, arena_free, &log};
+	{
+		ina::AggregatorTable t(config(100, 2, 1, 20), ina::SimdLevel::kScalar, mem);
+		EXPECT_EQ(log.live.size(), 5u); /* id, bitmap, count, flags, value */
+		EXPECT_EQ(t.register_bytes(), log.allocated);
+		/* 50 slots x 32 int32 (20 rounded up to 16) of values alone */
+		EXPECT_GE(t.register_bytes(), 50u * 32 * sizeof(int32_t));
+		for (const auto &a : log.live)
+			EXPECT_EQ(reinterpret_cast<uintptr_t>(a.first) % 64, 0u);
+		ina::AggregatorState s = t.read(1);
+		EXPECT_FALSE(s.occupied);
+		for (int i = 0; i < 20; i++)
+			EXPECT_EQ(s.value[i], 0) << "element " << i;
+		EXPECT_EQ(t.occupied(), 0u);
+	}
+	EXPECT_TRUE(log.live.empty());
+	EXPECT_EQ(log.freed, log.allocated);
+
+	/* Out of memory half-way: what was allocated goes back. */
+	log.fail_after = 3;
+	EXPECT_THROW(ina::AggregatorTable(config(100), ina::SimdLevel::kScalar, mem), std::bad_alloc);
+	EXPECT_TRUE(log.live.empty());
+	EXPECT_EQ(log.freed, log.allocated);
 }
 
 TEST(Table, SimdLevelAboveCpuRejected)

@@ -262,6 +262,11 @@ class Switchd:
             fail("ina-switchd did not stop on SIGINT")
         out = self.output()
         check(rc == 0, f"ina-switchd exits 0 on SIGINT (rc {rc})")
+        # A sanitized build (ina-switchd-asan) reports into the same log, up
+        # to the last free at exit.
+        report = re.search(r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:", out)
+        check(not report, "no sanitizer report" +
+              (f":\n{out[max(0, report.start() - 200):report.start() + 3000]}" if report else ""))
         check("final:" in out and "stopped" in out, "final summary logged")
         left = [f for f in os.listdir("/dev/hugepages") if f.startswith(self.prefix)] \
             if os.path.isdir("/dev/hugepages") else []
@@ -325,6 +330,20 @@ def case_aggregation(sw, lcores=1):
                        capture_output=True, text=True, timeout=20)
     check(r.returncode == 0 and '"completed"' not in r.stdout and '"aggregators_in_use"' in r.stdout,
           "dpdk-telemetry.py reads /ina/summary")
+    # Each lcore's state (aggregator registers, counters, queues) sits on
+    # its own CPU's NUMA node, and the start-up log says so once per lcore.
+    for k in range(lcores):
+        t = sw.telemetry(f"/ina/lcore,{k}")
+        # job counters (65536 x 11) + value registers (62 elements in rows of 64)
+        per_lcore_min = 65536 * 11 * 8 + t["aggregator_slots"] * 64 * 4
+        check(t["memory_socket"] == t["socket"] >= 0,
+              f"lcore {k}: state on socket {t['memory_socket']}, CPU on socket {t['socket']}")
+        check(t["memory_bytes"] >= per_lcore_min,
+              f"lcore {k}: {t['memory_bytes']} bytes of state counted (>= {per_lcore_min})")
+    placed = re.findall(r"lcore \d+ \(index (\d+)\): state on socket (\d+) \([\d.]+ MiB\)",
+                        sw.output())
+    check(sorted(int(i) for i, _ in placed) == list(range(lcores)),
+          f"start-up log: one placement line per lcore ({placed})")
     if lcores > 1:
         done = [sw.telemetry(f"/ina/lcore,{k}")["completed"] for k in range(lcores)]
         check(sum(done) == len(seqs) and min(done) > 0,
@@ -611,8 +630,8 @@ def case_churn(sw, lcores=1):
     """Job 21 registered and unregistered in a loop for 6 s while its workers'
     gradients flow and telemetry reads the job table: every reader (lcores,
     telemetry) holds the table under RCU, so none may see a freed version.
-    Run it in a sanitizer build (meson setup build-asan -Db_sanitize=address,
-    undefined) to have ASan check that."""
+    The suite runs it against ina-switchd-asan too (switchd_churn_asan*),
+    where ASan and UBSan check that."""
     import threading
     # Every message needs a fresh counter: a copy would be a replay.
     regs = [bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]))

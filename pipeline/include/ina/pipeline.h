@@ -133,12 +133,26 @@ struct AggregatorState {
 	const int32_t *value = nullptr; /* `elements` values */
 };
 
+/*
+ * Where a table's register arrays come from. The default is the C heap; a
+ * caller that must place them (switchd: on the NUMA node of the lcore that
+ * owns the table) passes its own pair. alloc returns memory aligned to
+ * `align` (a power of two, at least 64) or null; the table zeroes it.
+ */
+struct RegisterAllocator {
+	void *(*alloc)(size_t bytes, size_t align, void *ctx) = nullptr;
+	void (*free)(void *p, void *ctx) = nullptr;
+	void *ctx = nullptr;
+};
+
 /* The register arrays of one lcore's share of the aggregators. */
 class AggregatorTable {
 public:
-	/* Allocates the registers (not on the hot path). Throws
-	 * std::invalid_argument for a config out of range. */
-	explicit AggregatorTable(const PipelineConfig &cfg, SimdLevel simd = simd_best());
+	/* Allocates the registers (not on the hot path), from `mem` when it
+	 * has an alloc function. Throws std::invalid_argument for a config out
+	 * of range, std::bad_alloc when the memory is not there. */
+	explicit AggregatorTable(const PipelineConfig &cfg, SimdLevel simd = simd_best(),
+				 const RegisterAllocator &mem = RegisterAllocator());
 	~AggregatorTable();
 	AggregatorTable(const AggregatorTable &) = delete;
 	AggregatorTable &operator=(const AggregatorTable &) = delete;
@@ -148,6 +162,8 @@ public:
 	/* Aggregators this table holds, and how many are allocated now. */
 	uint32_t slots() const { return slots_; }
 	uint32_t occupied() const { return occupied_; }
+	/* Bytes of register memory this table holds. */
+	size_t register_bytes() const;
 	bool owns(uint32_t index) const
 	{
 		return index < cfg_.aggregators && index % cfg_.stride == cfg_.offset;

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "numa.h"
+
+#include "app.h"
+
+#include <cstdio>
+#include <new>
+
+#include <rte_malloc.h>
+
+namespace switchd {
+
+int memory_socket(const void *p)
+{
+	const struct rte_memseg *ms = rte_mem_virt2memseg(p, nullptr);
+	return ms != nullptr ? ms->socket_id : -1;
+}
+
+void *node_alloc(NodeMemory *node, size_t bytes, size_t align)
+{
+	void *p = rte_malloc_socket("ina_lcore", bytes, static_cast<unsigned>(align), node->want);
+	if (p == nullptr && node->want != SOCKET_ID_ANY)
+		p = rte_malloc_socket("ina_lcore", bytes, static_cast<unsigned>(align), SOCKET_ID_ANY);
+	if (p == nullptr)
+		return nullptr;
+	const int socket = memory_socket(p);
+	if (node->got == NodeMemory::kNone)
+		node->got = socket;
+	else if (node->got != socket)
+		node->got = NodeMemory::kMixedSockets;
+	node->bytes += bytes;
+	return p;
+}
+
+void node_free(void *p)
+{
+	rte_free(p);
+}
+
+const char *node_name(int socket, char *buf, size_t len)
+{
+	if (socket == NodeMemory::kMixedSockets)
+		return "several sockets";
+	if (socket < 0)
+		return "no DPDK memory";
+	std::snprintf(buf, len, "socket %d", socket);
+	return buf;
+}
+
+ina::RegisterAllocator register_allocator(NodeMemory *node)
+{
+	ina::RegisterAllocator a;
+	a.alloc = [](size_t bytes, size_t align, void *ctx) {
+		return node_alloc(static_cast<NodeMemory *>(ctx), bytes, align);
+	};
+	a.free = [](void *p, void *) { node_free(p); };
+	a.ctx = node;
+	return a;
+}
+
+Lcore::Lcore(int socket)
+	: mem{socket, NodeMemory::kNone, 0}, port_ctr(NodeAllocator<PortCounters>(&mem)),
+	  job_ctr(NodeAllocator<JobCounters>(&mem)), rx(NodeAllocator<RxQueueRef>(&mem)),
+	  egress(NodeAllocator<EgressQueue>(&mem)), handoff_in(NodeAllocator<rte_ring *>(&mem)),
+	  handoff_out(NodeAllocator<rte_ring *>(&mem))
+{
+}
+
+void LcoreDeleter::operator()(Lcore *lc) const
+{
+	lc->~Lcore();
+	node_free(lc);
+}
+
+LcorePtr make_lcore(int socket)
+{
+	/* The Lcore's own bytes are recorded in the NodeMemory it holds, once
+	 * that exists. */
+	NodeMemory self{socket, NodeMemory::kNone, 0};
+	void *p = node_alloc(&self, sizeof(Lcore), alignof(Lcore));
+	if (p == nullptr)
+		return nullptr;
+	LcorePtr lc(new (p) Lcore(socket));
+	lc->mem.got = self.got;
+	lc->mem.bytes = self.bytes;
+	return lc;
+}
+
+} /* namespace switchd */

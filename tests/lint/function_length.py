@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Fails listing every function longer than the limit (120 lines) in the
+project's C/C++ sources outside tests/, as universal-ctags counts them (from
+the line of the function's name to its closing brace, `--fields=+ne`).
+
+    function_length.py SOURCE_ROOT [--max N] [--ctags PATH]"""
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sources import project_sources  # noqa: E402
+
+
+def long_functions(root, files, limit, ctags):
+    # One ctags process over all files; -f - writes the tags to stdout.
+    cmd = [ctags, "--languages=C,C++", "--language-force=C++", "--kinds-C++=f",
+           "--fields=+ne", "--extras=-q", "-f", "-"] + files
+    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"function_length: {' '.join(cmd[:7])} ... failed:\n{r.stderr}")
+    found = []
+    for line in r.stdout.splitlines():
+        cols = line.split("\t")
+        if len(cols) < 4:
+            continue
+        fields = dict(c.split(":", 1) for c in cols[3:] if ":" in c)
+        if "line" not in fields or "end" not in fields:
+            continue
+        start, end = int(fields["line"]), int(fields["end"])
+        length = end - start + 1
+        if length > limit:
+            found.append((length, cols[1], start, cols[0]))
+    return found, r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("root")
+    ap.add_argument("--max", type=int, default=120)
+    ap.add_argument("--ctags", default="ctags")
+    args = ap.parse_args()
+    files = project_sources(args.root)
+    if not files:
+        sys.exit(f"function_length: no C/C++ sources under {args.root}")
+    found, tags = long_functions(args.root, files, args.max, args.ctags)
+    # Guard against a ctags that reads nothing (not universal-ctags, or no
+    # end: field): the project certainly has functions.
+    n = sum(1 for line in tags.splitlines() if "\tend:" in line)
+    if n < 100:
+        sys.exit(f"function_length: ctags found only {n} functions with an end line in "
+                 f"{len(files)} files; is {args.ctags} universal-ctags?")
+    for length, path, start, name in sorted(found, reverse=True):
+        print(f"{path}:{start}: {name} is {length} lines (limit {args.max})")
+    print(f"function_length: {n} functions in {len(files)} files, "
+          f"{len(found)} longer than {args.max} lines")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

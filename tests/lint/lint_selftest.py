@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The lint checks catch what they are for: on a small tree with one long
+function and one include cycle each fails and names it; on the same tree
+without them each passes.
+
+    lint_selftest.py CTAGS"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def write(root, path, text):
+    full = os.path.join(root, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        f.write(text)
+
+
+def function(name, body_lines):
+    return f"int {name}(int x)\n{{\n" + "\tx += 1;\n" * body_lines + "\treturn x;\n}\n\n"
+
+
+def tree(root, long_body, cycle):
+    # Enough small functions and includes that the checks' own sanity
+    # thresholds (a real project, a real ctags) are met.
+    for i in range(30):
+        write(root, f"lib{i}/src/f.cpp",
+              '#include "lib%d/a.h"\n#include "b.h"\n' % i + function(f"f{i}a", 3) +
+              function(f"f{i}b", 3) + function(f"f{i}c", 3) + function(f"f{i}d", 3))
+        write(root, f"lib{i}/include/lib{i}/a.h", "int f(int);\n")
+        write(root, f"lib{i}/src/b.h", '#include "lib%d/a.h"\n' % i)
+    write(root, "big/src/big.cpp", function("short_enough", 116) + function("too_long", long_body))
+    write(root, "big/src/x.h", '#include "y.h"\n')
+    write(root, "big/src/y.h", '#include "x.h"\n' if cycle else "\n")
+    # tests/ is not held to the function limit
+    write(root, "tests/t.cpp", function("long_test", 300))
+
+
+def run(script, root, *extra):
+    r = subprocess.run([sys.executable, os.path.join(HERE, script), root, *extra],
+                       capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def main():
+    ctags = sys.argv[1]
+    with tempfile.TemporaryDirectory() as bad, tempfile.TemporaryDirectory() as good:
+        tree(bad, long_body=119, cycle=True)   # 2 + 119 + 1 + 1 = 123 lines
+        tree(good, long_body=116, cycle=False)  # 120 lines: at the limit
+        rc, out = run("function_length.py", bad, "--ctags", ctags)
+        check(rc == 1 and "too_long is 123 lines" in out, "a 123-line function fails, named")
+        check("short_enough" not in out and "long_test" not in out,
+              "a 120-line function and tests/ pass")
+        rc, out = run("function_length.py", good, "--ctags", ctags)
+        check(rc == 0, f"no function over 120 lines passes ({out.strip()[-200:]})")
+        rc, out = run("include_cycles.py", bad)
+        check(rc == 1 and ("big/src/x.h -> big/src/y.h -> big/src/x.h" in out or
+                           "big/src/y.h -> big/src/x.h -> big/src/y.h" in out),
+              "an include cycle fails, listed")
+        rc, out = run("include_cycles.py", good)
+        check(rc == 0, f"no cycle passes ({out.strip()[-200:]})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
