@@ -109,11 +109,6 @@ const PsJobStats *ParameterServer::job_stats(uint16_t job) const
 	return jobs_[job] ? &jobs_[job]->st : nullptr;
 }
 
-const PsJobConfig *ParameterServer::job_config(uint16_t job) const
-{
-	return jobs_[job] ? &jobs_[job]->cfg : nullptr;
-}
-
 bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error)
 {
 	const uint64_t bytes = uint64_t(cfg.window) * (sizeof(Slot) + uint64_t(cfg.elements) * sizeof(int32_t)) +

@@ -105,7 +105,7 @@ public:
 				Endpoint dst;
 				uint32_t payload;
 				if (!parse_frame_headers(f.data, f.len, nullptr, &dst, &payload)) {
-					malformed_tx_++; /* consumed: never leaves */
+					/* consumed: never leaves, like a frame lost on the wire */
 					continue;
 				}
 				struct sockaddr_in &sa = tx_addr_[batch];
@@ -295,7 +295,6 @@ private:
 	uint16_t port_ = 0;
 	int ifindex_ = 0;
 	uint8_t mac_[6] = {};
-	uint64_t malformed_tx_ = 0;
 	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 
 	struct mmsghdr tx_msg_[kTransportBatch];

@@ -155,7 +155,6 @@ public:
 
 	const PsJobStats *job_stats(uint16_t job) const;
 	const PsStats &stats() const { return stats_; }
-	const PsJobConfig *job_config(uint16_t job) const;
 
 	struct Job;
 
