@@ -59,7 +59,7 @@ struct ParameterServer::Job {
 	WorkerSet no_bit[INA_MAX_LEVELS];
 	/* Each worker's own bitmaps, for the float requests. */
 	std::vector<std::array<uint32_t, INA_MAX_LEVELS>> worker_bitmap;
-	uint32_t mask; /* window - 1 */
+	uint32_t mask; /* this shard's slots - 1 (ps_shard_window) */
 	std::unique_ptr<Slot[]> slots;
 	std::unique_ptr<int32_t[]> values; /* window x elements */
 	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
@@ -86,9 +86,37 @@ struct ParameterServer::Job {
 	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * cfg.elements; }
 };
 
-ParameterServer::ParameterServer(const Endpoint &self) : self_(self)
+ParameterServer::ParameterServer(const Endpoint &self, uint32_t shard, uint32_t shards)
+	: self_(self), shard_(shard), shards_(shards == 0 ? 1 : shards)
 {
+	if (shard_ >= shards_)
+		shard_ = 0;
 	jobs_.resize(65536);
+}
+
+uint32_t ps_shard_window(uint32_t window, uint32_t shards)
+{
+	uint32_t want = (window + shards - 1) / shards;
+	uint32_t w = 1;
+	while (w < want)
+		w <<= 1;
+	return w;
+}
+
+void ps_add_stats(PsJobStats &to, const PsJobStats &from)
+{
+#define INA_X(name, help) to.name += from.name;
+	INA_PS_JOB_COUNTERS(INA_X)
+#undef INA_X
+}
+
+void ps_add_stats(PsStats &to, const PsStats &from)
+{
+	to.not_ina += from.not_ina;
+	to.bad_version += from.bad_version;
+	to.bad_type += from.bad_type;
+	to.bad_length += from.bad_length;
+	to.unknown_job += from.unknown_job;
 }
 
 ParameterServer::~ParameterServer() = default;
@@ -231,9 +259,10 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 			return false;
 		}
 	}
-	job->mask = cfg.window - 1;
-	job->slots.reset(new Slot[cfg.window]);
-	job->values.reset(new int32_t[size_t(cfg.window) * cfg.elements]());
+	const uint32_t slots = ps_shard_window(cfg.window, shards_);
+	job->mask = slots - 1;
+	job->slots.reset(new Slot[slots]);
+	job->values.reset(new int32_t[size_t(slots) * cfg.elements]());
 	job->float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
 	for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
 		job->float_free.push_back(i);
@@ -316,6 +345,7 @@ struct PsPath {
 	ParameterServer::Job &job;
 	const Endpoint &self;
 	TxQueue &tx;
+	uint32_t shard, shards;
 
 	/* One parameter packet into `out` (headers included); returns length. */
 	uint32_t write_ack(uint8_t *out, const Slot &s, const Endpoint &dst)
@@ -497,6 +527,12 @@ struct PsPath {
 			st.not_owned++;
 			return false;
 		}
+		/* Steering sends a fragment's packets to its shard; one that
+		 * arrives elsewhere would split the fragment's state in two. */
+		if (ps_shard(h.seq, cfg.ps_count, shards) != shard) {
+			st.other_shard++;
+			return false;
+		}
 		if (h.levels != cfg.levels) {
 			st.bad_levels++;
 			return false;
@@ -532,7 +568,7 @@ struct PsPath {
 	{
 		PsJobStats &st = job.st;
 		uint32_t round = seq / job.cfg.ps_count;
-		Slot &s = job.slots[round & job.mask];
+		Slot &s = job.slots[(round / shards) & job.mask];
 		if (s.state != kEmpty && s.seq != seq) {
 			if (static_cast<int32_t>(seq - s.seq) < 0) {
 				st.stale++;
@@ -677,8 +713,21 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 		stats_.unknown_job++;
 		return;
 	}
-	PsPath path{*jp, self_, tx};
+	PsPath path{*jp, self_, tx, shard_, shards_};
 	path.take_packet(f, now_us);
+}
+
+uint32_t ParameterServer::shard_of(const uint8_t *frame, uint32_t len) const
+{
+	if (shards_ == 1)
+		return 0;
+	InaFrame f;
+	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_DATA)
+		return 0;
+	const Job *jp = jobs_[f.hdr.job_id].get();
+	if (!jp)
+		return 0;
+	return ps_shard(f.hdr.seq, jp->cfg.ps_count, shards_);
 }
 
 const std::vector<PsCounterInfo> &ps_job_counters()

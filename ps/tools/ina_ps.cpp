@@ -3,14 +3,29 @@
  * ina-ps: the parameter server daemon. Serves the jobs of the given job
  * descriptions on one transport, registers them with their switch, and prints
  * per-job statistics on exit (SIGINT/SIGTERM, or --duration).
+ *
+ * With --threads N the fragments are split into N shards (ps_shard()), each
+ * served by one thread with its own ParameterServer, so no fragment state is
+ * shared. A thread with a receive queue of its own (the udp transport: one
+ * SO_REUSEPORT socket per thread, steered by fragment in the kernel) serves
+ * what arrives there; on a transport with one queue, thread 0 receives for
+ * all, hands each frame to its shard's thread over a single-producer ring and
+ * sends the replies those threads hand back. Frames that reach the wrong
+ * thread are handed over the same way. The control client (registration with
+ * the switch) lives on thread 0 only.
  */
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,8 +33,10 @@
 #include "ina/cli.h"
 #include "ina/codec.h"
 #include "ina/control_client.h"
+#include "ina/frame_ring.h"
 #include "ina/ps.h"
 #include "ina/ps_config.h"
+#include "ina/ps_steering.h"
 #include "ina/transport.h"
 
 namespace {
@@ -72,16 +89,48 @@ std::string ip_text(uint32_t ip)
 	       std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
 }
 
+/* Threads `--threads auto` (or 0) may use at most: past a few, one PS is
+ * limited by its receive queue, not by its shards. */
+constexpr uint32_t kAutoThreadsMax = 8;
+
 /* The command line. */
 struct Options {
 	std::vector<std::string> job_files;
 	ina::TransportConfig tcfg;
 	std::string ip_arg;
+	std::string threads_arg = "1";
+	uint32_t threads = 1;
 	bool json = false;
 	double duration = 0;
 	uint32_t register_interval_ms = 0;
 	bool no_register = false;
 };
+
+/* The CPUs this process may run on (its affinity mask), at least 1. */
+uint32_t cpus_given()
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return static_cast<uint32_t>(CPU_COUNT(&set));
+	return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/* --threads: a count 1..kPsMaxShards, or 0 / "auto" for one per CPU given
+ * (up to kAutoThreadsMax). False on anything else. */
+bool parse_threads(const std::string &text, uint32_t *out)
+{
+	if (text == "auto" || text == "0") {
+		*out = std::min(cpus_given(), kAutoThreadsMax);
+		return true;
+	}
+	if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos)
+		return false;
+	uint32_t n = static_cast<uint32_t>(std::stoul(text));
+	if (n < 1 || n > ina::kPsMaxShards)
+		return false;
+	*out = n;
+	return true;
+}
 
 /* Returns -1 to go on, else the exit code. */
 int parse_options(int argc, char **argv, Options &o)
@@ -93,6 +142,11 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
 	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");
+	app.add_option("--threads", o.threads_arg,
+		       "serving threads, each owning a shard of the fragments: 1.." +
+			       std::to_string(ina::kPsMaxShards) + ", or 0/auto = the CPUs given, up to " +
+			       std::to_string(kAutoThreadsMax))
+		->capture_default_str();
 	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(ina::finite_range(0, 1));
 	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")
 		->check(ina::finite_range(0, 1));
@@ -105,7 +159,15 @@ int parse_options(int argc, char **argv, Options &o)
 		->check(CLI::Range(0u, 86400000u));
 	app.add_flag("--no-register", o.no_register, "do not register the jobs with their switch");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
-	return ina::parse_cli("ina-ps", app, argc, argv);
+	int rc = ina::parse_cli("ina-ps", app, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (!parse_threads(o.threads_arg, &o.threads)) {
+		ina::print_error("ina-ps", "--threads: want 1.." + std::to_string(ina::kPsMaxShards) +
+						   ", 0 or auto, not '" + o.threads_arg + "'");
+		return ina::kExitUsage;
+	}
+	return -1;
 }
 
 /* --ip and the job files; returns -1 to go on, else the exit code. */
@@ -131,28 +193,252 @@ int load_jobs(Options &o, std::vector<ina::PsJobConfig> &jobs)
 	return -1;
 }
 
-/* The serving state: the PS on its transport, and its output queue. */
-struct Daemon {
+double thread_cpu_seconds()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double process_cpu_seconds()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One serving thread: its shard of the fragments, its receive queue if it
+ * has one, and the rings to and from the other threads. */
+struct Shard {
 	static constexpr uint32_t kBatch = 64;
 
-	const Options &o;
-	const std::vector<ina::PsJobConfig> &jobs;
-	ina::Transport &transport;
-	ina::ParameterServer &ps;
-	uint32_t max_workers;
+	uint32_t index;
+	std::unique_ptr<ina::ParameterServer> ps;
+	ina::Transport *io = nullptr; /* own receive (and send) queue, or none */
 	ina::TxQueue tx;
 	std::vector<ina::FrameBuf> view;
-	uint64_t tx_lost = 0;
-	ina::ControlClient control;
 	std::vector<std::vector<uint8_t>> rxmem;
 	std::vector<ina::FrameBuf> rx;
+	std::vector<ina::FrameRing *> in;  /* frames handed to this shard */
+	std::vector<ina::FrameRing *> out; /* by destination shard; null: none */
+	ina::FrameRing *tx_ring = nullptr; /* without io: replies for thread 0 to send */
+	ina::Doorbell bell;
+	/* Counters, read after the thread ended. */
+	uint64_t rx_frames = 0;    /* received from its own queue */
+	uint64_t handed_off = 0;   /* of those, handed to another shard */
+	uint64_t handoff_full = 0; /* not handed over: the ring was full (dropped) */
+	uint64_t taken = 0;        /* frames handed to it by other threads */
+	uint64_t tx_lost = 0;
+	double cpu_seconds = 0;
 
-	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j, ina::Transport &t,
-	       ina::ParameterServer &p, uint32_t max_w, const ina::Endpoint &self)
-		: o(opts), jobs(j), transport(t), ps(p), max_workers(max_w), tx(kBatch * 8 + 2 * max_w + 8),
-		  view(tx.capacity()), control(self),
-		  rxmem(kBatch, std::vector<uint8_t>(INA_FRAME_LEN(INA_MAX_ELEMENTS))), rx(kBatch)
+	Shard(uint32_t i, uint32_t shards, const ina::Endpoint &self, uint32_t max_workers, bool has_io)
+		: index(i), ps(std::make_unique<ina::ParameterServer>(self, i, shards)),
+		  tx(kBatch * 8 + 2 * max_workers + 8), view(tx.capacity()), out(shards, nullptr)
 	{
+		if (has_io) {
+			rxmem.assign(kBatch, std::vector<uint8_t>(INA_FRAME_LEN(INA_MAX_ELEMENTS)));
+			rx.resize(kBatch);
+		}
+	}
+
+	/* Sends (or hands to thread 0) what tx holds. */
+	void flush_tx()
+	{
+		if (!tx.size())
+			return;
+		if (io) {
+			tx_lost += flush(*io, tx, view);
+			return;
+		}
+		for (uint32_t i = 0; i < tx.size(); i++) {
+			/* Thread 0 drains this ring on every turn of its loop. */
+			while (!tx_ring->put(tx.data(i), tx.len(i))) {
+				tx_ring->publish();
+				sched_yield();
+			}
+		}
+		tx_ring->publish();
+		tx.clear();
+	}
+
+	/* Receives one batch from the own queue, waiting up to timeout_us. */
+	uint32_t receive(uint32_t timeout_us)
+	{
+		for (uint32_t i = 0; i < kBatch; i++)
+			rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
+		uint32_t n = io->recv(rx.data(), kBatch, timeout_us);
+		rx_frames += n;
+		return n;
+	}
+
+	/* True while another thread still holds frames this one handed it. */
+	bool handoff_busy() const
+	{
+		for (const ina::FrameRing *r : out)
+			if (r && r->busy())
+				return true;
+		return false;
+	}
+};
+
+/* The serving state: the shards on their transports, and the control client. */
+struct Daemon {
+	const Options &o;
+	const std::vector<ina::PsJobConfig> &jobs;
+	std::vector<std::unique_ptr<ina::Transport>> &transports;
+	uint32_t max_workers;
+	ina::ControlClient control;
+	std::vector<std::unique_ptr<Shard>> shards;
+	std::vector<std::unique_ptr<ina::FrameRing>> rings;
+
+	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j,
+	       std::vector<std::unique_ptr<ina::Transport>> &t, uint32_t max_w, const ina::Endpoint &self)
+		: o(opts), jobs(j), transports(t), max_workers(max_w), control(self)
+	{
+		const uint32_t n = o.threads, queues = static_cast<uint32_t>(t.size());
+		for (uint32_t i = 0; i < n; i++) {
+			shards.push_back(std::make_unique<Shard>(i, n, self, max_w, i < queues));
+			if (i < queues)
+				shards[i]->io = t[i].get();
+		}
+		uint32_t largest = 1;
+		for (const auto &c : jobs)
+			largest = std::max<uint32_t>(largest, c.elements);
+		const uint32_t bytes = std::max<uint32_t>(INA_FRAME_LEN(largest), ina::kCtrlMaxFrameLen);
+		/* With a queue per thread the kernel steers by fragment and the
+		 * rings carry only strays (control frames to thread 0); with one
+		 * queue they carry every other shard's traffic. */
+		const uint32_t ring_slots = queues == 1 ? 1024 : 64;
+		for (uint32_t src = 0; src < queues; src++)
+			for (uint32_t dst = 0; dst < n; dst++) {
+				if (src == dst)
+					continue;
+				rings.push_back(std::make_unique<ina::FrameRing>(ring_slots, bytes));
+				shards[src]->out[dst] = rings.back().get();
+				shards[dst]->in.push_back(rings.back().get());
+			}
+		for (uint32_t i = queues; i < n; i++) {
+			rings.push_back(std::make_unique<ina::FrameRing>(1024, bytes));
+			shards[i]->tx_ring = rings.back().get();
+		}
+	}
+
+	ina::ParameterServer &ps0() { return *shards[0]->ps; }
+	const ina::ParameterServer &ps0() const { return *shards[0]->ps; }
+
+	/* One frame for shard s: control acknowledgements (thread 0) to the
+	 * control client, the rest to the shard's PS. */
+	void handle(Shard &s, const uint8_t *frame, uint32_t len, uint64_t now)
+	{
+		if (s.index == 0 && control.take(frame, len))
+			return;
+		if (s.tx.room() < max_workers + 1)
+			s.flush_tx();
+		s.ps->handle(frame, len, now, s.tx);
+	}
+
+	/* The frames s received: its own handled, the others' handed over. */
+	void dispatch(Shard &s, uint32_t n, uint64_t now)
+	{
+		for (uint32_t i = 0; i < n; i++) {
+			const ina::FrameBuf &f = s.rx[i];
+			uint32_t owner = ps0().shard_of(f.data, f.len);
+			if (owner == s.index) {
+				handle(s, f.data, f.len, now);
+			} else if (s.out[owner]->put(f.data, f.len)) {
+				s.handed_off++;
+			} else {
+				s.handoff_full++;
+			}
+		}
+		for (uint32_t d = 0; d < s.out.size(); d++)
+			if (s.out[d] && s.out[d]->publish())
+				shards[d]->bell.ring();
+	}
+
+	/* Handles what other threads handed to s; its replies are queued
+	 * before the slots are released (see FrameRing). */
+	uint32_t drain_in(Shard &s, uint64_t now)
+	{
+		uint32_t got = 0;
+		for (ina::FrameRing *r : s.in) {
+			uint32_t n = r->ready();
+			if (!n)
+				continue;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t len;
+				const uint8_t *f = r->frame(i, &len);
+				handle(s, f, len, now);
+			}
+			s.flush_tx();
+			r->release(n);
+			got += n;
+		}
+		s.taken += got;
+		return got;
+	}
+
+	/* Thread 0: sends what the shards without a queue handed back. */
+	void send_handed_back()
+	{
+		Shard &s0 = *shards[0];
+		for (uint32_t i = transports.size(); i < shards.size(); i++) {
+			ina::FrameRing *r = shards[i]->tx_ring;
+			uint32_t n = r->ready();
+			for (uint32_t k = 0; k < n; k++) {
+				if (s0.tx.room() == 0)
+					s0.flush_tx();
+				uint32_t len;
+				const uint8_t *f = r->frame(k, &len);
+				uint8_t *out = s0.tx.reserve();
+				memcpy(out, f, len);
+				s0.tx.commit(len);
+			}
+			if (n)
+				r->release(n);
+		}
+		s0.flush_tx();
+	}
+
+	/* One turn of thread 0's loop: receive (not waiting while other threads
+	 * hold its frames, whose replies it must send), hand over, send. */
+	void serve_turn0(uint64_t now)
+	{
+		Shard &s0 = *shards[0];
+		bool busy = s0.handoff_busy();
+		uint32_t n = s0.receive(busy ? 0 : 1000);
+		now = now_us();
+		dispatch(s0, n, now);
+		drain_in(s0, now);
+		s0.flush_tx();
+		send_handed_back();
+		if (!n && busy)
+			sched_yield();
+	}
+
+	/* Threads 1..N-1 until the stop flag. */
+	void serve_shard(Shard &s)
+	{
+		while (!g_stop.load(std::memory_order_relaxed)) {
+			uint32_t got = 0;
+			if (s.io) {
+				uint32_t n = s.receive(s.handoff_busy() ? 0 : 1000);
+				dispatch(s, n, now_us());
+				got += n;
+			}
+			got += drain_in(s, now_us());
+			s.flush_tx();
+			if (s.io || got)
+				continue;
+			s.bell.arm();
+			bool idle = true;
+			for (ina::FrameRing *r : s.in)
+				idle = idle && r->ready() == 0;
+			if (idle)
+				s.bell.wait(1000);
+			s.bell.disarm();
+		}
+		s.cpu_seconds = thread_cpu_seconds();
 	}
 
 	/* Starts a (un)registration of every job that has a switch. */
@@ -164,33 +450,35 @@ struct Daemon {
 					      now, unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull);
 	}
 
-	/* Receives one batch (waiting up to timeout_us): acknowledgements to
-	 * the control client, the rest to the PS. */
-	void receive(uint32_t timeout_us)
+	/* Receives one batch on thread 0's queue while no other thread serves
+	 * (before they start, after they end): every shard's frames are handled
+	 * here, replies through thread 0's queue. */
+	void receive_alone(uint32_t timeout_us)
 	{
-		for (uint32_t i = 0; i < kBatch; i++)
-			rx[i] = ina::FrameBuf{rxmem[i].data(), 0, static_cast<uint32_t>(rxmem[i].size())};
-		uint32_t n = transport.recv(rx.data(), kBatch, timeout_us);
+		Shard &s0 = *shards[0];
+		uint32_t n = s0.receive(timeout_us);
 		uint64_t now = now_us();
 		for (uint32_t i = 0; i < n; i++) {
-			if (control.take(rx[i].data, rx[i].len))
+			const ina::FrameBuf &f = s0.rx[i];
+			if (control.take(f.data, f.len))
 				continue;
-			if (tx.room() < max_workers + 1)
-				tx_lost += flush(transport, tx, view);
-			ps.handle(rx[i].data, rx[i].len, now, tx);
+			if (s0.tx.room() < max_workers + 1)
+				s0.flush_tx();
+			shards[ps0().shard_of(f.data, f.len)]->ps->handle(f.data, f.len, now, s0.tx);
 		}
 	}
 
 	/* Sends what the control client has due. */
 	void poll_control()
 	{
-		control.poll(now_us(), wall_ns(), tx);
-		if (tx.size())
-			tx_lost += flush(transport, tx, view);
+		Shard &s0 = *shards[0];
+		control.poll(now_us(), wall_ns(), s0.tx);
+		s0.flush_tx();
 	}
 
 	/* (Un)registers every job with its switch and waits for the answers;
-	 * false (after a message per job) if one was not applied. */
+	 * false (after a message per job) if one was not applied. Runs while
+	 * thread 0 is the only one. */
 	bool control_all(bool unregister)
 	{
 		if (o.no_register)
@@ -200,7 +488,7 @@ struct Daemon {
 			if (!unregister && g_stop.load(std::memory_order_relaxed))
 				return false; /* interrupted while waiting for the switch */
 			poll_control();
-			receive(10000);
+			receive_alone(10000);
 		}
 		bool ok = true;
 		for (const auto &c : jobs) {
@@ -233,16 +521,18 @@ struct Daemon {
 				ip_text(c.switch_ip).c_str(), what);
 	}
 
-	/* Receives and answers frames until a signal or --duration, repeating
-	 * the registration every --register-interval-ms. */
+	/* Starts threads 1..N-1, runs thread 0 until a signal or --duration
+	 * (repeating the registration every --register-interval-ms), then
+	 * stops and joins the others. */
 	void serve(uint64_t start)
 	{
+		std::vector<std::thread> threads;
+		for (uint32_t i = 1; i < shards.size(); i++)
+			threads.emplace_back([this, i] { serve_shard(*shards[i]); });
 		uint64_t last_register = start;
 		bool refreshing = false;
 		while (!g_stop.load(std::memory_order_relaxed)) {
-			receive(1000);
-			if (tx.size())
-				tx_lost += flush(transport, tx, view);
+			serve_turn0(now_us());
 			uint64_t now = now_us();
 			if (!o.no_register && o.register_interval_ms &&
 			    now - last_register >= o.register_interval_ms * 1000ull) {
@@ -264,48 +554,99 @@ struct Daemon {
 			if (o.duration > 0 && now - start >= o.duration * 1e6)
 				break;
 		}
+		g_stop.store(true);
+		for (uint32_t i = 1; i < shards.size(); i++)
+			shards[i]->bell.ring();
+		for (auto &t : threads)
+			t.join();
+		shards[0]->cpu_seconds = thread_cpu_seconds();
+	}
+
+	/* The shards' counters, summed. */
+	ina::PsStats stats() const
+	{
+		ina::PsStats g;
+		for (const auto &s : shards)
+			ina::ps_add_stats(g, s->ps->stats());
+		return g;
+	}
+	ina::PsJobStats job_stats(uint16_t id) const
+	{
+		ina::PsJobStats js;
+		for (const auto &s : shards)
+			ina::ps_add_stats(js, *s->ps->job_stats(id));
+		return js;
+	}
+	uint64_t tx_lost() const
+	{
+		uint64_t n = 0;
+		for (const auto &s : shards)
+			n += s->tx_lost;
+		return n;
 	}
 };
 
-/* The statistics as one JSON object (--json). */
-void print_json(const Daemon &d, uint32_t ip, uint64_t start)
+/* Per thread: what it received, handed over and took, and its CPU time. */
+nlohmann::json threads_json(const Daemon &d)
 {
-	const ina::ParameterServer &ps = d.ps;
-	const ina::PsStats &g = ps.stats();
+	nlohmann::json a = nlohmann::json::array();
+	for (const auto &s : d.shards) {
+		nlohmann::json t;
+		t["rx"] = s->rx_frames;
+		t["handed_off"] = s->handed_off;
+		t["handoff_full"] = s->handoff_full;
+		t["taken"] = s->taken;
+		t["cpu_seconds"] = s->cpu_seconds;
+		a.push_back(t);
+	}
+	return a;
+}
+
+/* The statistics as one JSON object (--json). */
+void print_json(const Daemon &d, uint32_t ip, uint64_t start, double cpu_seconds)
+{
+	const ina::PsStats g = d.stats();
 	nlohmann::json j;
-	j["transport"] = d.transport.name();
+	j["transport"] = d.transports[0]->name();
 	j["ip"] = ip_text(ip);
 	j["seconds"] = (now_us() - start) / 1e6;
+	j["threads"] = d.shards.size();
+	j["queues"] = d.transports.size();
+	j["cpu_seconds"] = cpu_seconds;
 	j["not_ina"] = g.not_ina;
 	j["bad_version"] = g.bad_version;
 	j["bad_type"] = g.bad_type;
 	j["bad_length"] = g.bad_length;
 	j["unknown_job"] = g.unknown_job;
-	j["tx_lost"] = d.tx_lost;
-	for (uint16_t id : ps.jobs()) {
-		const ina::PsJobStats *s = ps.job_stats(id);
+	j["tx_lost"] = d.tx_lost();
+	uint64_t completed = 0;
+	for (uint16_t id : d.ps0().jobs()) {
+		const ina::PsJobStats s = d.job_stats(id);
 		nlohmann::json jj;
 		jj["job"] = id;
 		for (const auto &c : ina::ps_job_counters())
-			jj[c.name] = s->*c.field;
-		jj["share_in_network"] = s->completed ? double(s->completed_in_network) / s->completed : 0.0;
+			jj[c.name] = s.*c.field;
+		jj["share_in_network"] = s.completed ? double(s.completed_in_network) / s.completed : 0.0;
 		j["jobs"].push_back(jj);
+		completed += s.completed;
 	}
+	j["cpu_us_per_fragment"] = completed ? cpu_seconds * 1e6 / completed : 0.0;
+	j["per_thread"] = threads_json(d);
 	printf("%s\n", j.dump(2).c_str());
 }
 
 /* The statistics for people: a summary per job, then its nonzero counters. */
-void print_text(const Daemon &d, uint64_t start)
+void print_text(const Daemon &d, uint64_t start, double cpu_seconds)
 {
-	const ina::ParameterServer &ps = d.ps;
-	const ina::PsStats &g = ps.stats();
-	printf("ina-ps: %.1f s on %s; not INA %lu, bad version %lu, bad type %lu, bad length %lu, "
-	       "unknown job %lu, tx lost %lu\n",
-	       (now_us() - start) / 1e6, d.transport.name(), (unsigned long)g.not_ina,
-	       (unsigned long)g.bad_version, (unsigned long)g.bad_type, (unsigned long)g.bad_length,
-	       (unsigned long)g.unknown_job, (unsigned long)d.tx_lost);
-	for (uint16_t id : ps.jobs()) {
-		const ina::PsJobStats *s = ps.job_stats(id);
+	const ina::PsStats g = d.stats();
+	printf("ina-ps: %.1f s on %s, %zu thread(s), %zu queue(s), %.2f CPU s; not INA %lu, bad version %lu, "
+	       "bad type %lu, bad length %lu, unknown job %lu, tx lost %lu\n",
+	       (now_us() - start) / 1e6, d.transports[0]->name(), d.shards.size(), d.transports.size(),
+	       cpu_seconds, (unsigned long)g.not_ina, (unsigned long)g.bad_version, (unsigned long)g.bad_type,
+	       (unsigned long)g.bad_length, (unsigned long)g.unknown_job, (unsigned long)d.tx_lost());
+	for (uint16_t id : d.ps0().jobs()) {
+		const ina::PsJobStats js = d.job_stats(id);
+		const ina::PsJobStats *s = &js;
 		double share = s->completed ? 100.0 * s->completed_in_network / s->completed : 0.0;
 		printf("job %u: fragments completed %lu (in network %lu = %.1f%%, at PS %lu), collisions %lu, "
 		       "retransmits seen %lu, overflows %lu, duplicates %lu, ACKs resent %lu\n",
@@ -317,6 +658,29 @@ void print_text(const Daemon &d, uint64_t start)
 			if (s->*c.field)
 				printf("  %-22s %12lu  %s\n", c.name, (unsigned long)(s->*c.field), c.help);
 	}
+	if (d.shards.size() > 1)
+		for (const auto &s : d.shards)
+			printf("  thread %u: received %lu, handed off %lu (ring full %lu), taken %lu, %.2f CPU s\n",
+			       s->index, (unsigned long)s->rx_frames, (unsigned long)s->handed_off,
+			       (unsigned long)s->handoff_full, (unsigned long)s->taken, s->cpu_seconds);
+}
+
+/* The transports: one receive queue per thread where the transport has
+ * them (udp, steered by ps_steering_program()), else one. */
+std::vector<std::unique_ptr<ina::Transport>> open_queues(Options &o, const std::vector<ina::PsJobConfig> &jobs,
+							 std::string *err)
+{
+	uint32_t queues = o.threads;
+	if (queues > 1) {
+		std::string why;
+		o.tcfg.steer = ina::ps_steering_program(jobs, o.threads, &why);
+		if (o.tcfg.steer.empty()) {
+			/* Correct either way: thread 0 then hands every frame over. */
+			fprintf(stderr, "ina-ps: no kernel steering (%s); one receive queue\n", why.c_str());
+			queues = 1;
+		}
+	}
+	return ina::open_transport_queues(o.tcfg, queues, err);
 }
 
 } /* namespace */
@@ -334,42 +698,47 @@ static int run_ps(int argc, char **argv)
 		return rc;
 
 	std::string err;
-	auto transport = ina::open_transport(o.tcfg, &err);
-	if (!transport) {
+	auto transports = open_queues(o, jobs, &err);
+	if (transports.empty()) {
 		fprintf(stderr, "ina-ps: transport: %s\n", err.c_str());
 		return 1;
 	}
 	ina::Endpoint self{};
-	transport->mac(self.mac);
-	self.ip = transport->ip();
+	transports[0]->mac(self.mac);
+	self.ip = transports[0]->ip();
 	self.port = INA_UDP_PORT;
-	ina::ParameterServer ps(self);
 	uint32_t max_workers = 0;
-	for (const auto &c : jobs) {
-		if (!ps.add_job(c, &err)) {
-			fprintf(stderr, "ina-ps: %s\n", err.c_str());
-			return 2;
-		}
+	for (const auto &c : jobs)
 		max_workers = std::max<uint32_t>(max_workers, static_cast<uint32_t>(c.workers.size()));
+	Daemon d(o, jobs, transports, max_workers, self);
+	for (const auto &c : jobs) {
+		for (auto &s : d.shards) {
+			if (!s->ps->add_job(c, &err)) {
+				fprintf(stderr, "ina-ps: %s\n", err.c_str());
+				return 2;
+			}
+		}
 	}
 
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
 
-	Daemon d(o, jobs, *transport, ps, max_workers, self);
 	if (!d.control_all(false))
 		return 1;
-	printf("ina-ps: serving %zu job(s) on %s, %s\n", jobs.size(), transport->name(), ip_text(self.ip).c_str());
+	printf("ina-ps: serving %zu job(s) on %s, %s, %u thread(s)\n", jobs.size(), transports[0]->name(),
+	       ip_text(self.ip).c_str(), o.threads);
 	fflush(stdout);
 
 	uint64_t start = now_us();
+	double cpu0 = process_cpu_seconds();
 	d.serve(start);
+	double cpu = process_cpu_seconds() - cpu0;
 	d.control_all(true); /* best effort: a failure is reported, the exit status stays */
 
 	if (o.json)
-		print_json(d, self.ip, start);
+		print_json(d, self.ip, start, cpu);
 	else
-		print_text(d, start);
+		print_text(d, start, cpu);
 	return 0;
 }
 

@@ -9,6 +9,10 @@
  * Every fragment must come back with the exact int32 sum; one fragment
  * overflows at the PS and must come back as float sums through the float
  * request / answer exchange of docs/ps.md.
+ *
+ * Every case runs with ina-ps --threads 1, 2 and 5 (more threads than this
+ * machine's CPUs): the sums, dedupe, resends and the float path must not
+ * depend on how the fragments are spread over threads.
  */
 #include <gtest/gtest.h>
 
@@ -333,6 +337,49 @@ std::string temp_dir()
 	return d;
 }
 
+nlohmann::json daemon_json(const std::string &out)
+{
+	size_t brace = out.find('{');
+	if (brace == std::string::npos)
+		return {};
+	auto j = nlohmann::json::parse(out.substr(brace), nullptr, false);
+	return j.is_discarded() ? nlohmann::json{} : j;
+}
+
+/* The threads' share of the work: every thread served fragments, and with
+ * a queue per thread (kernel steering) none was handed between threads;
+ * with one queue, thread 0 handed the others theirs. Nothing was dropped
+ * for a full hand-off ring. */
+void expect_threads(const std::string &out, uint32_t threads, bool queue_per_thread)
+{
+	auto d = daemon_json(out);
+	ASSERT_FALSE(d.is_null()) << out;
+	ASSERT_EQ(d["threads"], threads) << out;
+	ASSERT_EQ(d["per_thread"].size(), threads);
+	EXPECT_EQ(d["queues"], queue_per_thread ? threads : 1u) << out;
+	EXPECT_GT(d["cpu_us_per_fragment"].get<double>(), 0.0);
+	uint64_t handed = 0;
+	for (uint32_t t = 0; t < threads; t++) {
+		const auto &pt = d["per_thread"][t];
+		EXPECT_EQ(pt["handoff_full"], 0u) << out;
+		handed += pt["handed_off"].get<uint64_t>();
+		if (queue_per_thread) {
+			EXPECT_GT(pt["rx"].get<uint64_t>(), 0u) << "thread " << t << "\n" << out;
+		} else if (t > 0) {
+			EXPECT_GT(pt["taken"].get<uint64_t>(), 0u) << "thread " << t << "\n" << out;
+		}
+	}
+	if (threads > 1 && !queue_per_thread) {
+		EXPECT_GT(handed, 0u) << out;
+	}
+	if (queue_per_thread) {
+		EXPECT_EQ(handed, 0u) << out; /* the kernel put each fragment on its thread */
+	}
+	EXPECT_EQ(d["jobs"][0]["other_shard"], 0u) << out;
+}
+
+class PsE2eThreads : public ::testing::TestWithParam<uint32_t> {};
+
 nlohmann::json job_json(const std::string &out)
 {
 	size_t brace = out.find('{');
@@ -346,8 +393,9 @@ nlohmann::json job_json(const std::string &out)
 
 } // namespace
 
-TEST(PsE2e, LoopbackUdpWithLossDuplicationReordering)
+TEST_P(PsE2eThreads, LoopbackUdpWithLossDuplicationReordering)
 {
+	const std::string threads = std::to_string(GetParam());
 	ASSERT_NE(getenv("INA_PS"), nullptr) << "INA_PS must name the ina-ps binary";
 	uint32_t pid = static_cast<uint32_t>(getpid()) & 0xFFFF;
 	uint32_t net = (127u << 24) | (pid << 8);
@@ -358,7 +406,7 @@ TEST(PsE2e, LoopbackUdpWithLossDuplicationReordering)
 
 	Daemon d;
 	ASSERT_TRUE(d.start({"--job", job, "--transport", "udp", "--ip", "127." + std::to_string(pid >> 8) + "." +
-						     std::to_string(pid & 255) + ".1", "--json"}))
+						     std::to_string(pid & 255) + ".1", "--json", "--threads", threads}))
 		<< d.text;
 
 	std::vector<std::unique_ptr<Transport>> ts;
@@ -403,13 +451,16 @@ TEST(PsE2e, LoopbackUdpWithLossDuplicationReordering)
 	EXPECT_GT(j["retransmits"].get<uint64_t>(), 0u);
 	EXPECT_EQ(j["stale"], 0);
 	EXPECT_EQ(j["evicted_incomplete"], 0);
-	printf("loopback udp, 1%% faults: %u fragments x 2 workers in %.2f s (%.0f fragments/s), "
+	expect_threads(d.text, GetParam(), true);
+	printf("loopback udp, 1%% faults, %s thread(s): %u fragments x 2 workers in %.2f s (%.0f fragments/s), "
 	       "%lu worker resends, %lu float requests seen\n",
-	       mj.fragments, secs, mj.fragments / secs, (unsigned long)mj.resends, (unsigned long)mj.requests);
+	       threads.c_str(), mj.fragments, secs, mj.fragments / secs, (unsigned long)mj.resends,
+	       (unsigned long)mj.requests);
 }
 
-TEST(PsE2e, VethFramesWithoutSwitch)
+TEST_P(PsE2eThreads, VethFramesWithoutSwitch)
 {
+	const std::string threads = std::to_string(GetParam());
 	ASSERT_NE(getenv("INA_PS"), nullptr);
 	std::string why = enter_netns();
 	if (!why.empty())
@@ -431,7 +482,7 @@ TEST(PsE2e, VethFramesWithoutSwitch)
 	std::string dir = temp_dir();
 	std::string job = write_job_file(dir, wep);
 	Daemon d;
-	ASSERT_TRUE(d.start({"--job", job, "--transport", "auto", "--device", veth.a(), "--json"})) << d.text;
+	ASSERT_TRUE(d.start({"--job", job, "--transport", "auto", "--device", veth.a(), "--json", "--threads", threads})) << d.text;
 
 	MiniJob mj;
 	mj.w = {{wt.get(), wep[0]}, {wt.get(), wep[1]}};
@@ -452,8 +503,9 @@ TEST(PsE2e, VethFramesWithoutSwitch)
 	EXPECT_EQ(j["completed"], mj.fragments);
 	EXPECT_EQ(j["overflows"], 1);
 	std::string transport = nlohmann::json::parse(d.text.substr(d.text.find('{')))["transport"];
-	printf("veth, PS on %s: %u fragments x 2 workers in %.2f s (%.0f fragments/s)\n", transport.c_str(),
-	       mj.fragments, secs, mj.fragments / secs);
+	expect_threads(d.text, GetParam(), false);
+	printf("veth, PS on %s, %s thread(s): %u fragments x 2 workers in %.2f s (%.0f fragments/s)\n",
+	       transport.c_str(), threads.c_str(), mj.fragments, secs, mj.fragments / secs);
 }
 
 namespace {
@@ -534,7 +586,7 @@ struct LoggedProc {
  * Gradients are aggregated in the switch, the PS multicasts the parameter
  * packets back through it.
  */
-void run_through_switchd(double faults)
+void run_through_switchd(double faults, uint32_t threads)
 {
 	const char *switchd = getenv("INA_SWITCHD");
 	if (!switchd || access(switchd, X_OK) != 0)
@@ -593,7 +645,7 @@ void run_through_switchd(double faults)
 					 "key_file = \"control.key\"\n");
 	Daemon d;
 	ASSERT_TRUE(d.start({"--job", job, "--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100",
-			     "--register-interval-ms", "500", "--json"}))
+			     "--register-interval-ms", "500", "--json", "--threads", std::to_string(threads)}))
 		<< d.text;
 	usleep(300000); /* the registration reaches switchd's control plane */
 
@@ -647,14 +699,20 @@ void run_through_switchd(double faults)
 		EXPECT_GE(in_net, mj.fragments / 2) << d.text;
 	}
 	EXPECT_EQ(mj.in_network_marks / 2, in_net);
-	printf("through ina-switchd, %.0f%% faults: %u fragments x 2 workers in %.2f s (%.0f fragments/s), "
+	expect_threads(d.text, threads, false);
+	printf("through ina-switchd, %.0f%% faults, %u thread(s): %u fragments x 2 workers in %.2f s (%.0f fragments/s), "
 	       "%lu aggregated in the switch (%.1f%%), %lu worker resends\n",
-	       faults * 100, mj.fragments, secs, mj.fragments / secs, (unsigned long)in_net,
+	       faults * 100, threads, mj.fragments, secs, mj.fragments / secs, (unsigned long)in_net,
 	       100.0 * in_net / mj.fragments, (unsigned long)mj.resends);
 }
 
-TEST(PsE2e, ThroughSwitchdWithRegistration) { run_through_switchd(0); }
+TEST_P(PsE2eThreads, ThroughSwitchdWithRegistration) { run_through_switchd(0, GetParam()); }
 
 /* 1% loss, duplication and reordering at both workers, both directions:
  * the switch's resend handling and the PS's partial aggregation together. */
-TEST(PsE2e, ThroughSwitchdWithFaults) { run_through_switchd(0.01); }
+TEST_P(PsE2eThreads, ThroughSwitchdWithFaults) { run_through_switchd(0.01, GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(PsE2e, PsE2eThreads, ::testing::Values(1u, 2u, 5u),
+			 [](const ::testing::TestParamInfo<uint32_t> &i) {
+				 return "threads" + std::to_string(i.param);
+			 });

@@ -57,4 +57,38 @@ std::unique_ptr<Transport> open_transport(const TransportConfig &cfg, std::strin
 	return t;
 }
 
+std::vector<std::unique_ptr<Transport>> open_transport_queues(const TransportConfig &cfg, uint32_t queues,
+							       std::string *error)
+{
+	std::string scratch;
+	if (!error)
+		error = &scratch;
+	std::vector<std::unique_ptr<Transport>> out;
+	if (queues == 0) {
+		*error = "at least one queue";
+		return out;
+	}
+	if (queues == 1 || cfg.kind != "udp") {
+		auto t = open_transport(cfg, error);
+		if (t)
+			out.push_back(std::move(t));
+		return out;
+	}
+	for (double p : {cfg.drop, cfg.duplicate, cfg.reorder}) {
+		if (!(p >= 0.0 && p <= 1.0)) {
+			*error = "fault probabilities must be within [0, 1]";
+			return out;
+		}
+	}
+	out = open_udp_queues(cfg, queues, error);
+	if (cfg.drop > 0 || cfg.duplicate > 0 || cfg.reorder > 0) {
+		for (uint32_t q = 0; q < out.size(); q++) {
+			TransportConfig c = cfg;
+			c.seed = cfg.seed + q; /* independent faults per queue */
+			out[q] = wrap_faults(std::move(out[q]), c);
+		}
+	}
+	return out;
+}
+
 } /* namespace ina */

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ina/transport.h"
 
@@ -19,6 +20,9 @@ namespace ina {
 constexpr uint32_t kTransportBatch = 64;
 
 std::unique_ptr<Transport> open_udp(const TransportConfig &cfg, std::string *error);
+/* `queues` udp sockets on one ip:port (SO_REUSEPORT), steered by cfg.steer. */
+std::vector<std::unique_ptr<Transport>> open_udp_queues(const TransportConfig &cfg, uint32_t queues,
+							 std::string *error);
 std::unique_ptr<Transport> open_af_packet(const TransportConfig &cfg, std::string *error);
 std::unique_ptr<Transport> open_af_xdp(const TransportConfig &cfg, std::string *error);
 std::unique_ptr<Transport> open_dpdk(const TransportConfig &cfg, std::string *error);

@@ -7,8 +7,14 @@
  * of it, so callers see whole frames whatever the transport. One socket is
  * bound to ip:port (unicast); one more per multicast group, bound to
  * group:port with SO_REUSEADDR so several local receivers each get a copy.
+ *
+ * open_udp_queues() opens several such transports on one ip:port with
+ * SO_REUSEPORT, one per receiving thread, and attaches the caller's classic
+ * BPF program to the group so that the kernel itself picks the socket of
+ * each datagram (a fragment's packets from every worker to one thread).
  */
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -36,8 +42,10 @@ public:
 			close(pfd_[i].fd);
 	}
 
-	bool open(const TransportConfig &cfg, std::string *error)
+	/* reuseport: share ip:port with the other queues of a group. */
+	bool open(const TransportConfig &cfg, std::string *error, bool reuseport = false)
 	{
+		reuseport_ = reuseport;
 		if (!cfg.device.empty()) {
 			Netdev nd;
 			if (!netdev_lookup(cfg.device, &nd, error))
@@ -151,6 +159,20 @@ public:
 	}
 
 	const char *name() const override { return "udp"; }
+
+	/* Attaches the steering program to this socket's reuseport group. */
+	bool attach_steering(const std::vector<BpfInsn> &prog, std::string *error)
+	{
+		static_assert(sizeof(BpfInsn) == sizeof(struct sock_filter), "BpfInsn is a sock_filter");
+		struct sock_fprog fp;
+		fp.len = static_cast<unsigned short>(prog.size());
+		fp.filter = reinterpret_cast<struct sock_filter *>(const_cast<BpfInsn *>(prog.data()));
+		if (setsockopt(pfd_[0].fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &fp, sizeof(fp)) < 0) {
+			*error = std::string("udp transport: SO_ATTACH_REUSEPORT_CBPF: ") + strerror(errno);
+			return false;
+		}
+		return true;
+	}
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
 
@@ -174,6 +196,11 @@ private:
 		int one = 1;
 		if (shared)
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (!shared && reuseport_ && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
+			*error = std::string("udp transport: SO_REUSEPORT: ") + strerror(errno);
+			close(fd);
+			return -1;
+		}
 		setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
 		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 		int buf = 8 << 20;
@@ -293,6 +320,7 @@ private:
 	uint32_t next_fd_ = 0;
 	uint32_t ip_ = 0;
 	uint16_t port_ = 0;
+	bool reuseport_ = false;
 	int ifindex_ = 0;
 	uint8_t mac_[6] = {};
 	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
@@ -314,6 +342,31 @@ std::unique_ptr<Transport> open_udp(const TransportConfig &cfg, std::string *err
 	if (!t->open(cfg, error))
 		return nullptr;
 	return t;
+}
+
+std::vector<std::unique_ptr<Transport>> open_udp_queues(const TransportConfig &cfg, uint32_t queues,
+							 std::string *error)
+{
+	std::vector<std::unique_ptr<Transport>> out;
+	if (!cfg.groups.empty() && queues > 1) {
+		/* Every group socket of every queue would get its own copy. */
+		*error = "udp transport: several queues with multicast groups are not supported";
+		return out;
+	}
+	UdpTransport *first = nullptr;
+	for (uint32_t q = 0; q < queues; q++) {
+		auto t = std::make_unique<UdpTransport>();
+		if (!t->open(cfg, error, queues > 1))
+			return {};
+		if (!first)
+			first = t.get();
+		out.push_back(std::move(t));
+	}
+	/* Attached once every socket is in the group: the program's answer
+	 * is an index into the group's sockets, in the order they bound. */
+	if (queues > 1 && !cfg.steer.empty() && !first->attach_steering(cfg.steer, error))
+		return {};
+	return out;
 }
 
 } /* namespace ina */

@@ -10,6 +10,12 @@
  * (seq / ps_count) mod window: a slot is reused by a newer sequence number
  * once its fragment is done, so a job of millions of fragments needs only
  * as many slots as fragments in flight.
+ *
+ * One ParameterServer serves one shard of its instance's fragments: with
+ * `shards` > 1 (ina-ps --threads), shard k owns the fragments whose round
+ * (seq / ps_count) satisfies round % shards == k and keeps them in its own
+ * ring, indexed by (round / shards) mod window/shards; each shard is driven
+ * by one thread, so no state is shared between threads.
  */
 #ifndef INA_PS_H
 #define INA_PS_H
@@ -81,6 +87,7 @@ struct PsJobConfig {
 	X(int_after_overflow, "int32 packets of a fragment in the float path")        \
 	X(float_pool_full, "overflow with no free float slot, packet dropped")      \
 	X(not_owned, "fragments of another PS partition, dropped")                  \
+	X(other_shard, "fragments of another thread's shard, dropped")              \
 	X(stale, "packets older than the window, dropped")                          \
 	X(evicted_incomplete, "unfinished fragments pushed out of the window")      \
 	X(bad_bitmap, "packets containing no worker of the job, dropped")           \
@@ -133,10 +140,32 @@ constexpr uint64_t kPsMaxJobBytes = 1ull << 30;
 /* False with a one-line *error if cfg needs more than kPsMaxJobBytes. */
 bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error);
 
+/* Adds every counter of `from` to `to` (the shards' statistics). */
+void ps_add_stats(PsJobStats &to, const PsJobStats &from);
+void ps_add_stats(PsStats &to, const PsStats &from);
+
+/* The shard of a fragment: its round within this instance's partition
+ * (seq / ps_count), modulo the shard count. Dividing by ps_count first keeps
+ * the shards balanced when ps_count and the shard count share a factor
+ * (seq % shards alone would give PS 0 of 2 with 2 threads one busy thread). */
+constexpr uint32_t ps_shard(uint32_t seq, uint32_t ps_count, uint32_t shards)
+{
+	return (seq / ps_count) % shards;
+}
+
+/* Slots a shard keeps of a job's `window`: window / shards rounded up to a
+ * power of two, so that the shard's ring still spans `window` consecutive
+ * rounds of the job (docs/ps.md, "Fragment state"). */
+uint32_t ps_shard_window(uint32_t window, uint32_t shards);
+
+/* Most shards (threads) of one PS. */
+constexpr uint32_t kPsMaxShards = 64;
+
 class ParameterServer {
 public:
-	/* `self`: the PS's MAC, IPv4 address and UDP port (frames' sources). */
-	explicit ParameterServer(const Endpoint &self);
+	/* `self`: the PS's MAC, IPv4 address and UDP port (frames' sources).
+	 * `shard` of `shards`: the part of the fragments this one serves. */
+	explicit ParameterServer(const Endpoint &self, uint32_t shard = 0, uint32_t shards = 1);
 	~ParameterServer();
 	ParameterServer(const ParameterServer &) = delete;
 	ParameterServer &operator=(const ParameterServer &) = delete;
@@ -153,6 +182,14 @@ public:
 	 * monotonic clock in microseconds. */
 	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
 
+	/* Which shard serves this frame: the fragment's shard for a data
+	 * packet of a served job, else 0 (shard 0 also takes control messages
+	 * and counts malformed frames). Reads only what add_job() wrote, so
+	 * any thread may call it while the shards serve. */
+	uint32_t shard_of(const uint8_t *frame, uint32_t len) const;
+	uint32_t shard() const { return shard_; }
+	uint32_t shards() const { return shards_; }
+
 	const PsJobStats *job_stats(uint16_t job) const;
 	const PsStats &stats() const { return stats_; }
 
@@ -160,6 +197,7 @@ public:
 
 private:
 	Endpoint self_;
+	uint32_t shard_, shards_;
 	PsStats stats_;
 	std::vector<std::unique_ptr<Job>> jobs_; /* indexed by job id */
 };

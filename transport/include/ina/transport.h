@@ -26,6 +26,14 @@ struct FrameBuf {
 	uint32_t capacity; /* bytes available at data (recv) */
 };
 
+/* One classic BPF instruction, laid out as the kernel's struct sock_filter. */
+struct BpfInsn {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
 struct TransportConfig {
 	/* "auto" (af_xdp, then af_packet, then udp), "af_xdp", "af_packet",
 	 * "udp", "dpdk", "rdma". */
@@ -50,6 +58,11 @@ struct TransportConfig {
 	double duplicate = 0.0;
 	double reorder = 0.0;
 	uint64_t seed = 1;
+	/* open_transport_queues() with queues > 1: a classic BPF program that
+	 * picks the receive queue of each datagram (its return value, below
+	 * the queue count), run with the packet data starting at the UDP
+	 * payload (the INA header). Empty: the kernel's 4-tuple hash. */
+	std::vector<BpfInsn> steer;
 };
 
 class Transport {
@@ -76,6 +89,15 @@ public:
  * *error to one line saying what is missing (no such interface, no RDMA
  * device, built without libibverbs, ...). */
 std::unique_ptr<Transport> open_transport(const TransportConfig &cfg, std::string *error);
+
+/* Opens up to `queues` transports of the config's kind that share its
+ * address, each with its own receive queue, for one thread each; every one
+ * may send. The udp transport opens `queues` sockets on one port
+ * (SO_REUSEPORT) and steers datagrams between them with cfg.steer. The
+ * others open one: their device queue is one, so callers spread the frames
+ * over their threads themselves. Empty with *error on failure. */
+std::vector<std::unique_ptr<Transport>> open_transport_queues(const TransportConfig &cfg, uint32_t queues,
+							       std::string *error);
 
 } /* namespace ina */
 
