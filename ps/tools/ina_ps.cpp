@@ -400,20 +400,22 @@ struct Daemon {
 		s0.flush_tx();
 	}
 
-	/* One turn of thread 0's loop: receive (not waiting while other threads
-	 * hold its frames, whose replies it must send), hand over, send. */
+	/* One turn of thread 0's loop: receive, hand over, send. While other
+	 * threads hold frames it handed them, it waits for new frames only
+	 * kBusyWaitUs, so that their replies leave soon after they are queued;
+	 * it sleeps in the transport rather than spinning, which on a host with
+	 * fewer CPUs than busy threads would take the CPU from the very shard
+	 * threads it waits for. */
+	static constexpr uint32_t kBusyWaitUs = 50;
 	void serve_turn0(uint64_t now)
 	{
 		Shard &s0 = *shards[0];
-		bool busy = s0.handoff_busy();
-		uint32_t n = s0.receive(busy ? 0 : 1000);
+		uint32_t n = s0.receive(s0.handoff_busy() ? kBusyWaitUs : 1000);
 		now = now_us();
 		dispatch(s0, n, now);
 		drain_in(s0, now);
 		s0.flush_tx();
 		send_handed_back();
-		if (!n && busy)
-			sched_yield();
 	}
 
 	/* Threads 1..N-1 until the stop flag. */

@@ -433,11 +433,13 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
     report = {"topology": plan["name"], "wall_s": round(wall, 2), "jobs": [], "switches": {},
               "faults": {"killed_workers": sorted(killed), "switch_restarts": restarts}}
     ps_stats = {}
+    ps_proc = {}  # job id -> the whole ina-ps report (threads, CPU time)
     for name, p in ps_procs.items():
         j = last_json(p.log_text())
         if j:
             for js in j.get("jobs", []):
                 ps_stats[js["job"]] = js
+                ps_proc[js["job"]] = j
     for s in plan["switches"]:
         report["switches"][s["name"]] = _switch_summary(snaps.get(s["name"], {}))
     if spoofers:
@@ -473,6 +475,10 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             "ps_packets": ps.get("packets"),
             "ps_bytes": (ps.get("packets", 0) or 0) * frame,
             "ps_retransmits": ps.get("retransmits"),
+            # The PS process (every job it serves): threads and CPU time.
+            "ps_threads": ps_proc.get(job["id"], {}).get("threads"),
+            "ps_cpu_seconds": ps_proc.get(job["id"], {}).get("cpu_seconds"),
+            "ps_cpu_us_per_fragment": ps_proc.get(job["id"], {}).get("cpu_us_per_fragment"),
             # Bytes of packets without the resend flag: what aggregation
             # leaves for the PS when nothing is lost or late.
             "ps_first_bytes": ((ps.get("packets", 0) or 0) - (ps.get("retransmits", 0) or 0)) * frame,
