@@ -61,6 +61,11 @@ void run_topology(const std::string &name, const Options &opt)
 	std::vector<int> sweep = opt.workers;
 	if (sweep.empty())
 		sweep = (opt.quick ? kQuickSweep : kSweep).at(name);
+	for (int w : sweep) /* a bad count fails before any output */
+		if (w > scenario.max_workers())
+			throw std::invalid_argument(name + " has room for 1 to " +
+						    std::to_string(scenario.max_workers()) +
+						    " workers, not " + std::to_string(w));
 	if (!opt.json) {
 		std::cout << name << ": " << scenario.describe() << "\n"
 			  << "  model: " << model.submodels.size() << " sub-models of AlexNet, "
