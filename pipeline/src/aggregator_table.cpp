@@ -105,6 +105,61 @@ void AggregatorTable::write(uint32_t index, const AggregatorState &s, const int3
 	occupied_ += uint32_t(now) - uint32_t(was);
 }
 
+/* Frees slot i: the id, bitmap, count and flags registers; the value row
+ * is overwritten by the next claim. */
+void AggregatorTable::free_slot(uint32_t i)
+{
+	reg_->id[i].key = 0;
+	reg_->bitmap[i] = 0;
+	reg_->count[i] = 0;
+	reg_->flags[i] = 0;
+	occupied_--;
+}
+
+uint32_t AggregatorTable::sweep(uint32_t *cursor, uint32_t n, uint64_t now, uint64_t timeout,
+				FreedFn freed, void *ctx)
+{
+	if (timeout == 0 || slots_ == 0)
+		return 0;
+	uint32_t i = *cursor < slots_ ? *cursor : 0;
+	uint32_t done = 0;
+	for (uint32_t k = 0; k < n && k < slots_; k++) {
+		AggregatorId &id = reg_->id[i];
+		/* Same test as the parameter packet's GC (process.cpp): only a
+		 * timestamp in the past counts, so another clock never frees a
+		 * live aggregator by wrapping. */
+		if (id.key != 0 && now > id.timestamp && now - id.timestamp > timeout) {
+			const uint16_t job = static_cast<uint16_t>(id.key >> 32);
+			free_slot(i);
+			done++;
+			if (freed != nullptr)
+				freed(job, ctx);
+		}
+		if (++i == slots_)
+			i = 0;
+	}
+	*cursor = i;
+	return done;
+}
+
+uint32_t AggregatorTable::purge(bool (*stale)(uint16_t job, void *ctx), FreedFn freed, void *ctx)
+{
+	uint32_t done = 0;
+	for (uint32_t i = 0; i < slots_ && occupied_ != 0; i++) {
+		const uint64_t key = reg_->id[i].key;
+		if (key == 0)
+			continue;
+		const uint16_t job = static_cast<uint16_t>(key >> 32);
+		if (!stale(job, ctx))
+			continue;
+		free_slot(i);
+		done++;
+		if (freed != nullptr)
+			freed(job, ctx);
+	}
+	return done;
+}
+
 void AggregatorTable::clear()
 {
 	std::memset(reg_->id.get(), 0, sizeof(AggregatorId) * slots_);

@@ -121,6 +121,70 @@ void arena_free(void *p, void *ctx)
 	ADD_FAILURE() << "freed memory the allocator did not hand out";
 }
 
+/* Occupies global index i with <job, seq = i> at time ts. */
+void hold(ina::AggregatorTable &t, uint32_t i, uint16_t job, uint64_t ts)
+{
+	ina::AggregatorState s;
+	s.occupied = true;
+	s.job = job;
+	s.seq = i;
+	s.timestamp = ts;
+	s.bitmap = 1;
+	s.count = 1;
+	t.write(i, s, nullptr, 0);
+}
+
+void count_job(uint16_t job, void *ctx)
+{
+	static_cast<std::vector<uint16_t> *>(ctx)->push_back(job);
+}
+
+TEST(Table, SweepFreesOnlyIdleSlotsAFewAtATime)
+{
+	ina::AggregatorTable t(config(8, 2, 0)); /* slots 0, 2, 4, 6 */
+	hold(t, 0, 1, 100); /* idle */
+	hold(t, 2, 2, 950); /* fresh */
+	hold(t, 6, 3, 10);  /* idle */
+	std::vector<uint16_t> freed;
+	uint32_t cursor = 0;
+	/* now 1000, timeout 500: two slots looked at, one idle among them. */
+	EXPECT_EQ(t.sweep(&cursor, 2, 1000, 500, count_job, &freed), 1u);
+	EXPECT_EQ(cursor, 2u);
+	EXPECT_FALSE(t.read(0).occupied);
+	EXPECT_TRUE(t.read(2).occupied);
+	EXPECT_TRUE(t.read(6).occupied) << "not looked at yet";
+	EXPECT_EQ(t.sweep(&cursor, 2, 1000, 500, count_job, &freed), 1u);
+	EXPECT_EQ(cursor, 0u) << "the cursor wraps";
+	EXPECT_EQ(freed, (std::vector<uint16_t>{1, 3}));
+	EXPECT_EQ(t.occupied(), 1u);
+	const ina::AggregatorState st = t.read(6);
+	EXPECT_EQ(st.bitmap, 0u);
+	EXPECT_EQ(st.count, 0u);
+	/* A timestamp from the future (another clock) is never stale; timeout
+	 * 0 frees nothing. */
+	hold(t, 4, 4, 5000);
+	EXPECT_EQ(t.sweep(&cursor, 100, 1000, 500, nullptr, nullptr), 0u);
+	EXPECT_EQ(t.sweep(&cursor, 100, 1000000, 0, nullptr, nullptr), 0u);
+	EXPECT_EQ(t.occupied(), 2u);
+	EXPECT_EQ(t.sweep(&cursor, 100, 1000000, 500, nullptr, nullptr), 2u);
+	EXPECT_EQ(t.occupied(), 0u);
+}
+
+TEST(Table, PurgeFreesEveryAggregatorOfTheNamedJobs)
+{
+	ina::AggregatorTable t(config(16));
+	for (uint32_t i = 0; i < 16; i++)
+		hold(t, i, static_cast<uint16_t>(1 + i % 3), 0);
+	std::vector<uint16_t> freed;
+	auto job2 = [](uint16_t job, void *) { return job == 2; };
+	EXPECT_EQ(t.purge(job2, count_job, &freed), 5u); /* 1, 4, 7, 10, 13 */
+	EXPECT_EQ(freed, std::vector<uint16_t>(5, 2));
+	EXPECT_EQ(t.occupied(), 11u);
+	for (uint32_t i = 0; i < 16; i++)
+		EXPECT_EQ(t.read(i).occupied, i % 3 != 1) << i;
+	EXPECT_EQ(t.purge(job2, nullptr, nullptr), 0u);
+}
+
 TEST(Table, RegistersComeFromTheCallersAllocator)
 {
 	ArenaLog log;

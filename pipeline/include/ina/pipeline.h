@@ -175,8 +175,27 @@ public:
 	/* Empty every aggregator. */
 	void clear();
 
+	/*
+	 * Maintenance, between packets (never inside process()): the owner of
+	 * the table frees aggregators no packet will free. `freed` (may be
+	 * null) is told the job of each aggregator freed. A Tofino control
+	 * plane does the same through the register read/write API.
+	 *
+	 * sweep: looks at `n` slots from *cursor on (wrapping; the cursor moves
+	 * on) and frees each one whose last aggregation is older than
+	 * `timeout` (0: frees nothing), as the parameter packet's garbage
+	 * collection does, without waiting for a packet to land on the slot.
+	 * purge: frees every aggregator whose job `stale(job, ctx)` names.
+	 * Both return how many they freed.
+	 */
+	using FreedFn = void (*)(uint16_t job, void *ctx);
+	uint32_t sweep(uint32_t *cursor, uint32_t n, uint64_t now, uint64_t timeout, FreedFn freed,
+		       void *ctx);
+	uint32_t purge(bool (*stale)(uint16_t job, void *ctx), FreedFn freed, void *ctx);
+
 private:
 	friend struct PipelineStages;
+	void free_slot(uint32_t i);
 	PipelineConfig cfg_;
 	SimdLevel simd_;
 	uint32_t slots_ = 0;
