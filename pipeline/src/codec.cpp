@@ -187,6 +187,7 @@ uint32_t encode_ctrl(const CtrlMessage &m, uint8_t *out, uint32_t cap)
 	ina_store32(out + CTRL_OFF(ps_ip), m.ps_ip);
 	memcpy(out + CTRL_OFF(ps_mac), m.ps_mac, 6);
 	memcpy(out + CTRL_OFF(fan_in), m.fan_in, INA_MAX_LEVELS);
+	ina_store16(out + CTRL_OFF(refresh_ms), m.refresh_ms);
 	uint8_t *w = out + sizeof(ina_ctrl_hdr);
 	for (uint32_t i = 0; i < m.n_workers; i++, w += sizeof(ina_ctrl_worker)) {
 		ina_store32(w + CTRL_W_OFF(ip), m.workers[i].ip);
@@ -236,6 +237,7 @@ CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out)
 	out->ps_ip = ina_load32(in + CTRL_OFF(ps_ip));
 	memcpy(out->ps_mac, in + CTRL_OFF(ps_mac), 6);
 	memcpy(out->fan_in, in + CTRL_OFF(fan_in), INA_MAX_LEVELS);
+	out->refresh_ms = ina_load16(in + CTRL_OFF(refresh_ms));
 	const uint8_t *w = in + sizeof(ina_ctrl_hdr);
 	for (uint32_t i = 0; i < n; i++, w += sizeof(ina_ctrl_worker)) {
 		out->workers[i].ip = ina_load32(w + CTRL_W_OFF(ip));

@@ -23,6 +23,7 @@ uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool u
 	m.ps_ip = self.ip;
 	memcpy(m.ps_mac, self.mac, 6);
 	memcpy(m.fan_in, job.fan_in, INA_MAX_LEVELS);
+	m.refresh_ms = unregister ? 0 : job.refresh_ms;
 	m.n_workers = static_cast<uint8_t>(job.workers.size());
 	for (size_t i = 0; i < job.workers.size(); i++) {
 		const PsWorker &pw = job.workers[i];

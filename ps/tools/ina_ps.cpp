@@ -188,6 +188,9 @@ int load_jobs(Options &o, std::vector<ina::PsJobConfig> &jobs)
 			ina::print_error("ina-ps", f + ": switch.ip: the PS's own address (--ip)");
 			return ina::kExitUsage;
 		}
+		/* The switch's lease on the job counts in these intervals; an
+		 * interval beyond what the field holds means none. */
+		c.refresh_ms = o.register_interval_ms <= 0xFFFF ? static_cast<uint16_t>(o.register_interval_ms) : 0;
 		jobs.push_back(c);
 	}
 	return -1;

@@ -33,29 +33,60 @@ void ce_from_ina_ecn(uint8_t *frame, const PacketDesc &d)
 
 } /* namespace */
 
-/* A gradient is admitted from a registered worker of the job, for the level
- * and bitmap bit it was registered with; a result from a lower switch, or
- * anything from the job's PS, passes. */
-bool LcoreLoop::admitted(const uint8_t *frame, const PacketDesc &d, const Job &job) const
+/* The source MAC of a frame, as ForwardingTable::mac_key() packs it. */
+inline uint64_t src_mac_key(const uint8_t *frame)
 {
-	/* The PS talks to workers through the switch too (the overflow float
-	 * request): it is no worker, but it is the job's own. */
-	if (d.src_ip == job.cfg.ps_ip)
-		return true;
+	return ForwardingTable::mac_key(frame + 6);
+}
+
+/*
+ * Admission of a packet of a registered job (docs/security.md, "Data
+ * plane"). Returns the counter of the reason it is refused, or kCount.
+ *
+ * A parameter packet (ACK) comes only from the job's PS: its IP, its MAC,
+ * on the port its neighbour entry names (at a lower switch of a multi-level
+ * job that is the uplink, and the MAC is still the PS's: switches rewrite
+ * destination MACs only). Anything else from the PS's IP (its overflow
+ * float requests) must come the same way. A gradient comes from a
+ * registered worker, on its port with its MAC, for the level and bitmap bit
+ * it was registered with; a lower switch's result carries the last
+ * contributing worker's addresses and arrives on the port toward that
+ * switch, so the same binding holds at every level.
+ */
+LcoreCtr LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const
+{
+	const bool from_ps_ip = d.src_ip == job.cfg.ps_ip;
+	if (d.ina.flags & INA_F_ACK) {
+		if (!from_ps_ip || d.in_port != job.ps_port || src_mac_key(frame) != job.ps_mac)
+			return LcoreCtr::forged_result_drops;
+		return LcoreCtr::kCount;
+	}
+	if (from_ps_ip) {
+		if (d.in_port != job.ps_port)
+			return LcoreCtr::spoof_port_drops;
+		if (src_mac_key(frame) != job.ps_mac)
+			return LcoreCtr::spoof_mac_drops;
+		return LcoreCtr::kCount;
+	}
 	const int w = job.worker(d.src_ip);
 	if (w < 0)
-		return false;
+		return LcoreCtr::admission_drops;
+	if (d.in_port != job.worker_port[w])
+		return LcoreCtr::spoof_port_drops;
+	if (src_mac_key(frame) != job.worker_mac[w])
+		return LcoreCtr::spoof_mac_drops;
 	/* Two fields of the header, read in place (a full decode was 2 % of
 	 * switchd's samples under load). */
 	const uint8_t *h = frame + d.ina.ina_offset;
 	const uint8_t level = h[offsetof(struct ina_hdr, level)];
 	const uint8_t start = job.start_level[w];
 	if (level >= job.cfg.levels || level > start)
-		return true; /* a lower switch's result, or past the in-network levels */
+		return LcoreCtr::kCount; /* a lower switch's result, or past the in-network levels */
 	if (level < start)
-		return false; /* claims a level the worker does not take part in */
+		return LcoreCtr::admission_drops; /* a level the worker does not take part in */
 	const uint32_t bitmap = ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * level);
-	return bitmap == (1u << job.cfg.workers[w].bit[level]);
+	return bitmap == (1u << job.cfg.workers[w].bit[level]) ? LcoreCtr::kCount
+								: LcoreCtr::admission_drops;
 }
 
 void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
@@ -103,11 +134,14 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		return forward_ipv4(m, d);
 	}
 	JobCounters &jc = lc_.job_ctr[d.ina.job];
+	const LcoreCtr refused = admit(frame, d, *job);
+	if (refused != LcoreCtr::kCount) {
+		jc[refused == LcoreCtr::admission_drops	      ? JobCtr::admission_drops
+		   : refused == LcoreCtr::forged_result_drops ? JobCtr::forged_result_drops
+							      : JobCtr::spoof_drops]++;
+		return drop(m, refused);
+	}
 	if (!(d.ina.flags & INA_F_ACK)) {
-		if (!admitted(frame, d, *job)) {
-			jc[JobCtr::admission_drops]++;
-			return drop(m, LcoreCtr::admission_drops);
-		}
 		/* Congestion on the way to the PS: tell the aggregator before it
 		 * sees the packet, so that the mark survives aggregation. */
 		const NextHop *h = app_.fwd->by_ip(d.dst_ip);

@@ -56,6 +56,11 @@ struct alignas(64) Lcore {
 	NodeVector<EgressQueue> egress;    /* per config port, on TX queue `index` */
 	NodeVector<rte_ring *> handoff_in; /* from lcore j (SPSC); null for self */
 	NodeVector<rte_ring *> handoff_out; /* to lcore j */
+	/* Stale state (lcore_loop.cpp): the job table's generations this
+	 * lcore has purged its aggregators for, and the idle sweep's place. */
+	NodeVector<uint32_t> seen_gen;     /* per job id (65536) */
+	uint64_t seen_purges = 0;
+	uint32_t sweep_cursor = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
 };
 
@@ -101,6 +106,7 @@ struct App {
 	uint64_t control_ok = 0, control_bad = 0;
 	uint64_t control_auth_drops = 0, control_replay_drops = 0, control_denied = 0;
 	uint64_t control_acks = 0, control_ack_drops = 0;
+	uint64_t lease_expiries = 0; /* jobs whose PS stopped re-registering */
 	/* ACKs out: per port, a ring the control thread fills and lcore 0's
 	 * egress queue drains (EgressQueue::set_inbox). */
 	std::vector<rte_ring *> control_tx;

@@ -369,6 +369,8 @@ SwitchConfig load_config(const std::string &path)
 		cfg.aggregators = s.integer<uint32_t>("aggregators", cfg.aggregators, 1, 1u << 24);
 		cfg.elements = s.integer<uint16_t>("elements", cfg.elements, 1, INA_MAX_ELEMENTS);
 		cfg.gc_timeout_ms = s.integer<uint32_t>("gc_timeout_ms", cfg.gc_timeout_ms, 0, 3600000);
+		cfg.sweep_slots = s.integer<uint32_t>("sweep_slots", cfg.sweep_slots, 0, 4096);
+		cfg.lease_refreshes = s.integer<uint32_t>("lease_refreshes", cfg.lease_refreshes, 0, 1000);
 		if (auto l = s.int_array("lcores", 0, 1023)) {
 			if (l->empty())
 				s.bad("lcores", "must list at least one CPU");

@@ -57,6 +57,9 @@ struct JobConfig {
 	uint8_t levels = 1;
 	std::array<uint8_t, INA_MAX_LEVELS> fan_in{};
 	std::vector<JobWorker> workers;
+	/* Registered by a control message: how often its PS repeats it (ms);
+	 * 0 for config jobs and PSs that register once (no lease). */
+	uint16_t refresh_ms = 0;
 	/* A [[job]] of the config: may a control message replace or remove
 	 * it (control = "allow")? Not sent on the wire. */
 	bool control_allowed = false;
@@ -70,6 +73,13 @@ struct SwitchConfig {
 	uint32_t aggregators = 4096;
 	uint16_t elements = INA_DEFAULT_ELEMENTS;
 	uint32_t gc_timeout_ms = 1000;
+	/* Aggregators each lcore looks at per loop round for the idle sweep
+	 * (freed when idle past gc_timeout_ms); 0: no sweep. */
+	uint32_t sweep_slots = 16;
+	/* A job registered by a PS that repeats its registration every
+	 * refresh_ms expires after lease_refreshes x refresh_ms without one;
+	 * 0: never. */
+	uint32_t lease_refreshes = 3;
 	std::vector<unsigned> lcores; /* empty: chosen from the ports' NUMA node */
 	std::string lcores_where;     /* "file:line:col" of the key, for errors */
 	uint32_t stats_interval_s = 1;

@@ -44,6 +44,8 @@ json switch_json(const SwitchConfig &c)
 	s["aggregators"] = c.aggregators;
 	s["elements"] = c.elements;
 	s["gc_timeout_ms"] = c.gc_timeout_ms;
+	s["sweep_slots"] = c.sweep_slots;
+	s["lease_refreshes"] = c.lease_refreshes;
 	s["lcores"] = c.lcores.empty() ? json(nullptr) : json(c.lcores);
 	s["stats_interval_s"] = c.stats_interval_s;
 	s["idle_sleep_us"] = c.idle_sleep_us;

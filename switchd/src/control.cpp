@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <ctime>
 #include <thread>
 
@@ -27,8 +28,37 @@ void publish_jobs(App &app, std::unique_ptr<JobTable> next)
 	app.jobs_owner = std::move(next);
 }
 
+namespace {
+
+/* Does `b` describe the same job as `a` (a PS's periodic re-registration),
+ * or a new one whose aggregators must not inherit a's partial sums? */
+bool same_registration(const JobConfig &a, const JobConfig &b)
+{
+	if (a.ps_ip != b.ps_ip || a.ps_mac != b.ps_mac || a.levels != b.levels || a.fan_in != b.fan_in ||
+	    a.workers.size() != b.workers.size())
+		return false;
+	for (size_t i = 0; i < a.workers.size(); i++)
+		if (a.workers[i].ip != b.workers[i].ip || a.workers[i].mac != b.workers[i].mac ||
+		    a.workers[i].bit != b.workers[i].bit)
+			return false;
+	return true;
+}
+
+} /* namespace */
+
 void register_job(App &app, const JobConfig &cfg, const char *origin)
 {
+	const Job *old = app.jobs_owner->find(cfg.id);
+	if (old && same_registration(old->cfg, cfg)) {
+		/* A refresh: same content, the lease (refresh_ms) may change. */
+		if (old->cfg.refresh_ms != cfg.refresh_ms || old->cfg.control_allowed != cfg.control_allowed) {
+			auto job = std::make_shared<Job>(*old);
+			job->cfg.refresh_ms = cfg.refresh_ms;
+			job->cfg.control_allowed = cfg.control_allowed;
+			publish_jobs(app, app.jobs_owner->with(std::move(job), false));
+		}
+		return;
+	}
 	auto job = build_job(cfg, *app.fwd);
 	for (const std::string &w : job->warnings)
 		spdlog::warn("job {}: {}", cfg.id, w);
@@ -36,10 +66,15 @@ void register_job(App &app, const JobConfig &cfg, const char *origin)
 	for (const McastTarget &t : job->mcast)
 		ports += fmt::format(" {}:{}", app.cfg.ports[t.port].name,
 				     t.unicast ? ipv4_str(t.ip) : std::string("group"));
-	spdlog::info("job {} registered ({}): {} workers, levels {}, PS {}, parameter copies to{}",
-		     cfg.id, origin, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
-		     ports.empty() ? " none" : ports);
-	publish_jobs(app, app.jobs_owner->with(std::move(job)));
+	std::string lease = "no lease";
+	if (cfg.refresh_ms && app.cfg.lease_refreshes)
+		lease = fmt::format("lease {} ms", uint64_t(cfg.refresh_ms) * app.cfg.lease_refreshes);
+	spdlog::info("job {} {}registered ({}): {} workers, levels {}, PS {}, {}, parameter copies to{}",
+		     cfg.id, old ? "re-" : "", origin, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
+		     lease, ports.empty() ? " none" : ports);
+	/* Replaced by different content: the lcores free what the old
+	 * registration holds before the new one's first packet. */
+	publish_jobs(app, app.jobs_owner->with(std::move(job), old != nullptr));
 }
 
 namespace {
@@ -117,12 +152,43 @@ public:
 		if (msg_.op == INA_CTRL_REGISTER) {
 			register_job(app_, job, origin.c_str());
 			gate_.registered(job.id, f.src_ip);
+			refreshed_[job.id] = steady_ns();
 		} else {
 			spdlog::info("job {} unregistered ({})", job.id, origin);
 			publish_jobs(app_, app_.jobs_owner->without(job.id));
 			gate_.unregistered(job.id);
+			refreshed_.erase(job.id);
 		}
 		ack(m, f, INA_CTRL_APPLIED);
+	}
+
+	/* A job whose PS said it repeats its registration every refresh_ms and
+	 * has not done so for lease_refreshes of them is removed, as if its PS
+	 * had unregistered it: its PS died, and its aggregators and multicast
+	 * group must not outlive it. */
+	void expire_leases(uint64_t now_ns)
+	{
+		for (auto it = refreshed_.begin(); it != refreshed_.end();) {
+			const uint16_t id = it->first;
+			const Job *j = app_.jobs_owner->find(id);
+			if (!j || !j->cfg.refresh_ms || !app_.cfg.lease_refreshes) {
+				it = refreshed_.erase(it);
+				continue;
+			}
+			const uint64_t lease_ns = uint64_t(j->cfg.refresh_ms) * app_.cfg.lease_refreshes * 1000000u;
+			if (now_ns - it->second <= lease_ns) {
+				++it;
+				continue;
+			}
+			spdlog::warn("job {} expired: PS {} has not renewed its registration for {} ms "
+				     "(lease_refreshes {} x refresh_ms {})",
+				     id, ipv4_str(j->cfg.ps_ip), (now_ns - it->second) / 1000000u,
+				     app_.cfg.lease_refreshes, j->cfg.refresh_ms);
+			publish_jobs(app_, app_.jobs_owner->without(id));
+			gate_.unregistered(id);
+			app_.lease_expiries++;
+			it = refreshed_.erase(it);
+		}
 	}
 
 private:
@@ -221,6 +287,7 @@ private:
 	App &app_;
 	ControlGate gate_;
 	ina::CtrlMessage msg_, ack_; /* 4 KiB each: not on the stack per message */
+	std::map<uint16_t, uint64_t> refreshed_; /* job -> last registration (steady ns) */
 	LogLimit log_bad_, log_auth_, log_replay_, log_denied_;
 };
 
@@ -255,10 +322,11 @@ std::string setup_control_tx(App &app)
 std::string control_summary(const App &app, const std::string &prefix)
 {
 	return fmt::format("{}control accepted {} malformed {} auth_drops {} replay_drops {} denied {} "
-			   "ring_drops {} acks {} ack_drops {}",
+			   "ring_drops {} acks {} ack_drops {} lease_expiries {}",
 			   prefix, app.control_ok, app.control_bad, app.control_auth_drops,
 			   app.control_replay_drops, app.control_denied,
-			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks, app.control_ack_drops);
+			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks, app.control_ack_drops,
+			   app.lease_expiries);
 }
 
 PortCounters port_totals(const App &app, size_t port)
@@ -365,6 +433,7 @@ void control_loop(App &app)
 	while (!app.quit) {
 		if (clock::now() >= next_link) {
 			check_links(app, seen_up);
+			plane->expire_leases(steady_ns());
 			next_link += std::chrono::milliseconds(50);
 		}
 		void *obj;

@@ -13,6 +13,15 @@ std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable
 	auto job = std::make_shared<Job>();
 	job->cfg = cfg;
 	job->group_ip = ina::job_group(cfg.id);
+	job->ps_mac = ForwardingTable::mac_key(cfg.ps_mac.data());
+	const NextHop *ps = fwd.by_ip(cfg.ps_ip);
+	if (!ps)
+		ps = fwd.by_mac(cfg.ps_mac.data());
+	job->ps_port = ps ? ps->port : kNoPort;
+	if (!ps)
+		job->warnings.push_back("PS " + ipv4_str(cfg.ps_ip) +
+					" is not a neighbour of any port: its parameter packets are dropped "
+					"(forged_result_drops)");
 	ina::group_mac(job->group_ip, job->group_mac.data());
 	/* Workers grouped by the port that reaches them. */
 	std::map<uint16_t, std::vector<const JobWorker *>> by_port;
@@ -23,12 +32,15 @@ std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable
 		while (start < cfg.levels && w.bit[start] == 0xFF)
 			start++;
 		job->start_level.push_back(start);
+		job->worker_mac.push_back(ForwardingTable::mac_key(w.mac.data()));
 		const NextHop *h = fwd.by_ip(w.ip);
 		if (!h)
 			h = fwd.by_mac(w.mac.data());
+		job->worker_port.push_back(h ? h->port : kNoPort);
 		if (!h) {
 			job->warnings.push_back("worker " + ipv4_str(w.ip) +
-						" is not a neighbour of any port: no parameter copy for it");
+						" is not a neighbour of any port: no parameter copy for it, "
+						"and its gradients are dropped (spoof_port_drops)");
 			continue;
 		}
 		by_port[h->port].push_back(&w);
@@ -64,6 +76,7 @@ std::string job_from_control(const ina::CtrlMessage &m, uint16_t job_id, JobConf
 	if (m.n_workers == 0)
 		return "no workers";
 	j.levels = m.levels;
+	j.refresh_ms = m.refresh_ms;
 	for (unsigned l = 0; l < INA_MAX_LEVELS; l++) {
 		j.fan_in[l] = l < m.levels ? m.fan_in[l] : 0;
 		if (l < m.levels && (m.fan_in[l] == 0 || m.fan_in[l] > INA_BITMAP_BITS))
@@ -99,11 +112,25 @@ std::unique_ptr<JobTable> JobTable::with(std::shared_ptr<const Job> job) const
 	return t;
 }
 
+std::unique_ptr<JobTable> JobTable::with(std::shared_ptr<const Job> job, bool purge) const
+{
+	const uint16_t id = job->cfg.id;
+	auto t = with(std::move(job));
+	if (purge) {
+		t->gen_[id]++;
+		t->purges_++;
+	}
+	return t;
+}
+
 std::unique_ptr<JobTable> JobTable::without(uint16_t id) const
 {
 	auto t = std::make_unique<JobTable>(*this);
-	if (t->by_id_[id])
+	if (t->by_id_[id]) {
 		t->count_--;
+		t->gen_[id]++;
+		t->purges_++;
+	}
 	t->by_id_[id].reset();
 	return t;
 }

@@ -30,10 +30,23 @@ struct McastTarget {
 	Mac mac;
 };
 
+/* A port index no packet arrives on: the host is not behind any port. */
+constexpr uint16_t kNoPort = 0xFFFF;
+
 struct Job {
 	JobConfig cfg;
 	std::vector<uint32_t> worker_ip;   /* parallel to cfg.workers */
 	std::vector<uint8_t> start_level;  /* first level with a bitmap bit */
+	/* Anti-spoofing (docs/security.md, "Data plane"): the port each
+	 * worker's frames arrive on (its neighbour entry: by IP, else by MAC;
+	 * kNoPort if none) and its source MAC (ForwardingTable::mac_key). A
+	 * worker behind another switch arrives on the port toward that switch
+	 * with its own MAC, since switches rewrite only destination MACs. */
+	std::vector<uint16_t> worker_port;
+	std::vector<uint64_t> worker_mac;
+	/* The same for the PS: the only source of parameter packets. */
+	uint16_t ps_port = kNoPort;
+	uint64_t ps_mac = 0;
 	std::vector<McastTarget> mcast;    /* one entry per egress port */
 	uint32_t group_ip = 0;             /* 239.18.hi.lo */
 	Mac group_mac{};                   /* 01:00:5e:12:hi:lo */
@@ -61,12 +74,23 @@ public:
 	const Job *find(uint16_t id) const { return by_id_[id].get(); }
 	/* Copies for the next version. */
 	std::unique_ptr<JobTable> with(std::shared_ptr<const Job> job) const;
+	/* `purge`: this version must not see the job's aggregators of earlier
+	 * versions (removed, or registered anew): the lcores free them. */
 	std::unique_ptr<JobTable> without(uint16_t id) const;
+	std::unique_ptr<JobTable> with(std::shared_ptr<const Job> job, bool purge) const;
+	/* Bumped per job whenever its aggregators are to be freed; `purges`
+	 * counts every bump, so that an lcore sees with one compare that it has
+	 * something to free (lcore_loop.cpp). */
+	uint32_t generation(uint16_t id) const { return gen_[id]; }
+	const std::vector<uint32_t> &generations() const { return gen_; }
+	uint64_t purges() const { return purges_; }
 	size_t size() const { return count_; }
 	std::vector<uint16_t> ids() const;
 
 private:
 	std::vector<std::shared_ptr<const Job>> by_id_;
+	std::vector<uint32_t> gen_ = std::vector<uint32_t>(65536, 0);
+	uint64_t purges_ = 0;
 	size_t count_ = 0;
 };
 

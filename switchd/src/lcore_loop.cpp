@@ -87,6 +87,8 @@ void LcoreLoop::run()
 	while (!app_.quit) {
 		const uint64_t now = rte_rdtsc();
 		jobs_ = app_.jobs.load(std::memory_order_acquire);
+		if (jobs_->purges() != lc_.seen_purges)
+			purge_stale();
 		const uint32_t received = receive(pkts, burst, now) + receive_handoffs(pkts, burst, now);
 		uint32_t queued = 0;
 		for (size_t p = 0; p < lc_.egress.size(); p++) {
@@ -95,6 +97,7 @@ void LcoreLoop::run()
 				e.drain(now); /* down: the queue fills, then tail-drops (counted) */
 			queued += e.depth();
 		}
+		sweep(now);
 		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
 		clock.round_end(received != 0, now, &lc_.ctr[LcoreCtr::busy_ns]);
 		/* Optional back-off for machines shared with other work (labs,
@@ -174,6 +177,61 @@ void LcoreLoop::flush_handoffs()
 			drop(o[k], LcoreCtr::handoff_drops);
 		o.clear();
 	}
+}
+
+namespace {
+
+struct PurgeCtx {
+	Lcore *lc;
+	const std::vector<uint32_t> *gen;
+};
+
+bool job_is_stale(uint16_t job, void *ctx)
+{
+	const auto *c = static_cast<const PurgeCtx *>(ctx);
+	return (*c->gen)[job] != c->lc->seen_gen[job];
+}
+
+void count_purged(uint16_t job, void *ctx)
+{
+	Lcore *lc = static_cast<PurgeCtx *>(ctx)->lc;
+	lc->ctr[LcoreCtr::purge_frees]++;
+	lc->job_ctr[job][JobCtr::purge_frees]++;
+}
+
+void count_swept(uint16_t job, void *ctx)
+{
+	Lcore *lc = static_cast<Lcore *>(ctx);
+	lc->ctr[LcoreCtr::sweep_frees]++;
+	lc->job_ctr[job][JobCtr::gc_frees]++;
+}
+
+} /* namespace */
+
+/*
+ * The job table changed a job's generation (the job was removed, expired,
+ * or registered with new content): before this round's first packet, free
+ * every aggregator of this lcore held by such a job, so that nothing of the
+ * old registration merges into what comes next. One pass over this lcore's
+ * slots, only in the round that first sees the new table (not per packet);
+ * the lcores read the table under RCU, so no lock is taken.
+ */
+void LcoreLoop::purge_stale()
+{
+	PurgeCtx ctx{&lc_, &jobs_->generations()};
+	lc_.table->purge(job_is_stale, count_purged, &ctx);
+	std::copy(ctx.gen->begin(), ctx.gen->end(), lc_.seen_gen.begin());
+	lc_.seen_purges = jobs_->purges();
+}
+
+/* The idle sweep: a few slots per round (sweep_slots), freed when idle past
+ * gc_timeout_ms, so that a dead job's aggregators come back without waiting
+ * for another job's packet to land on them. */
+void LcoreLoop::sweep(uint64_t now)
+{
+	if (app_.cfg.sweep_slots)
+		lc_.table->sweep(&lc_.sweep_cursor, app_.cfg.sweep_slots, now, lc_.table->config().gc_timeout,
+				 count_swept, &lc_);
 }
 
 void LcoreLoop::to_control(rte_mbuf *m)

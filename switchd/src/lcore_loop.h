@@ -67,7 +67,10 @@ private:
 	void dispatch(rte_mbuf *m, uint64_t now);
 	/* aggregate (aggregate.cpp) */
 	void aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now);
-	bool admitted(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
+	LcoreCtr admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
+	/* stale state (lcore_loop.cpp) */
+	void purge_stale();
+	void sweep(uint64_t now);
 	void count_pipeline(JobCounters &jc, ina::Counter reason);
 	/* forward (forward.cpp) */
 	void forward_ipv4(rte_mbuf *m, const PacketDesc &d);

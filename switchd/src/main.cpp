@@ -323,6 +323,7 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 									   register_allocator(&lc->mem));
 			lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
 			lc->job_ctr.assign(65536, JobCounters{});
+			lc->seen_gen.assign(65536, 0);
 		} catch (const std::bad_alloc &) {
 			fail(app, "no DPDK memory left for the aggregator table and counters of lcore " +
 				  std::to_string(lcore_ids[k]) + "; give DPDK more memory (-m)");

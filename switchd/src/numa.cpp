@@ -62,7 +62,7 @@ Lcore::Lcore(int socket)
 	: mem{socket, NodeMemory::kNone, 0}, port_ctr(NodeAllocator<PortCounters>(&mem)),
 	  job_ctr(NodeAllocator<JobCounters>(&mem)), rx(NodeAllocator<RxQueueRef>(&mem)),
 	  egress(NodeAllocator<EgressQueue>(&mem)), handoff_in(NodeAllocator<rte_ring *>(&mem)),
-	  handoff_out(NodeAllocator<rte_ring *>(&mem))
+	  handoff_out(NodeAllocator<rte_ring *>(&mem)), seen_gen(NodeAllocator<uint32_t>(&mem))
 {
 }
 

@@ -36,6 +36,11 @@ namespace switchd {
 	X(unknown_port_drops, "received on a port not in the config, dropped")   \
 	X(flood_no_port, "to flood with no other port to flood to, dropped")      \
 	X(admission_drops, "gradient from a source not registered for its bit")   \
+	X(spoof_port_drops, "job packet from a worker's or the PS's IP on another port") \
+	X(spoof_mac_drops, "job packet from a worker's or the PS's IP with another MAC") \
+	X(forged_result_drops, "parameter packet not from the job's PS (IP, MAC, port)") \
+	X(purge_frees, "aggregators freed because their job was removed or replaced") \
+	X(sweep_frees, "aggregators freed by the idle sweep (gc_timeout_ms)")     \
 	X(unregistered_job, "INA packet of an unregistered job, forwarded as is") \
 	X(control_received, "control messages handed to the control plane")      \
 	X(control_drops, "control ring full, dropped")                            \
@@ -58,6 +63,9 @@ namespace switchd {
 	X(resends, "resent packets seen (merged, flushed, forwarded)") \
 	X(gc_frees, "stale aggregators freed by timeout")             \
 	X(admission_drops, "gradients dropped by admission")          \
+	X(spoof_drops, "packets from a member's IP on another port or MAC") \
+	X(forged_result_drops, "parameter packets not from the job's PS") \
+	X(purge_frees, "aggregators freed when the job was removed or replaced") \
 	X(ecn_marks, "packets ECN-marked")                            \
 	X(egress_drops, "packets dropped at egress")                  \
 	X(multicast, "parameter packets multicast")                   \

@@ -105,6 +105,7 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "control_replay_drops", app.control_replay_drops);
 	rte_tel_data_add_dict_u64(d, "control_denied", app.control_denied);
 	rte_tel_data_add_dict_u64(d, "control_acks", app.control_acks);
+	rte_tel_data_add_dict_u64(d, "lease_expiries", app.lease_expiries);
 	rte_tel_data_add_dict_u64(d, "control_ack_drops", app.control_ack_drops);
 	return 0;
 }

@@ -191,6 +191,7 @@ CtrlMessage sample_ctrl(uint8_t n_workers)
 		m.workers[i].bit[0] = i % 3;
 		m.workers[i].bit[1] = static_cast<uint8_t>(i / 3);
 	}
+	m.refresh_ms = 500;
 	m.counter = 0x0102030405060708ull;
 	for (uint32_t i = 0; i < INA_CTRL_MAC_LEN; i++)
 		m.mac[i] = static_cast<uint8_t>(0xA0 + i);
@@ -214,7 +215,7 @@ TEST(CodecControl, EncodeWritesTheWireLayout)
 	EXPECT_EQ(b[offsetof(ina_ctrl_hdr, ps_mac) + 5], 0x64);
 	EXPECT_EQ(b[offsetof(ina_ctrl_hdr, fan_in) + 0], 3);
 	EXPECT_EQ(b[offsetof(ina_ctrl_hdr, fan_in) + 1], 2);
-	EXPECT_EQ(ina_load16(b + offsetof(ina_ctrl_hdr, reserved2)), 0);
+	EXPECT_EQ(ina_load16(b + offsetof(ina_ctrl_hdr, refresh_ms)), 500);
 	const uint8_t *w1 = b + 20 + 16;
 	EXPECT_EQ(ina_load32(w1 + offsetof(ina_ctrl_worker, ip)), 0x0A000002u);
 	EXPECT_EQ(w1[offsetof(ina_ctrl_worker, mac) + 5], 1);
@@ -247,6 +248,7 @@ TEST(CodecControl, RoundTrip)
 		EXPECT_EQ(d.ps_ip, m.ps_ip);
 		EXPECT_EQ(memcmp(d.ps_mac, m.ps_mac, 6), 0);
 		EXPECT_EQ(memcmp(d.fan_in, m.fan_in, INA_MAX_LEVELS), 0);
+		EXPECT_EQ(d.refresh_ms, m.refresh_ms);
 		for (uint32_t i = 0; i < n; i++) {
 			EXPECT_EQ(d.workers[i].ip, m.workers[i].ip);
 			EXPECT_EQ(memcmp(d.workers[i].mac, m.workers[i].mac, 6), 0);

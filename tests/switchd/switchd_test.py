@@ -404,17 +404,36 @@ def case_multicast(sw, lcores=1, driver="af_packet"):
         check(s["multicast_flat_copies"] == 0, "payload shared by the copies (chained mbufs)")
     else:
         check(s["multicast_flat_copies"] == 2, f"{driver} cannot send chains: flat copies")
-    # Split horizon: a parameter packet arriving on a port toward workers (a downstream
-    # switch's uplink in a multi-level job) is never sent back out of that port.
+    # A parameter packet with the PS's addresses on a port toward workers is not
+    # the PS's: it is dropped as a forged result, not replicated.
     ack2 = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, seq + 1,
                      vals, flags=F_ACK)
-    got = exchange(None, ["h0"], [("h1", ack2)], want={"h0": 1})
-    check(len([p for p in got["h0"] if p["flags"] & F_ACK and p["seq"] == seq + 1]) == 1,
-          "parameter packet from h1 reaches h0")
+    got = exchange(None, ["h0"], [("h1", ack2)], timeout=1)
+    check(not [p for p in got["h0"] if p["flags"] & F_ACK and p["seq"] == seq + 1],
+          "parameter packet from h1 (not the PS's port) does not reach h0")
     s2 = sw.telemetry("/ina/summary")
-    check(s2["multicast_copies"] == s["multicast_copies"] + 1 and
-          s2["multicast_split_horizon"] == s.get("multicast_split_horizon", 0) + 1,
-          "no copy back out of the arrival port (split horizon counted)")
+    check(s2["multicast_copies"] == s["multicast_copies"] and s2["forged_result_drops"] == 1,
+          "no copy made, counted as forged_result_drops")
+
+
+def case_split_horizon(sw, lcores=1):
+    """A job whose worker sits behind the PS's port (an upper switch registered
+    with every worker of a multi-level job sees the lower switch's workers
+    behind its uplink): the parameter packet is never sent back out of the
+    port it came in on."""
+    w4 = ("10.0.0.4", "02:00:00:00:00:04")  # a neighbour on port 2, with the PS
+    reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (w4[0], w4[1], 1)])
+    exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 1})
+    check(21 in sw.telemetry("/ina/jobs"), "job 21 registered")
+    vals = list(range(62))
+    ack = ina_frame(PS_IP, "239.18.0.21", "01:00:5e:12:00:15", PS_MAC, 21, 3, vals, flags=F_ACK)
+    got = exchange(None, ["h0", "h2"], [("h2", ack)], want={"h0": 1})
+    check(len([p for p in got["h0"] if p["flags"] & F_ACK]) == 1, "the worker behind h0 gets its copy")
+    check(not [p for p in got["h2"] if p["flags"] & F_ACK and p["ip_dst"] != "239.18.0.21"],
+          "no copy back out of the PS's port")
+    s = sw.telemetry("/ina/summary")
+    check(s["multicast_split_horizon"] == 1 and s["forged_result_drops"] == 0,
+          f"split horizon counted ({s['multicast_split_horizon']})")
 
 
 def case_admission(sw, lcores=1):
@@ -441,6 +460,161 @@ def case_admission(sw, lcores=1):
     t = sw.telemetry(f"/ina/job,{JOB}")
     check(t["admission_drops"] == 2, "the PS is not subject to admission")
     check(t["aggregated"] == 0, "nothing aggregated from rejected sources")
+
+
+def case_forged_result(sw, lcores=1):
+    """A parameter packet is taken only from the job's PS: its IP, its MAC, on
+    its port. Forged ones neither free the aggregator nor reach any worker."""
+    seq = 31
+    idx = agg_index(JOB, seq)
+    exchange(None, ["h2"], [("h0", gradient(0, seq, [1] * 62, bit=0))], timeout=0.5)
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 1, "worker 0's contribution holds an aggregator")
+    evil = [9999] * 62
+    group = (f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}")
+    forged = [
+        ("h0", ina_frame(HOSTS[0][0], group[0], group[1], HOSTS[0][1], JOB, seq, evil, flags=F_ACK)),
+        ("h0", ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, seq, evil, flags=F_ACK)),
+        ("h2", ina_frame(PS_IP, group[0], group[1], "02:00:00:00:00:99", JOB, seq, evil, flags=F_ACK)),
+        ("h1", ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, seq, evil, flags=F_ACK, index=idx)),
+    ]
+    got = exchange(None, ["h0", "h1"], forged, timeout=1.5)
+    # The sniffers see what the test itself sends out of h0 (two) and h1 (one).
+    n0 = len([p for p in got["h0"] if p["flags"] & F_ACK])
+    n1 = len([p for p in got["h1"] if p["flags"] & F_ACK])
+    check(n0 == 2 and n1 == 1, f"no forged parameter packet reaches a worker ({n0 - 2}, {n1 - 1})")
+    s = sw.telemetry("/ina/summary")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(s["forged_result_drops"] == 4 and t["forged_result_drops"] == 4,
+          f"four forged results counted ({s['forged_result_drops']}, job {t['forged_result_drops']})")
+    check(s["multicast_copies"] == 0 and sw.telemetry("/ina/aggregators")["in_use"] == 1,
+          "nothing replicated, the aggregator still held")
+    # The other workers complete it: the sum is the workers' alone.
+    got = exchange(None, ["h2"], [("h1", gradient(1, seq, [2] * 62, bit=1)),
+                                  ("h1", gradient(2, seq, [3] * 62, bit=2))], want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["values"] == [6] * 62, "the result is the three workers' sum")
+    real = ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, seq, [6] * 62, flags=F_ACK)
+    got = exchange(None, ["h0", "h1"], [("h2", real)], want={"h0": 1, "h1": 1})
+    check(len([p for p in got["h0"] if p["flags"] & F_ACK]) == 1 and
+          len([p for p in got["h1"] if p["flags"] & F_ACK]) == 1, "the PS's own parameter packet is replicated")
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "and frees the aggregator")
+
+
+def case_spoof(sw, lcores=1):
+    """A gradient is admitted only from its worker's port and MAC: another
+    host using a worker's IP (on its own port, or with its own MAC on the
+    worker's segment) is dropped under spoof_port_drops / spoof_mac_drops and
+    holds no aggregator."""
+    seq = 41
+    ip0, mac0 = HOSTS[0]
+    bad = [
+        # worker 0's addresses from the port of workers 1 and 2
+        ("h1", ina_frame(ip0, PS_IP, PS_MAC, mac0, JOB, seq, [1000] * 62, bitmaps=(1, 0, 0, 0))),
+        ("h1", ina_frame(ip0, PS_IP, PS_MAC, mac0, JOB, seq + 1, [1000] * 62, bitmaps=(1, 0, 0, 0))),
+        # worker 0's IP on its own port with another MAC
+        ("h0", ina_frame(ip0, PS_IP, PS_MAC, "02:00:00:00:00:77", JOB, seq, [1000] * 62,
+                         bitmaps=(1, 0, 0, 0))),
+        # the PS's address from a worker port (a forged float request)
+        ("h1", ina_frame(PS_IP, ip0, mac0, PS_MAC, JOB, seq, [], flags=F_OVERFLOW | F_RESEND | F_BYPASS,
+                         level=1, bitmaps=(1, 0, 0, 0))),
+    ]
+    got = exchange(None, ["h0", "h2"], bad, timeout=1.5)
+    # h0's sniffer sees the one frame the test sends out of h0.
+    check(len(got["h0"]) == 1 and not got["h2"], "nothing spoofed gets through")
+    s = sw.telemetry("/ina/summary")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(s["spoof_port_drops"] == 3 and s["spoof_mac_drops"] == 1,
+          f"counted: spoof_port_drops {s['spoof_port_drops']}, spoof_mac_drops {s['spoof_mac_drops']}")
+    check(t["spoof_drops"] == 4 and t["admission_drops"] == 0 and t["aggregated"] == 0,
+          f"per job: spoof_drops {t['spoof_drops']}, nothing aggregated")
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "no aggregator held by spoofed gradients")
+    good = [("h0", gradient(0, seq, [1] * 62, bit=0)), ("h1", gradient(1, seq, [2] * 62, bit=1)),
+            ("h1", gradient(2, seq, [3] * 62, bit=2))]
+    got = exchange(None, ["h2"], good, want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["values"] == [6] * 62, "the real workers' sum is exact")
+
+
+def send_now(iface, frames):
+    """Sends at once (exchange() waits for its sniffers first)."""
+    from scapy.all import sendp
+    sendp(frames, iface=iface, verbose=False)
+
+
+def claim_job21(sw, seqs, value=1):
+    """Worker 0 of job 21 (fan-in 2) contributes to each fragment of seqs;
+    returns the aggregators in use 0.2 s later."""
+    send_now("h0", [gradient(0, s, [value] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0)) for s in seqs])
+    time.sleep(0.2)
+    return sw.telemetry("/ina/aggregators")["in_use"]
+
+
+def case_unregister_frees(sw, lcores=1):
+    """Removing a job frees its aggregators at once; registering it again
+    with new content starts from empty aggregators; a refresh (same content)
+    keeps them."""
+    workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
+    check(claim_job21(sw, range(1, 9)) == 8, "job 21 holds eight aggregators")
+    exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 8, "a refresh keeps them")
+    exchange(None, ["h2"], [("h2", ctrl(2, []))], timeout=1, want={"h2": 1})
+    time.sleep(0.2)
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "unregistering frees all eight at once")
+    s = sw.telemetry("/ina/summary")
+    check(s["purge_frees"] == 8 and sw.telemetry("/ina/job,21")["purge_frees"] == 8,
+          f"counted as purge_frees ({s['purge_frees']})")
+    # A new registration with other content (the job restarted with worker
+    # 1's bit moved) must not see the old run's partial sums.
+    exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
+    check(claim_job21(sw, [1], value=1000) == 1, "the old run holds a partial sum for seq 1")
+    moved = [(HOSTS[0][0], HOSTS[0][1], 1), (HOSTS[1][0], HOSTS[1][1], 0)]
+    exchange(None, ["h2"], [("h2", ctrl(1, moved))], timeout=1, want={"h2": 1})
+    time.sleep(0.2)
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "re-registration with new content frees it")
+    g = [("h0", gradient(0, 1, [4] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0))),
+         ("h1", gradient(1, 1, [5] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0)))]
+    got = exchange(None, ["h2"], g, want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["values"] == [9] * 62,
+          f"the new run's sum has nothing of the old one ({got[0]['values'][:2] if got else None})")
+
+
+def case_sweep(sw, lcores=1):
+    """gc_timeout_ms = 500: aggregators idle past it are freed by each lcore's
+    sweep, with no other packet landing on them."""
+    exchange(None, ["h0"], [("h2", ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0),
+                                            (HOSTS[1][0], HOSTS[1][1], 1)]))], timeout=0.5)
+    time.sleep(0.3)
+    check(21 in sw.telemetry("/ina/jobs"), "job 21 registered")
+    check(claim_job21(sw, range(1, 21)) == 20, "a job's worker holds twenty aggregators, then dies")
+    time.sleep(1.5)
+    a = sw.telemetry("/ina/aggregators")["in_use"]
+    s = sw.telemetry("/ina/summary")
+    check(a == 0 and s["sweep_frees"] == 20, f"all twenty freed by the sweep ({a} left, {s['sweep_frees']} swept)")
+    check(sw.telemetry("/ina/job,21")["gc_frees"] == 20, "counted as the job's gc_frees")
+
+
+def case_lease(sw, lcores=1):
+    """A PS that says it re-registers every 200 ms keeps its job while it does;
+    once it stops, the job expires after lease_refreshes (3) x 200 ms and its
+    aggregators are freed."""
+    workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    for i in range(8):
+        send_now("h2", [ctrl(1, workers, refresh_ms=200)])
+        time.sleep(0.15)
+        if i == 1:
+            send_now("h0", [gradient(0, s, [1] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0))
+                            for s in range(1, 5)])
+    check(21 in sw.telemetry("/ina/jobs"), "a refreshing PS keeps its job")
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 4, "and its aggregators")
+    check("lease 600 ms" in sw.output(), "the lease is logged at registration")
+    time.sleep(1.2)
+    check(21 not in sw.telemetry("/ina/jobs"), "expired once its PS stopped")
+    s = sw.telemetry("/ina/summary")
+    check(s["lease_expiries"] == 1 and sw.telemetry("/ina/aggregators")["in_use"] == 0,
+          f"lease_expiries {s['lease_expiries']}, aggregators freed")
+    check(re.search(r"job 21 expired: PS 10.0.0.100 has not renewed", sw.output()) is not None,
+          "the expiry is logged")
+    # The config job (no lease) never expires.
+    check(JOB in sw.telemetry("/ina/jobs"), f"config job {JOB} stays")
 
 
 def case_ecn(sw, lcores=1):
@@ -585,13 +759,15 @@ def ip_u32(ip):
     return struct.unpack(">I", socket.inet_aton(ip))[0]
 
 
-def ctrl(op, workers, job=21, src=(PS_IP, PS_MAC), key=KEY, counter=None, ps_ip=None):
+def ctrl(op, workers, job=21, src=(PS_IP, PS_MAC), key=KEY, counter=None, ps_ip=None,
+         refresh_ms=0):
     """A control message from the PS at `src`: register (op 1) `workers` [(ip, mac, bit)]
     for a one-level job with fan-in 2, or unregister (op 2); signed with `key`
-    (None: MAC left zero) over the addresses, the INA header and the payload."""
+    (None: MAC left zero) over the addresses, the INA header and the payload.
+    `refresh_ms`: the PS says it repeats the registration this often."""
     ip, mac = src
     body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0, ip_u32(ps_ip or ip),
-                       bytes.fromhex(mac.replace(":", "")), 2, 0, 0, 0, 0)
+                       bytes.fromhex(mac.replace(":", "")), 2, 0, 0, 0, refresh_ms)
     for wip, wmac, bit in workers:
         body += struct.pack(">I6s4BH", ip_u32(wip), bytes.fromhex(wmac.replace(":", "")),
                             bit, 255, 255, 255, 0)
@@ -911,6 +1087,12 @@ CASES = {
     "collision": (case_collision, {}),
     "multicast": (case_multicast, {}),
     "admission": (case_admission, {}),
+    "forged_result": (case_forged_result, {"extra_switch": "gc_timeout_ms = 0"}),
+    "spoof": (case_spoof, {}),
+    "split_horizon": (case_split_horizon, {"port_extra": {2: '[[port.neighbour]]\nip = "10.0.0.4"\nmac = "02:00:00:00:00:04"\n'}}),
+    "unregister_frees": (case_unregister_frees, {"extra_switch": "gc_timeout_ms = 0"}),
+    "sweep": (case_sweep, {"extra_switch": "gc_timeout_ms = 500"}),
+    "lease": (case_lease, {"extra_switch": "gc_timeout_ms = 0"}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
     "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),

@@ -124,11 +124,14 @@ std::vector<uint8_t> ps_frame(uint16_t job, uint16_t flags, uint32_t seq, uint16
 
 } /* namespace */
 
+/* ps_frame() sends from 0.0.0.1; the second PS of the job is 10.0.0.9. */
+const uint32_t kPs[2] = {0x0A000009u, 1u};
+
 TEST(Frames, ParsesParameterPacketsAndOverflowRequests)
 {
 	PsMessage m;
 	auto ack = ps_frame(5, INA_F_ACK | INA_F_ECN | INA_F_COL, 42, 62);
-	ASSERT_EQ(parse_from_ps(ack.data(), ack.size(), 5, &m), RxVerdict::param);
+	ASSERT_EQ(parse_from_ps(ack.data(), ack.size(), 5, kPs, 2, &m), RxVerdict::param);
 	EXPECT_EQ(m.seq, 42u);
 	EXPECT_EQ(m.elem_count, 62);
 	EXPECT_EQ(m.remap_index, 77u);
@@ -137,39 +140,52 @@ TEST(Frames, ParsesParameterPacketsAndOverflowRequests)
 	EXPECT_EQ(m.payload, ack.data() + INA_PAYLOAD_OFFSET);
 
 	auto req = ps_frame(5, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, 43, 0);
-	EXPECT_EQ(parse_from_ps(req.data(), req.size(), 5, &m), RxVerdict::overflow_request);
+	EXPECT_EQ(parse_from_ps(req.data(), req.size(), 5, kPs, 2, &m), RxVerdict::overflow_request);
 	EXPECT_EQ(m.seq, 43u);
 
 	/* A float answer (a worker's own packet looped back) is not a request. */
 	auto ans = ps_frame(5, INA_F_FLOAT | INA_F_RESEND | INA_F_BYPASS | INA_F_OVERFLOW, 43, 2);
-	EXPECT_EQ(parse_from_ps(ans.data(), ans.size(), 5, &m), RxVerdict::not_for_worker);
+	EXPECT_EQ(parse_from_ps(ans.data(), ans.size(), 5, kPs, 2, &m), RxVerdict::not_for_worker);
 	auto grad = ps_frame(5, 0, 44, 2);
-	EXPECT_EQ(parse_from_ps(grad.data(), grad.size(), 5, &m), RxVerdict::not_for_worker);
-	EXPECT_EQ(parse_from_ps(ack.data(), ack.size(), 6, &m), RxVerdict::other_job);
+	EXPECT_EQ(parse_from_ps(grad.data(), grad.size(), 5, kPs, 2, &m), RxVerdict::not_for_worker);
+	EXPECT_EQ(parse_from_ps(ack.data(), ack.size(), 6, kPs, 2, &m), RxVerdict::other_job);
+}
+
+TEST(Frames, TakesParameterPacketsOnlyFromTheJobsPs)
+{
+	PsMessage m;
+	auto ack = ps_frame(5, INA_F_ACK, 42, 62);
+	auto req = ps_frame(5, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, 43, 0);
+	const uint32_t others[2] = {0x0A000009u, 0x0A000001u};
+	/* Another host's forged result or float request for this job. */
+	EXPECT_EQ(parse_from_ps(ack.data(), ack.size(), 5, others, 2, &m), RxVerdict::not_from_ps);
+	EXPECT_EQ(parse_from_ps(req.data(), req.size(), 5, others, 2, &m), RxVerdict::not_from_ps);
+	EXPECT_EQ(parse_from_ps(ack.data(), ack.size(), 5, others, 0, &m), RxVerdict::not_from_ps);
+	EXPECT_EQ(parse_from_ps(ack.data(), ack.size(), 5, kPs + 1, 1, &m), RxVerdict::param);
 }
 
 TEST(Frames, RejectsMalformed)
 {
 	PsMessage m;
 	auto ack = ps_frame(5, INA_F_ACK, 1, 4);
-	EXPECT_EQ(parse_from_ps(ack.data(), 30, 5, &m), RxVerdict::not_ina);
+	EXPECT_EQ(parse_from_ps(ack.data(), 30, 5, kPs, 2, &m), RxVerdict::not_ina);
 	InaHeader h;
 	decode(ack.data() + INA_HDR_OFFSET, &h);
 	auto bad_version = ack;
 	InaHeader hv = h;
 	hv.version = 9;
 	encode(hv, bad_version.data() + INA_HDR_OFFSET);
-	EXPECT_EQ(parse_from_ps(bad_version.data(), bad_version.size(), 5, &m), RxVerdict::malformed);
+	EXPECT_EQ(parse_from_ps(bad_version.data(), bad_version.size(), 5, kPs, 2, &m), RxVerdict::malformed);
 	auto bad_count = ack;
 	InaHeader hc = h;
 	hc.elem_count = 5; /* != UDP length */
 	encode(hc, bad_count.data() + INA_HDR_OFFSET);
-	EXPECT_EQ(parse_from_ps(bad_count.data(), bad_count.size(), 5, &m), RxVerdict::malformed);
+	EXPECT_EQ(parse_from_ps(bad_count.data(), bad_count.size(), 5, kPs, 2, &m), RxVerdict::malformed);
 	auto other_port = ack;
 	Endpoint dst = ep(2, 2);
 	dst.port = 53;
 	write_frame_headers(other_port.data(), ep(1, 1), dst, INA_HDR_LEN + 4u * 4);
-	EXPECT_EQ(parse_from_ps(other_port.data(), other_port.size(), 5, &m), RxVerdict::not_ina);
+	EXPECT_EQ(parse_from_ps(other_port.data(), other_port.size(), 5, kPs, 2, &m), RxVerdict::not_ina);
 }
 
 TEST(Config, KeysSetFieldsAndRejectBadInput)

@@ -65,7 +65,8 @@ uint32_t FrameWriter::floats(uint8_t *buf, uint32_t seq, uint32_t index, uint16_
 	return len;
 }
 
-RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, PsMessage *out)
+RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, const uint32_t *ps_ips,
+			size_t n_ps, PsMessage *out)
 {
 	InaFrame f;
 	switch (parse_ina_frame(frame, len, &f)) {
@@ -85,6 +86,11 @@ RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, PsMess
 		return RxVerdict::malformed;
 	if (h.job_id != job)
 		return RxVerdict::other_job;
+	size_t i = 0;
+	while (i < n_ps && ps_ips[i] != f.src_ip)
+		i++;
+	if (i == n_ps)
+		return RxVerdict::not_from_ps;
 	out->flags = h.flags;
 	out->seq = h.seq;
 	out->agg_index = h.agg_index;

@@ -43,6 +43,7 @@ enum Counter : uint32_t {
 	C_RX_NOT_INA,
 	C_RX_MALFORMED,
 	C_RX_OTHER_JOB,
+	C_RX_NOT_FROM_PS,
 	C_RX_NOT_FOR_WORKER,
 	C_TX_BACKPRESSURE,
 	C_TENSORS,
@@ -129,8 +130,10 @@ Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const 
       retx_queued_(win_.capacity(), 0)
 {
 	span_ = static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size();
-	for (const PsAddress &p : cfg.ps)
+	for (const PsAddress &p : cfg.ps) {
 		writers_.emplace_back(endpoint_of(*tx_), ps_endpoint(cfg, p), template_of(cfg));
+		ps_ips_.push_back(p.ip);
+	}
 	retx_.reserve(win_.capacity());
 	for (uint32_t i = 0; i < cfg.threads; i++)
 		rings_.push_back(std::make_unique<FrameRing>());
@@ -339,7 +342,7 @@ bool Sender::pump_send(uint64_t now)
 void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded)
 {
 	PsMessage m;
-	switch (parse_from_ps(frame, len, cfg_.job_id, &m)) {
+	switch (parse_from_ps(frame, len, cfg_.job_id, ps_ips_.data(), ps_ips_.size(), &m)) {
 	case RxVerdict::param:
 	case RxVerdict::overflow_request:
 		break;
@@ -351,6 +354,9 @@ void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool
 		return;
 	case RxVerdict::other_job:
 		bump(C_RX_OTHER_JOB);
+		return;
+	case RxVerdict::not_from_ps:
+		bump(C_RX_NOT_FROM_PS);
 		return;
 	case RxVerdict::not_for_worker:
 		bump(C_RX_NOT_FOR_WORKER);
@@ -600,6 +606,7 @@ void Sender::add_stats(WorkerStats *s) const
 	s->rx_not_ina += g(C_RX_NOT_INA);
 	s->rx_malformed += g(C_RX_MALFORMED);
 	s->rx_other_job += g(C_RX_OTHER_JOB);
+	s->rx_not_from_ps += g(C_RX_NOT_FROM_PS);
 	s->rx_not_for_worker += g(C_RX_NOT_FOR_WORKER);
 	s->tx_backpressure += g(C_TX_BACKPRESSURE);
 	s->rx_transport_drops += tx_->rx_drops();

@@ -101,6 +101,7 @@ private:
 	RttMin rtt_min_; /* base RTT for delay_target_ns */
 	WorkerConfig cfg_;
 	std::vector<FrameWriter> writers_; /* one per PS */
+	std::vector<uint32_t> ps_ips_;     /* the only sources of parameter packets */
 	const FrameWriter &writer(uint32_t seq) const { return writers_[seq % writers_.size()]; }
 	SendWindow win_;
 	RttEstimator rtt_;

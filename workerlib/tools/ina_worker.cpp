@@ -263,6 +263,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"rx_malformed", s.rx_malformed},
 		{"rx_not_ina", s.rx_not_ina},
 		{"rx_other_job", s.rx_other_job},
+		{"rx_not_from_ps", s.rx_not_from_ps},
 		{"rx_not_for_worker", s.rx_not_for_worker},
 		{"tx_backpressure", s.tx_backpressure},
 		{"rx_transport_drops", s.rx_transport_drops},

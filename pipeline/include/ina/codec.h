@@ -190,6 +190,7 @@ struct CtrlMessage {
 	uint32_t ps_ip = 0;
 	uint8_t ps_mac[6] = {};
 	uint8_t fan_in[INA_MAX_LEVELS] = {};
+	uint16_t refresh_ms = 0; /* REGISTER: the PS's re-registration interval */
 	CtrlWorker workers[kCtrlMaxWorkers];
 	uint64_t counter = 0;
 	uint8_t mac[INA_CTRL_MAC_LEN] = {};

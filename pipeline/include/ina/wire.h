@@ -136,7 +136,10 @@ struct __attribute__((packed)) ina_ctrl_hdr {
 	uint32_t ps_ip;                  /* the job's PS (= the sender of a request) */
 	uint8_t ps_mac[6];
 	uint8_t fan_in[INA_MAX_LEVELS];  /* fan-in per level */
-	uint16_t reserved2;
+	uint16_t refresh_ms;             /* REGISTER: the PS repeats it this often
+	                                  * (ms); the switch expires the job after
+	                                  * a few missed ones. 0: never repeated,
+	                                  * no expiry. 0 in other ops. */
 };
 
 struct __attribute__((packed)) ina_ctrl_worker {

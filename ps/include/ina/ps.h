@@ -53,6 +53,9 @@ struct PsJobConfig {
 	uint32_t ps_count = 1; /* this PS owns seq % ps_count == ps_index */
 	uint32_t ps_index = 0;
 	bool multicast_ack = false; /* ACK to 239.18.hi.lo (via a switch) or unicast */
+	/* Sent in the registration: how often the PS repeats it (ms, 0 =
+	 * never); the switch expires the job after a few missed repeats. */
+	uint16_t refresh_ms = 0;
 	bool has_switch = false;    /* register with it; next hop for unicast requests */
 	uint32_t switch_ip = 0;
 	uint8_t switch_mac[6] = {};

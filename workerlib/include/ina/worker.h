@@ -131,6 +131,7 @@ struct WorkerStats {
 	uint64_t rx_not_ina = 0;
 	uint64_t rx_malformed = 0;
 	uint64_t rx_other_job = 0;
+	uint64_t rx_not_from_ps = 0;   /* the job's frames from another source, ignored */
 	uint64_t rx_not_for_worker = 0;
 	uint64_t tx_backpressure = 0;  /* transport send() took fewer frames */
 	uint64_t rx_transport_drops = 0; /* frames lost below the worker (Transport::rx_drops) */

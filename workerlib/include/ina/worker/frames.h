@@ -70,11 +70,17 @@ enum class RxVerdict {
 	not_ina,          /* not IPv4/UDP to port 18766: ignored */
 	malformed,        /* INA but bad version/type/length */
 	other_job,        /* another job's traffic */
+	not_from_ps,      /* the job's, but its IPv4 source is none of the job's
+	                     PSs: a forged parameter packet or float request */
 	not_for_worker,   /* INA traffic that is neither of the above (e.g. a
 	                     gradient looped back) */
 };
 
-RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, PsMessage *out);
+/* A frame from the job's PS: only frames of `job` whose IPv4 source is one
+ * of ps_ips[0..n_ps) are taken (switches forward parameter packets with the
+ * PS's source address; docs/security.md, "Data plane"). */
+RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, const uint32_t *ps_ips,
+			size_t n_ps, PsMessage *out);
 
 } /* namespace ina */
 
