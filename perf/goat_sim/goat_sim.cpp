@@ -97,7 +97,7 @@ int run(int argc, char **argv)
 		->check(CLI::IsMember({"leaf-spine", "fat-tree", "all"}))
 		->capture_default_str();
 	app.add_option("--workers", opt.workers, "worker counts (default: the sweep)")
-		->check(CLI::PositiveNumber);
+		->check(CLI::Range(1, 1 << 20));
 	app.add_option("--seed", opt.seed, "seed of every draw and of KRGS")->capture_default_str();
 	app.add_flag("--quick", opt.quick, "a short sweep with 4 KB fragments (for tests)");
 	app.add_flag("--json", opt.json, "one JSON object per line");
@@ -122,6 +122,10 @@ int run(int argc, char **argv)
 		opt.fragment_bytes = 4096;
 	if (opt.fragment_bytes % 4 != 0) {
 		ina::print_error("goat-sim", "--fragment-bytes must be a multiple of 4");
+		return ina::kExitUsage;
+	}
+	if (uint64_t(opt.switch_memory_mb * 1e6) < opt.fragment_bytes) {
+		ina::print_error("goat-sim", "--switch-memory-mb must hold at least one fragment");
 		return ina::kExitUsage;
 	}
 

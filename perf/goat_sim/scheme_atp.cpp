@@ -7,6 +7,7 @@
  */
 #include "schemes.h"
 
+#include <algorithm>
 #include <map>
 
 namespace goat_sim {

@@ -255,7 +255,8 @@ TEST_F(GoatSimRun, EqualRatesLeaveAtpWithoutCollisions)
 TEST_F(GoatSimRun, BadInputIsOneLineAndExitTwo)
 {
 	for (const char *args : {"--topology leaf-spine --workers 50", "--topology torus",
-				 "--fragment-bytes 6", "--rate-sd nan", "--bogus"}) {
+				 "--fragment-bytes 6", "--rate-sd nan", "--bogus", "--workers 0",
+				 "--fragment-bytes 1048576 --switch-memory-mb 0.5"}) {
 		std::string out;
 		EXPECT_EQ(run_sim(args, &out), 2) << args << ": " << out;
 		EXPECT_EQ(out.rfind("goat-sim: error: ", 0), 0u) << args << ": " << out;
