@@ -69,7 +69,7 @@ def defaults(binary, tmp):
         return
     sw = c["switch"]
     want = {"id": 1, "ip": "10.0.0.254", "mac": None, "aggregators": 4096, "elements": 62,
-            "gc_timeout_ms": 1000, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
+            "gc_timeout_ms": 1000, "sweep_slots": 16, "lease_refreshes": 3, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
             "mbufs": 16383, "burst": 32, "rx_descriptors": 1024, "tx_descriptors": 1024,
             "handoff_ring_size": 4096, "steering": "auto", "control_key_file": None,
             "control_auth": True, "control_window_s": 30}
