@@ -24,7 +24,7 @@ if [[ ! -x $BIN ]] || [[ -n $(find "${SOURCES[@]}" "$SRC"/pipeline/include "$SRC
   "$CXX" -std=c++17 -g -O1 -march=x86-64-v2 \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$SRC/pipeline/include" -I"$SRC/pipeline/src" \
-    "${SOURCES[@]}" $(pkg-config --libs libisal) -o "$BIN.tmp"
+    "${SOURCES[@]}" $(pkg-config --libs libisal libcrypto) -o "$BIN.tmp"
   mv "$BIN.tmp" "$BIN"
 fi
 
