@@ -163,13 +163,12 @@ def main():
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="e2e-") as t:
         t.write(topology_text(a.workers, a.elements, a.link_gbps, a.ecn_threshold, a.ps_arg))
         t.flush()
-        # The switch's configuration is written once, at lab.up, from this
-        # plan: a job it lists is aggregated whatever mode a run asks for.
-        # Without ina mode, leave the job out so that ps mode is what it
-        # says (with ina mode too, ps mode still runs through a switch that
-        # aggregates the job: see docs/perf.md).
-        plan = labmod.load_plan(t.name, os.path.join(ROOT, "config", "labs"),
-                                {} if "ina" in modes else {"mode_all": "none"})
+        # The switch's configuration is written once, at lab.up, and a job
+        # it lists is aggregated whatever mode a run asks for: list none.
+        # In ina mode the PS registers the job (control message, ACKed) and
+        # unregisters it when it exits, so ps mode always meets a switch that
+        # does not know the job and only forwards.
+        plan = labmod.load_plan(t.name, os.path.join(ROOT, "config", "labs"), {"mode_all": "none"})
         lab = labmod.Lab(PREFIX, log=lambda m: print(m, file=sys.stderr, flush=True))
         rows = []
         try:
