@@ -4,9 +4,11 @@
 #define INA_TEST_PS_UTIL_H
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "ina/codec.h"
+#include "ina/hash.h"
 #include "ina/ps.h"
 #include "ina/wire.h"
 
@@ -27,6 +29,20 @@ struct Pkt {
 	uint32_t dst_ip = 0x0A0000FE;
 	uint8_t tos = 0;
 };
+
+/* Worker w's own packet in a flat job (one level, bit w, 1000 aggregators). */
+inline Pkt from_worker(uint16_t job, uint32_t seq, uint32_t w, std::vector<int32_t> v)
+{
+	Pkt p;
+	p.job = job;
+	p.seq = seq;
+	p.index = ina::aggregator_index(job, seq, 1000);
+	p.levels = 1;
+	p.bitmap[0] = 1u << w;
+	p.values = std::move(v);
+	p.src_ip = 0x0A000001 + w;
+	return p;
+}
 
 inline std::vector<uint8_t> build(const Pkt &p)
 {

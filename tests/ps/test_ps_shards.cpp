@@ -43,19 +43,6 @@ PsJobConfig flat_job(uint16_t id, uint32_t n)
 	return c;
 }
 
-Pkt from_worker(uint16_t job, uint32_t seq, uint32_t w, std::vector<int32_t> v)
-{
-	Pkt p;
-	p.job = job;
-	p.seq = seq;
-	p.index = aggregator_index(job, seq, 1000);
-	p.levels = 1;
-	p.bitmap[0] = 1u << w;
-	p.values = v;
-	p.src_ip = 0x0A000001 + w;
-	return p;
-}
-
 /* `shards` ParameterServers of one PS instance, as ina-ps runs them; feed()
  * routes a packet by shard_of(), as the daemon's threads do. */
 struct Sharded {
