@@ -63,22 +63,37 @@ uint64_t wall_ns()
 /* How long the unregistration at exit may take. */
 constexpr uint64_t kUnregisterTimeoutUs = 1000000;
 
-/* Sends every queued frame; a full transport is retried briefly. */
+/* How long a full transport is retried before the rest of a batch is
+ * dropped (a lost parameter packet costs its workers a retransmission
+ * timeout, 20 ms at least). A count of retries was too short when the
+ * receiver sharing this machine's CPUs was descheduled: 32 of 67k parameter
+ * packets were lost over memif. */
+constexpr uint64_t kTxStallNs = 2000000;
+
+/* Sends every queued frame; a full transport is retried for kTxStallNs. */
 uint64_t flush(ina::Transport &t, ina::TxQueue &tx, std::vector<ina::FrameBuf> &view)
 {
-	uint64_t lost = 0;
 	for (uint32_t i = 0; i < tx.size(); i++)
 		view[i] = ina::FrameBuf{tx.data(i), tx.len(i), tx.len(i)};
 	uint32_t done = 0;
-	int stalls = 0;
+	uint64_t stall_since = 0;
 	while (done < tx.size()) {
 		uint32_t n = t.send(view.data() + done, tx.size() - done);
 		done += n;
-		if (n == 0 && ++stalls > 1000) {
-			lost += tx.size() - done;
-			break;
+		if (n) {
+			stall_since = 0;
+			continue;
 		}
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t now = uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+		if (!stall_since)
+			stall_since = now;
+		else if (now - stall_since > kTxStallNs)
+			break;
+		sched_yield();
 	}
+	uint64_t lost = tx.size() - done;
 	tx.clear();
 	return lost;
 }

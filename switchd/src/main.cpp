@@ -33,6 +33,7 @@
 #include "app.h"
 #include "control.h"
 #include "ina/cli.h"
+#include "ina/vdev.h"
 #include "ina_build_config.h"
 #include "lcore_loop.h"
 #include "ports.h"
@@ -230,8 +231,19 @@ std::vector<std::string> eal_arguments(const char *argv0, const CommandLine &cl,
 		    "them: ina-switchd --no-huge -m 512 [EAL args] -- --config " +
 		    cl.config_path);
 
+	/* Every memif vdev, the user's or the config's, with buffers that hold
+	 * the largest frame in one descriptor (ina/vdev.h). */
+	const uint32_t max_frame = INA_FRAME_LEN(cfg.elements);
 	std::vector<std::string> eal = {argv0};
-	eal.insert(eal.end(), eal_args.begin(), eal_args.end());
+	for (size_t i = 0; i < eal_args.size(); i++) {
+		const std::string &a = eal_args[i];
+		if (i > 0 && eal_args[i - 1] == "--vdev")
+			eal.push_back(ina::complete_vdev_args(a, max_frame));
+		else if (a.rfind("--vdev=", 0) == 0)
+			eal.push_back("--vdev=" + ina::complete_vdev_args(a.substr(7), max_frame));
+		else
+			eal.push_back(a);
+	}
 	if (!has_arg(eal_args, {"-l", "-c", "--lcores"})) {
 		std::vector<unsigned> l = cfg.lcores;
 		if (l.empty())
@@ -250,7 +262,7 @@ std::vector<std::string> eal_arguments(const char *argv0, const CommandLine &cl,
 			given |= a.rfind(p.name, 0) == 0;
 		if (!given) {
 			eal.push_back("--vdev");
-			eal.push_back(p.device);
+			eal.push_back(ina::complete_vdev_args(p.device, max_frame));
 		}
 	}
 	if (!has_arg(eal_args, {"-a", "--allow", "-b", "--block", "--no-pci"})) {

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "ina/vdev.h"
 #include "ina/wire.h"
 #include "transports.h"
 
@@ -40,7 +41,8 @@ bool eal_init(const std::string &args, std::string *error)
 		return false;
 	}
 	std::vector<std::string> words{"ina-transport"};
-	std::istringstream is(args);
+	/* memif buffers that hold the largest frame in one descriptor (ina/vdev.h). */
+	std::istringstream is(complete_eal_vdevs(args, INA_FRAME_LEN(INA_MAX_ELEMENTS)));
 	for (std::string w; is >> w;)
 		words.push_back(w);
 	std::vector<char *> argv;
