@@ -141,7 +141,14 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state parse_ina {
         meta.is_ina = 1;
         pkt.extract(hdr.ina);
-        elems_left.set(hdr.ina.elem_count[7:0]);
+        /* The parser counter loads from a whole header field (a slice is
+         * not supported), masked to its low byte: Tofino 1 takes the mask
+         * as a width (7: 2^8 - 1), Tofino 2 as the mask itself. */
+#if __TARGET_TOFINO__ == 2
+        elems_left.set(hdr.ina.elem_count, 8w255, 8w0, 8w255, 8w0);
+#else
+        elems_left.set(hdr.ina.elem_count, 8w255, 8w0, 3w7, 8w0);
+#endif
         transition select(hdr.ina.version, hdr.ina.type, meta.second) {
             (INA_VERSION, INA_TYPE_DATA, 0): first_elems;
             (INA_VERSION, INA_TYPE_DATA, 1): head;

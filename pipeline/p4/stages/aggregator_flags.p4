@@ -27,10 +27,6 @@ control aggregator_flags(inout ina_headers_t hdr, inout ina_meta_t meta) {
         result = value | meta.flags_in;
         value = 0;
     )
-    INA_REGISTER_ACTION(bit<8>, bit<8>, aggregator_flags_reg, flags_clear, hdr.ina.agg_index, meta.flags_out,
-        value = 0;
-        result = 0;
-    )
 
     apply {
         meta.flags_out = 0;
@@ -46,10 +42,11 @@ control aggregator_flags(inout ina_headers_t hdr, inout ina_meta_t meta) {
             flags_merge();
         } else if (meta.flags_op == FLAGS_SET_COL) {
             flags_set_col();
-        } else if (meta.flags_op == FLAGS_READ_CLEAR) {
+        } else if (meta.flags_op == FLAGS_READ_CLEAR || meta.flags_op == FLAGS_CLEAR) {
+            /* FLAGS_CLEAR (an ACK freeing the slot) runs read-clear: at
+             * most four RegisterActions per register on Tofino, and an ACK
+             * never carries the flags it reads (carry_flags is 0). */
             flags_read_clear();
-        } else if (meta.flags_op == FLAGS_CLEAR) {
-            flags_clear();
         }
     }
 }

@@ -4,9 +4,12 @@
  * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
  * holds element i in pass 1 (row 2 * index) and element 31 + i in pass 2
  * (row 2 * index + 1), so 62 elements need two passes through the same 31
- * lanes (ATP Appendix C). Each lane has the four RegisterActions of the
- * software switch's value kernels (value_write, value_add, value_add_read,
- * value_read), suffixed with the lane number. A claim owns the whole row:
+ * lanes (ATP Appendix C). Each lane has the RegisterActions of the software
+ * switch's value kernels (value_write, value_add, value_read, and
+ * value_clear below), suffixed with the lane number: Tofino attaches at
+ * most four RegisterActions to one register, so value_add_read is
+ * value_add's register program, the packet taking the sum in the lane's
+ * action ALUs that follow (INA_LANE_SUM). A claim owns the whole row:
  * value_write writes the packet's elements and zeroes the lanes past them up
  * to `elements` (process.cpp's memset), with value_clear on those lanes, so
  * a longer packet of the same fragment adds onto zeros.
@@ -21,7 +24,7 @@
  *   clipped = sign bit of ((old ^ wrapped) & (pkt ^ wrapped)), wrapped = old + pkt
  *
  * which is exact (a sum that lands on INT32_MAX without clipping is not an
- * overflow). value_add and value_add_read run the same register program;
+ * overflow). VALUE_ADD and VALUE_ADD_READ run the same register action;
  * they differ in whether the packet takes the sum, as in the C++ kernels.
  *
  * Saturation holds (ATP section 3.8): a word at INT32_MAX or INT32_MIN is
@@ -46,12 +49,6 @@
         result = 0; \
     ) \
     INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
-        result = value; \
-        if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
-            value = value |+| (int<32>)hdr.elems[I].v; \
-        } \
-    ) \
-    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_read_##I, meta.value_row, old_##I, \
         result = value; \
         if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
             value = value |+| (int<32>)hdr.elems[I].v; \
@@ -92,7 +89,7 @@
             value_add_##I(); \
             INA_LANE_CLIP(I) \
         } else if (meta.value_op == VALUE_ADD_READ) { \
-            value_add_read_##I(); \
+            value_add_##I(); \
             INA_LANE_CLIP(I) \
             INA_LANE_SUM(I) \
         } else if (meta.value_op == VALUE_READ) { \
