@@ -89,6 +89,33 @@ LcoreCtr LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &
 								: LcoreCtr::admission_drops;
 }
 
+/*
+ * GOAT (docs/goat.md, "Installing a plan"): where the job has an assignment
+ * on this switch, only its fragments that name this switch in agg_node and
+ * fall in its ranges are aggregated here. One that names this switch
+ * outside them (a worker with another plan) or names no switch passes
+ * untouched, so that no other sub-model takes the aggregators the plan
+ * gave this one. Those naming another switch are the pipeline's filter's.
+ */
+bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d)
+{
+	if (d.ina.flags & (INA_F_ACK | INA_F_BYPASS | INA_F_FLOAT))
+		return false;
+	const GoatAssignment *ga = app_.goat.load(std::memory_order_acquire)->find(d.ina.job);
+	if (!ga)
+		return false;
+	const uint16_t node = ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, agg_node));
+	if (node == INA_AGG_NODE_ANY) {
+		lc_.ctr[LcoreCtr::goat_no_node]++;
+		return true;
+	}
+	if (node == app_.cfg.switch_id && !ga->covers(d.ina.agg_index)) {
+		lc_.ctr[LcoreCtr::goat_unassigned]++;
+		return true;
+	}
+	return false;
+}
+
 void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
 {
 	switch (reason) {
@@ -140,6 +167,10 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		   : refused == LcoreCtr::forged_result_drops ? JobCtr::forged_result_drops
 							      : JobCtr::spoof_drops]++;
 		return drop(m, refused);
+	}
+	if (goat_passes(frame, d)) {
+		jc[JobCtr::goat_passed]++;
+		return forward_ipv4(m, d);
 	}
 	if (!(d.ina.flags & INA_F_ACK)) {
 		/* Congestion on the way to the PS: tell the aggregator before it

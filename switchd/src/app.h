@@ -19,6 +19,7 @@
 #include "config.h"
 #include "egress.h"
 #include "forwarding.h"
+#include "goat_assign.h"
 #include "ina/pipeline.h"
 #include "jobs.h"
 #include "numa.h"
@@ -99,6 +100,9 @@ struct App {
 	unsigned telemetry_reader = 0;
 	std::atomic<const JobTable *> jobs{nullptr};
 	std::unique_ptr<JobTable> jobs_owner; /* the published version */
+	/* GOAT assignments per job (goat_assign.h), published the same way. */
+	std::atomic<const GoatTable *> goat{nullptr};
+	std::unique_ptr<GoatTable> goat_owner;
 	uint64_t gc_timeout_cycles = 0;
 	uint64_t start_tsc = 0;
 	/* Control messages, counted by the control thread (control.cpp); the

@@ -338,6 +338,63 @@ JobConfig read_job(Section &s)
 	return j;
 }
 
+/* [[goat]]: job = N and either plan = "file" (ina-goat-plan's output; this
+ * switch's part by switch.id) or aggregators = [[first, end], ...]. */
+void read_goat(Section &top, SwitchConfig *cfg)
+{
+	auto goats = top.tables("goat");
+	for (size_t i = 0; i < goats.size(); i++) {
+		Section s(top.file(), *goats[i], "goat[" + std::to_string(i) + "]");
+		GoatJobConfig g;
+		g.job = s.integer<uint16_t>("job", 0, 1, 65535);
+		if (!s.node("job"))
+			fail(s.file(), s.raw().source(), s.key("job"), "missing (required)");
+		for (const GoatJobConfig &o : cfg->goat)
+			if (o.job == g.job)
+				s.bad("job", "job " + std::to_string(g.job) + " has two [[goat]] tables");
+		auto plan = s.string("plan");
+		const toml::node *ranges = s.node("aggregators");
+		if (plan.has_value() == (ranges != nullptr))
+			fail(s.file(), s.raw().source(), s.key("plan"),
+			     "give exactly one of plan (a file from ina-goat-plan) and aggregators");
+		if (plan) {
+			std::string path = *plan;
+			const size_t slash = s.file().rfind('/');
+			if (!path.empty() && path[0] != '/' && slash != std::string::npos)
+				path = s.file().substr(0, slash + 1) + path; /* relative to the config file */
+			const std::string err = goat_from_plan(path, cfg->switch_id, cfg->aggregators, &g);
+			if (!err.empty())
+				s.bad("plan", err);
+		} else {
+			const toml::array *a = ranges->as_array();
+			if (!a)
+				s.bad("aggregators", "must be an array of [first, end] pairs");
+			for (const toml::node &e : *a) {
+				const toml::array *pair = e.as_array();
+				auto f = pair && pair->size() == 2 ? (*pair)[0].value_exact<int64_t>() : std::nullopt;
+				auto l = pair && pair->size() == 2 ? (*pair)[1].value_exact<int64_t>() : std::nullopt;
+				if (!f || !l || *f < 0 || *l < 0 || *f > UINT32_MAX || *l > UINT32_MAX)
+					fail(s.file(), e.source(), s.key("aggregators"),
+					     "each entry must be [first, end], two indices >= 0");
+				g.ranges.push_back(GoatRange{uint32_t(*f), uint32_t(*l)});
+			}
+			const std::string err = goat_check_ranges(&g.ranges, cfg->aggregators);
+			if (!err.empty())
+				s.bad("aggregators", err);
+		}
+		for (const GoatJobConfig &o : cfg->goat)
+			for (const GoatRange &a : o.ranges)
+				for (const GoatRange &b : g.ranges)
+					if (a.first < b.end && b.first < a.end)
+						s.bad(plan ? "plan" : "aggregators",
+						      "range [" + std::to_string(b.first) + ", " + std::to_string(b.end) +
+							      ") overlaps job " + std::to_string(o.job) +
+							      "'s: GOAT ranges are exclusive");
+		s.finish();
+		cfg->goat.push_back(std::move(g));
+	}
+}
+
 } /* namespace */
 
 SwitchConfig load_config(const std::string &path)
@@ -456,6 +513,7 @@ SwitchConfig load_config(const std::string &path)
 		s.finish();
 		cfg.jobs.push_back(std::move(j));
 	}
+	read_goat(top, &cfg);
 	top.finish();
 	return cfg;
 }

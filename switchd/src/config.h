@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "goat_assign.h"
 #include "ina/control_auth.h"
 #include "ina/wire.h"
 
@@ -99,6 +100,7 @@ struct SwitchConfig {
 	uint32_t control_window_s = 30; /* accepted distance of a counter from the clock */
 	std::vector<PortConfig> ports;
 	std::vector<JobConfig> jobs;
+	std::vector<GoatJobConfig> goat; /* [[goat]]: GOAT assignments per job */
 };
 
 /* A config that does not validate: message is "file:line:col: key: reason". */

@@ -108,6 +108,16 @@ std::string config_json(const SwitchConfig &cfg)
 	root["job"] = json::array();
 	for (const JobConfig &j : cfg.jobs)
 		root["job"].push_back(job_json(j));
+	root["goat"] = json::array();
+	for (const GoatJobConfig &g : cfg.goat) {
+		json r = json::array();
+		for (const GoatRange &x : g.ranges)
+			r.push_back({x.first, x.end});
+		root["goat"].push_back({{"job", g.job},
+					{"plan", g.plan.empty() ? json(nullptr) : json(g.plan)},
+					{"submodels", g.submodels},
+					{"aggregators", r}});
+	}
 	/* toml++ hands over valid UTF-8 only; replace rather than throw should a
 	 * byte ever slip through, so that the check never aborts. */
 	return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -15,6 +15,7 @@
 #include "control_gate.h"
 #include "ina/codec.h"
 #include "ina/control_auth.h"
+#include "ina/goat_wire.h"
 #include "log_limit.h"
 
 namespace switchd {
@@ -26,6 +27,33 @@ void publish_jobs(App &app, std::unique_ptr<JobTable> next)
 	 * holds a pointer into the previous table. */
 	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
 	app.jobs_owner = std::move(next);
+}
+
+void publish_goat(App &app, std::unique_ptr<GoatTable> next)
+{
+	app.goat.store(next.get(), std::memory_order_release);
+	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
+	app.goat_owner = std::move(next);
+}
+
+std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
+{
+	std::string err;
+	std::unique_ptr<GoatTable> next =
+		g.ranges.empty() ? app.goat_owner->without(g.job) : app.goat_owner->with(g, &err);
+	if (!next)
+		return err;
+	publish_goat(app, std::move(next));
+	std::string ranges;
+	for (const GoatRange &r : g.ranges)
+		ranges += fmt::format(" [{}, {})", r.first, r.end);
+	std::string subs;
+	for (const std::string &s : g.submodels)
+		subs += (subs.empty() ? " sub-models " : ", ") + s;
+	spdlog::info("job {}: GOAT assignment ({}): switch {} aggregates{}{}{}", g.job, origin,
+		     app.cfg.switch_id, ranges.empty() ? " nothing (removed)" : " aggregators" + ranges,
+		     subs, g.plan.empty() ? "" : " from plan " + g.plan);
+	return "";
 }
 
 namespace {
@@ -112,6 +140,8 @@ public:
 		if (m->nb_segs != 1 || ina::parse_ina_frame(frame, m->data_len, &f) != ina::FrameVerdict::kOk ||
 		    f.hdr.type != INA_TYPE_CONTROL)
 			return malformed(0, "not a well-formed single-segment INA control frame");
+		if (f.payload_len && f.payload[0] == INA_CTRL_GOAT)
+			return handle_goat(m, frame, f);
 		const ina::CtrlVerdict v = ina::decode_ctrl(f.payload, f.payload_len, &msg_);
 		if (v != ina::CtrlVerdict::kOk)
 			return malformed(f.src_ip, ina::ctrl_verdict_name(v));
@@ -159,6 +189,53 @@ public:
 			gate_.unregistered(job.id);
 			refreshed_.erase(job.id);
 		}
+		ack(m, f, INA_CTRL_APPLIED);
+	}
+
+	/* A GOAT assignment (goat_assign.h), checked in the same order as a
+	 * registration and allowed to the same senders. */
+	void handle_goat(rte_mbuf *m, const uint8_t *frame, const ina::InaFrame &f)
+	{
+		GoatJobConfig g;
+		g.job = f.hdr.job_id;
+		uint32_t ps_ip = 0;
+		std::string err = goat_from_control(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
+		if (!err.empty())
+			return malformed(f.src_ip, err.c_str());
+		if (!authentic(frame, f)) {
+			app_.control_auth_drops++;
+			return warn(log_auth_, "GOAT control message for job {} from {} dropped: {}", g.job,
+				    ipv4_str(f.src_ip),
+				    app_.cfg.control_key.empty() ? "no control key configured"
+								 : "wrong MAC (not signed with this switch's key)");
+		}
+		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
+			app_.control_replay_drops++;
+			return warn(log_replay_,
+				    "GOAT control message for job {} from {} dropped: counter {} replayed or "
+				    "outside the {} s window of this switch's clock",
+				    g.job, ipv4_str(f.src_ip), msg_.counter, app_.cfg.control_window_s);
+		}
+		if (ps_ip != f.src_ip)
+			err = "ps_ip " + ipv4_str(ps_ip) + " is not the sender";
+		if (err.empty())
+			err = goat_check_ranges(&g.ranges, app_.cfg.aggregators);
+		if (err.empty() && !gate_.may_change(g.job, f.src_ip)) {
+			app_.control_denied++;
+			warn(log_denied_, "GOAT control message for job {} from {} denied: the job belongs to {}",
+			     g.job, ipv4_str(f.src_ip), owner_text(g.job));
+			return ack(m, f, INA_CTRL_DENIED);
+		}
+		const std::string origin = "control message from " + ipv4_str(f.src_ip);
+		if (err.empty())
+			err = install_goat(app_, g, origin.c_str());
+		if (!err.empty()) {
+			app_.control_bad++;
+			warn(log_bad_, "GOAT control message for job {} from {} rejected: {}", g.job,
+			     ipv4_str(f.src_ip), err);
+			return ack(m, f, INA_CTRL_INVALID);
+		}
+		app_.control_ok++;
 		ack(m, f, INA_CTRL_APPLIED);
 	}
 

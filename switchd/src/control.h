@@ -17,6 +17,11 @@ namespace switchd {
 /* Publishes `next` as the current job table (blocks until no lcore can
  * still see the previous one). */
 void publish_jobs(App &app, std::unique_ptr<JobTable> next);
+/* Publishes `next` as the current GOAT table (as publish_jobs). */
+void publish_goat(App &app, std::unique_ptr<GoatTable> next);
+/* Installs (no ranges: removes) a job's GOAT assignment and logs it;
+ * empty, or why not (ranges overlapping another job's). */
+std::string install_goat(App &app, const GoatJobConfig &g, const char *origin);
 /* Registers a job; logs its warnings. */
 void register_job(App &app, const JobConfig &job, const char *origin);
 

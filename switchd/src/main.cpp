@@ -520,6 +520,13 @@ static int run_switchd(int argc, char **argv)
 	app->jobs.store(app->jobs_owner.get());
 	for (const JobConfig &j : cfg.jobs)
 		register_job(*app, j, "config");
+	app->goat_owner = std::make_unique<GoatTable>();
+	app->goat.store(app->goat_owner.get());
+	for (const GoatJobConfig &g : cfg.goat) {
+		const std::string e = install_goat(*app, g, "config");
+		if (!e.empty())
+			fail(*app, "goat: job " + std::to_string(g.job) + ": " + e);
+	}
 	register_telemetry(*app);
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);

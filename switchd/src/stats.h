@@ -52,7 +52,9 @@ namespace switchd {
 	X(arp_replies, "ARP requests for the switch IP answered")                 \
 	X(to_switch_drops, "non-control packets for the switch itself, dropped")  \
 	X(multiseg_drops, "multi-segment frames received, dropped")               \
-	X(ecn_premarks, "INA packets marked before the pipeline (queue above threshold)")
+	X(ecn_premarks, "INA packets marked before the pipeline (queue above threshold)") \
+	X(goat_unassigned, "GOAT: names this switch, index outside the job's ranges, forwarded") \
+	X(goat_no_node, "GOAT: job has an assignment here, fragment names no switch, forwarded")
 
 /* Per job (summed over lcores for telemetry). */
 #define SWITCHD_JOB_COUNTERS(X)                                       \
@@ -69,7 +71,8 @@ namespace switchd {
 	X(ecn_marks, "packets ECN-marked")                            \
 	X(egress_drops, "packets dropped at egress")                  \
 	X(multicast, "parameter packets multicast")                   \
-	X(unregistered, "packets forwarded while the job was not registered")
+	X(unregistered, "packets forwarded while the job was not registered") \
+	X(goat_passed, "GOAT: forwarded unaggregated, outside this switch's assignment")
 
 #define SWITCHD_ENUM(name, help) name,
 enum class PortCtr : uint8_t { SWITCHD_PORT_COUNTERS(SWITCHD_ENUM) kCount };
