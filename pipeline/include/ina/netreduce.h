@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * NetReduce (the RoCE stage): transport-transparent aggregation of RoCEv2 RC
+ * traffic, target neutral like ina::process(): no DPDK, no allocation, no
+ * locks, no system calls per packet. docs/netreduce.md explains it.
+ *
+ *   parse      Ethernet/IPv4/UDP 4791/BTH, data opcodes only, ICRC checked
+ *   clt        <SrcIP, DstIP, DstQP> -> <ring, rank, MsgID, PSN0>: filled by
+ *              a message's first packet (nr_hdr with the InetTag), read by
+ *              the others
+ *   address    slot = MsgID % 2N * MsgLen + (PSN - PSN0); the packet frees
+ *              the slot of MsgID - N (= (MsgID + N) % 2N) one window back
+ *   aggregate  per-rank bitmap: a go-back-N retransmission is never added
+ *              twice; sum in the ring's type (int32 saturating, float32)
+ *   deparse    result written into the packet's own connection (its own
+ *              headers and PSN), ICRC recomputed; the other ranks' result
+ *              packets are made with nr_result()
+ */
+#ifndef INA_NETREDUCE_H
+#define INA_NETREDUCE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ina/roce.h"
+
+namespace ina {
+
+/* One ring: an aggregator array of 2 x window messages. */
+struct NrRingConfig {
+	uint16_t ring_id = 0;
+	uint8_t ranks = 0;     /* 2 .. NR_MAX_RANKS */
+	uint16_t window = 0;   /* N, messages in flight per rank */
+	uint16_t msg_len = 0;  /* MsgLen, packets per message */
+	uint16_t mtu = 1024;   /* payload bytes per packet: 256 .. 4096, a multiple of 4 */
+	uint8_t dtype = NR_DTYPE_FLOAT32; /* enum nr_dtype */
+};
+
+struct NrConfig {
+	std::vector<NrRingConfig> rings;
+	/* CLT capacity in connections (one per rank and ring at least). */
+	uint32_t connections = 1024;
+};
+
+/* Every path a RoCE packet takes, one counter each. */
+#define INA_NR_COUNTERS(X)                                                                  \
+	X(roce_pass_opcode, "RoCE opcode that carries no NetReduce data (ACK, READ...), forwarded") \
+	X(roce_pass_untagged, "first packet without the InetTag: not NetReduce, forwarded")       \
+	X(roce_pass_unknown, "connection not in the CLT: not NetReduce, forwarded")               \
+	X(roce_malformed, "headers short, IP options, BTH pad or a payload not in elements")      \
+	X(roce_icrc_bad, "ICRC does not match the packet: corrupted, dropped")                    \
+	X(roce_tag_invalid, "nr_hdr names no configured ring, or a rank, MsgLen, type it lacks")   \
+	X(roce_clt_filled, "first packet filled or refreshed its connection's CLT entry")         \
+	X(roce_clt_full, "first packet of a new connection with the CLT full, dropped")           \
+	X(roce_clt_expired, "CLT entry of an idle connection freed by the sweep")                 \
+	X(roce_first_lost, "PSN past the CLT's message (its first packet lost), dropped")         \
+	X(roce_before_window, "PSN more than a window before the CLT's message, dropped")         \
+	X(roce_opcode_mismatch, "opcode does not fit the packet's place in its message, dropped") \
+	X(roce_shape_mismatch, "headers or payload length differ from the slot's other ranks")    \
+	X(roce_behind_window, "message older than its slot's: result already gone, dropped")      \
+	X(roce_ahead_window, "slot still aggregating an older message, dropped")                  \
+	X(roce_aggregated, "values added into a slot")                                            \
+	X(roce_duplicate, "retransmission of a contribution already in the slot, dropped")        \
+	X(roce_completed, "slot complete: results sent into every rank's connection")             \
+	X(roce_result_resent, "retransmission after completion: result sent again")               \
+	X(roce_freed, "slot one window back freed by a packet")                                   \
+	X(roce_overflow, "int32 sum saturated in at least one element")
+
+enum class NrCounter : uint16_t {
+#define INA_X(name, help) name,
+	INA_NR_COUNTERS(INA_X)
+#undef INA_X
+	kCount
+};
+
+constexpr size_t kNrCounterCount = static_cast<size_t>(NrCounter::kCount);
+
+const char *nr_counter_name(NrCounter c);
+const char *nr_counter_help(NrCounter c);
+
+struct NrCounters {
+	uint64_t v[kNrCounterCount] = {};
+	uint64_t &operator[](NrCounter c) { return v[static_cast<size_t>(c)]; }
+	uint64_t operator[](NrCounter c) const { return v[static_cast<size_t>(c)]; }
+};
+
+enum class NrVerdict : uint8_t {
+	kPass,     /* not NetReduce data: forward untouched */
+	kDrop,     /* consumed (aggregated, duplicate) or dropped (counter says) */
+	kForward,  /* rewritten into a result of its own connection: route by IP */
+	kComplete, /* as kForward, and nr_result() makes every other rank's */
+};
+
+struct NrResult {
+	NrVerdict verdict;
+	NrCounter reason;
+	uint16_t ring;  /* index into NrConfig::rings (kComplete) */
+	uint8_t rank;   /* the packet's rank (kComplete) */
+	uint32_t slot;  /* slot within the ring (kComplete) */
+};
+
+/* Identity of a connection, the CLT key. */
+struct NrConnKey {
+	uint32_t src_ip;
+	uint32_t dst_ip;
+	uint32_t dqpn;
+};
+
+/* A CLT entry, for tests and telemetry. */
+struct NrConnState {
+	uint16_t ring;
+	uint8_t rank;
+	uint32_t msg_id;
+	uint32_t psn0;
+	uint64_t last_seen;
+};
+
+/* The CLT and the aggregator arrays of every ring, owned by one lcore. */
+class NrTable {
+public:
+	/* Allocates everything (not on the hot path). Throws
+	 * std::invalid_argument with the reason for a config out of range. */
+	explicit NrTable(const NrConfig &cfg);
+	~NrTable();
+	NrTable(const NrTable &) = delete;
+	NrTable &operator=(const NrTable &) = delete;
+
+	const NrConfig &config() const { return cfg_; }
+	/* Slots of ring index r: 2 x window x msg_len. */
+	uint32_t slots(uint16_t r) const;
+	size_t bytes() const;
+	/* Ring index of a ring id, or -1. */
+	int ring_index(uint16_t ring_id) const;
+
+	/* CLT access for tests and telemetry. */
+	bool lookup(const NrConnKey &k, NrConnState *out) const;
+	uint32_t connections() const { return clt_used_; }
+	/* Frees CLT entries not seen for longer than `timeout` (in the unit of
+	 * nr_process()'s `now`); returns how many. Between packets only. */
+	uint32_t expire(uint64_t now, uint64_t timeout, NrCounters &ctr);
+	/* Empties the CLT and every aggregator (the job was reconfigured). */
+	void clear();
+
+	/* Slot state for tests: message id, contributor bitmap, complete. */
+	bool slot_state(uint16_t r, uint32_t slot, uint32_t *msg_id, uint32_t *bitmap,
+			bool *complete) const;
+
+	/* The state, opaque outside pipeline/src. */
+	struct Ring;
+	struct CltEntry;
+
+private:
+	friend struct NrStages;
+	NrConfig cfg_;
+	std::vector<std::unique_ptr<Ring>> rings_;
+	std::unique_ptr<CltEntry[]> clt_;
+	uint32_t clt_mask_ = 0;
+	uint32_t clt_used_ = 0;
+};
+
+/*
+ * Runs one RoCEv2 frame through the stage. The frame is rewritten in place
+ * (payload and ICRC only; lengths never change). `now` stamps the CLT entry
+ * (the unit of NrTable::expire()).
+ */
+NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now);
+
+/*
+ * After kComplete: turns `frame` (a copy of the completed frame, same
+ * length) into the result for `rank`'s connection: that rank's headers (its
+ * IPs, QP, PSN, RETH and nr_hdr) over the result, ICRC recomputed. False for
+ * the packet's own rank or a rank with nothing stored.
+ */
+bool nr_result(const NrTable &t, const NrResult &r, uint8_t rank, uint8_t *frame, uint32_t len);
+
+/* The RoCEv2 ICRC of a frame (Ethernet first, ICRC last): CRC-32 over 8
+ * bytes of 1s, then IPv4 (TOS, TTL, checksum as 1s), UDP (checksum as 1s),
+ * BTH (resv8a as 1s) and the rest up to the ICRC. It is stored least
+ * significant byte first. len must cover the headers and the ICRC. */
+uint32_t roce_icrc(const uint8_t *frame, uint32_t len);
+/* Writes roce_icrc() into the last 4 bytes. */
+void roce_icrc_store(uint8_t *frame, uint32_t len);
+
+} /* namespace ina */
+
+#endif /* INA_NETREDUCE_H */

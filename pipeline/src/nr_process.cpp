@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The NetReduce stage (paper §3.1-3.2) over one RoCEv2 frame: parse, CLT,
+ * addressing, aggregation, deparse. docs/netreduce.md explains each choice.
+ */
+#include <climits>
+#include <cstring>
+
+#include "nr_registers.h"
+
+namespace ina {
+
+namespace {
+
+constexpr uint32_t kEth = sizeof(struct ina_eth_hdr);
+constexpr uint32_t kIp = sizeof(struct ina_ipv4_hdr);
+constexpr uint32_t kUdp = sizeof(struct ina_udp_hdr);
+constexpr uint32_t kBth = ROCE_BTH_OFFSET;
+constexpr uint32_t kAfterBth = ROCE_BTH_OFFSET + ROCE_BTH_LEN;
+
+/* What parse() learns about a RoCEv2 data packet. */
+struct RocePacket {
+	uint32_t len;      /* frame length without Ethernet padding */
+	uint8_t opcode;
+	uint32_t psn;
+	NrConnKey key;
+	uint32_t hdr_len;  /* bytes before the values (nr_hdr included) */
+	uint32_t val_len;  /* value bytes */
+	bool first;
+};
+
+inline NrResult finish(NrCounters &ctr, NrVerdict v, NrCounter reason)
+{
+	ctr[reason]++;
+	return NrResult{v, reason, 0, 0, 0};
+}
+
+/* Returns kCount for a data packet, else the counter of the path. */
+NrCounter parse(const uint8_t *f, uint32_t len, RocePacket *p)
+{
+	if (len < kAfterBth + ROCE_ICRC_LEN || ina_load16(f + 12) != 0x0800 || f[kEth] != 0x45)
+		return NrCounter::roce_malformed;
+	const uint32_t ip_len = ina_load16(f + kEth + offsetof(struct ina_ipv4_hdr, total_length));
+	if (f[kEth + offsetof(struct ina_ipv4_hdr, proto)] != 17 || kEth + ip_len > len ||
+	    ip_len < kIp + kUdp + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
+	    ina_load16(f + kEth + kIp + offsetof(struct ina_udp_hdr, dst_port)) != ROCE_UDP_PORT ||
+	    ina_load16(f + kEth + kIp + offsetof(struct ina_udp_hdr, length)) != ip_len - kIp)
+		return NrCounter::roce_malformed;
+	p->len = kEth + ip_len;
+	p->opcode = f[kBth];
+	if (!roce_opcode_data(p->opcode))
+		return NrCounter::roce_pass_opcode;
+	if (f[kBth + 1] & ROCE_BTH_PAD_MASK)
+		return NrCounter::roce_malformed;
+	p->first = roce_opcode_first(p->opcode);
+	p->hdr_len = kAfterBth + roce_ext_len(p->opcode) + (p->first ? NR_HDR_LEN : 0u);
+	if (p->len < p->hdr_len + ROCE_ICRC_LEN)
+		return p->first ? NrCounter::roce_pass_untagged : NrCounter::roce_malformed;
+	p->val_len = p->len - ROCE_ICRC_LEN - p->hdr_len;
+	if (p->val_len % 4 != 0)
+		return NrCounter::roce_malformed;
+	p->psn = ina_load24(f + kBth + offsetof(struct roce_bth, psn));
+	p->key.src_ip = ina_load32(f + kEth + offsetof(struct ina_ipv4_hdr, src));
+	p->key.dst_ip = ina_load32(f + kEth + offsetof(struct ina_ipv4_hdr, dst));
+	p->key.dqpn = ina_load24(f + kBth + offsetof(struct roce_bth, dqpn));
+	return NrCounter::kCount;
+}
+
+/* A first packet's nr_hdr fills the CLT entry of its connection. */
+NrCounter fill_clt(NrTable &t, const uint8_t *f, const RocePacket &p, uint64_t now,
+		   NrTable::CltEntry **out)
+{
+	const uint8_t *h = f + p.hdr_len - NR_HDR_LEN;
+	const int ring = t.ring_index(ina_load16(h + offsetof(struct nr_hdr, ring_id)));
+	if (ring < 0)
+		return NrCounter::roce_tag_invalid;
+	const NrRingConfig &rc = t.config().rings[ring];
+	const uint8_t rank = h[offsetof(struct nr_hdr, rank)];
+	if (rank >= rc.ranks || ina_load16(h + offsetof(struct nr_hdr, msg_len)) != rc.msg_len ||
+	    h[offsetof(struct nr_hdr, dtype)] != rc.dtype || NR_HDR_LEN + p.val_len > rc.mtu)
+		return NrCounter::roce_tag_invalid;
+	NrTable::CltEntry *e = NrStages::clt_insert(t, p.key);
+	if (e == nullptr)
+		return NrCounter::roce_clt_full;
+	e->ring = static_cast<uint16_t>(ring);
+	e->rank = rank;
+	e->msg_id = ina_load32(h + offsetof(struct nr_hdr, msg_id));
+	e->psn0 = p.psn;
+	e->last_seen = now;
+	*out = e;
+	return NrCounter::kCount;
+}
+
+/* Values of `n` bytes added into the slot, in the ring's type. Returns true
+ * when an int32 sum saturated. */
+bool add_values(uint32_t *__restrict acc, const uint8_t *__restrict src, uint32_t n, uint8_t dtype)
+{
+	const uint32_t elems = n / 4;
+	if (dtype == NR_DTYPE_FLOAT32) {
+		float *a = reinterpret_cast<float *>(acc);
+		for (uint32_t i = 0; i < elems; i++) {
+			float v;
+			std::memcpy(&v, src + 4 * i, 4);
+			a[i] += v;
+		}
+		return false;
+	}
+	int32_t *a = reinterpret_cast<int32_t *>(acc);
+	uint32_t clipped = 0;
+	for (uint32_t i = 0; i < elems; i++) {
+		int32_t v;
+		std::memcpy(&v, src + 4 * i, 4);
+		int64_t s = static_cast<int64_t>(a[i]) + v;
+		const int64_t c = s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : s);
+		clipped |= c != s;
+		a[i] = static_cast<int32_t>(c);
+	}
+	return clipped != 0;
+}
+
+/* The frame carries the slot's result for its own connection. */
+inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p)
+{
+	std::memcpy(f + p.hdr_len, r.value_of(s), p.val_len);
+	roce_icrc_store(f, p.len);
+}
+
+} /* namespace */
+
+NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now)
+{
+	RocePacket p;
+	NrCounter why = parse(frame, len, &p);
+	if (why != NrCounter::kCount)
+		return finish(ctr, why == NrCounter::roce_malformed ? NrVerdict::kDrop : NrVerdict::kPass, why);
+
+	/* ---- clt: who is this packet ---------------------------------------- */
+	NrTable::CltEntry *e = nullptr;
+	if (p.first) {
+		uint32_t magic = ina_load32(frame + p.hdr_len - NR_HDR_LEN);
+		if (magic != NR_MAGIC)
+			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_untagged);
+	} else {
+		e = NrStages::clt_find(t, p.key);
+		if (e == nullptr)
+			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_unknown);
+	}
+	/* Only now, with the packet known to be NetReduce's: a corrupted one
+	 * must neither fill the CLT nor reach a sum. */
+	uint32_t icrc;
+	std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
+	if (icrc != roce_icrc(frame, p.len))
+		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
+	if (p.first) {
+		why = fill_clt(t, frame, p, now, &e);
+		if (why != NrCounter::kCount)
+			return finish(ctr, NrVerdict::kDrop, why);
+		ctr[NrCounter::roce_clt_filled]++;
+	}
+	e->last_seen = now;
+
+	/* ---- address: MsgID and PSN - PSN0 ---------------------------------- */
+	NrTable::Ring &r = NrStages::ring(t, e->ring);
+	const uint32_t L = r.cfg.msg_len;
+	const uint32_t N = r.cfg.window;
+	int32_t d = static_cast<int32_t>(((p.psn - e->psn0) & ROCE_PSN_MASK) << 8) >> 8;
+	uint32_t msg = e->msg_id;
+	if (d >= static_cast<int32_t>(L))
+		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_first_lost);
+	if (d < 0) {
+		/* Go-back-N resends an earlier message of the window: messages
+		 * are MsgLen packets back to back, so its MsgID follows. */
+		const uint32_t back = (static_cast<uint32_t>(-d) + L - 1) / L;
+		if (back > N)
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_before_window);
+		msg -= back;
+		d += static_cast<int32_t>(back * L);
+	}
+	const uint32_t rel = static_cast<uint32_t>(d);
+	if ((rel == 0) != p.first || (rel == L - 1) != static_cast<bool>(roce_opcode_last(p.opcode)))
+		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_opcode_mismatch);
+	if (p.val_len > r.elems * 4u)
+		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
+	const uint32_t s = (msg % (2 * N)) * L + rel;
+
+	/* Release one window back: the slot of MsgID - N, which every rank
+	 * has received the result of before sending MsgID. Only that message:
+	 * a late retransmission must not free a newer one. Its value stays
+	 * until a new message claims the slot, for a lost result's resend. */
+	const uint32_t f = ((msg + N) % (2 * N)) * L + rel;
+	if ((r.state[f] & (kNrUsed | kNrFreed)) == kNrUsed && r.tag[f] == msg - N) {
+		r.state[f] |= kNrFreed;
+		ctr[NrCounter::roce_freed]++;
+	}
+
+	/* ---- aggregate ------------------------------------------------------ */
+	if (!(r.state[s] & kNrUsed) || r.tag[s] != msg) {
+		const bool newer = (r.state[s] & kNrUsed) && static_cast<int32_t>(msg - r.tag[s]) > 0;
+		if ((r.state[s] & kNrUsed) && !newer)
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_behind_window);
+		if (newer && !(r.state[s] & (kNrComplete | kNrFreed)))
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_ahead_window);
+		r.tag[s] = msg;
+		r.bitmap[s] = 0;
+		r.state[s] = kNrUsed;
+		r.hdr_len[s] = static_cast<uint8_t>(p.hdr_len);
+		r.val_len[s] = static_cast<uint16_t>(p.val_len);
+		std::memset(r.value_of(s), 0, r.elems * 4u);
+	} else if ((r.state[s] & (kNrFreed | kNrComplete)) == kNrFreed) {
+		r.state[s] &= static_cast<uint8_t>(~kNrFreed);
+	}
+	const uint32_t bit = 1u << e->rank;
+	if (r.bitmap[s] & bit) {
+		if (!(r.state[s] & kNrComplete) || r.val_len[s] != p.val_len)
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_duplicate);
+		write_result(r, s, frame, p);
+		return finish(ctr, NrVerdict::kForward, NrCounter::roce_result_resent);
+	}
+	if (r.hdr_len[s] != p.hdr_len || r.val_len[s] != p.val_len)
+		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
+	if (add_values(r.value_of(s), frame + p.hdr_len, p.val_len, r.cfg.dtype))
+		ctr[NrCounter::roce_overflow]++;
+	std::memcpy(r.hdr_of(s, e->rank), frame, p.hdr_len);
+	r.bitmap[s] |= bit;
+	ctr[NrCounter::roce_aggregated]++;
+	if (r.bitmap[s] != r.full)
+		return NrResult{NrVerdict::kDrop, NrCounter::roce_aggregated, 0, 0, 0};
+
+	/* ---- deparse: the result into this connection ----------------------- */
+	r.state[s] |= kNrComplete;
+	write_result(r, s, frame, p);
+	ctr[NrCounter::roce_completed]++;
+	return NrResult{NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s};
+}
+
+bool nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t *frame, uint32_t len)
+{
+	if (res.verdict != NrVerdict::kComplete || res.ring >= t.config().rings.size())
+		return false;
+	const NrTable::Ring &r = NrStages::ring(t, res.ring);
+	const uint32_t s = res.slot;
+	if (rank == res.rank || rank >= r.cfg.ranks || s >= r.slots || !(r.bitmap[s] & (1u << rank)))
+		return false;
+	const uint32_t hdr_len = r.hdr_len[s];
+	const uint32_t flen = hdr_len + r.val_len[s] + ROCE_ICRC_LEN;
+	if (len < flen)
+		return false;
+	std::memcpy(frame, r.hdr_of(s, rank), hdr_len);
+	std::memcpy(frame + hdr_len, r.value_of(s), r.val_len[s]);
+	roce_icrc_store(frame, flen);
+	return true;
+}
+
+} /* namespace ina */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The NetReduce stage: ICRC, CLT, addressing, per-rank deduplication, the
+ * reliability cases of the paper's §3 and the result packets.
+ */
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "ina/netreduce.h"
+#include "roce_frame.h"
+
+using namespace ina;
+using namespace roce_test;
+
+namespace {
+
+constexpr uint8_t kRanks = 3;
+constexpr uint16_t kWindow = 2;
+constexpr uint16_t kMsgLen = 3;
+constexpr uint32_t kElems = 8;
+
+NrConfig config(uint8_t dtype = NR_DTYPE_FLOAT32, uint32_t connections = 16)
+{
+	NrConfig c;
+	NrRingConfig r;
+	r.ring_id = 7;
+	r.ranks = kRanks;
+	r.window = kWindow;
+	r.msg_len = kMsgLen;
+	r.mtu = 256;
+	r.dtype = dtype;
+	c.rings.push_back(r);
+	r.ring_id = 9;
+	c.rings.push_back(r);
+	c.connections = connections;
+	return c;
+}
+
+Conn conn(uint8_t rank, uint16_t ring = 7)
+{
+	return Conn{0x0A000001u + rank, 0x0A000001u + (rank + 1u) % kRanks, 0x100u + rank + 16u * ring,
+		    rank, ring};
+}
+
+/* PSN of packet k of message m on rank r's connection (messages back to
+ * back from a per-rank start near the 24-bit wrap). */
+uint32_t psn(uint8_t rank, uint32_t m, uint32_t k)
+{
+	return (0xFFFFF0u + 1000u * rank + m * kMsgLen + k) & ROCE_PSN_MASK;
+}
+
+std::vector<uint32_t> fvals(uint8_t rank, uint32_t m, uint32_t k, uint32_t n = kElems)
+{
+	std::vector<uint32_t> v(n);
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = f2u(0.5f * (rank + 1) + static_cast<float>(m * 100 + k * 10 + i));
+	return v;
+}
+
+float fsum(uint32_t m, uint32_t k, uint32_t i)
+{
+	float s = 0;
+	for (uint8_t r = 0; r < kRanks; r++)
+		s += 0.5f * (r + 1) + static_cast<float>(m * 100 + k * 10 + i);
+	return s;
+}
+
+struct Fixture : ::testing::Test {
+	NrTable t{config()};
+	NrCounters ctr;
+
+	std::vector<uint8_t> pkt(uint8_t rank, uint32_t m, uint32_t k, uint16_t ring = 7)
+	{
+		return frame(conn(rank, ring), Msg{m, kMsgLen, NR_DTYPE_FLOAT32}, k, psn(rank, m, k),
+			     fvals(rank, m, k, k == 0 ? kElems - 4 : kElems));
+	}
+	NrResult run(std::vector<uint8_t> &f)
+	{
+		return nr_process(t, ctr, f.data(), static_cast<uint32_t>(f.size()), 1);
+	}
+	/* Checks that f is rank's packet k of message m carrying the sum. */
+	void expect_result(const std::vector<uint8_t> &f, uint8_t rank, uint32_t m, uint32_t k)
+	{
+		const std::vector<uint8_t> orig = pkt(rank, m, k);
+		ASSERT_EQ(f.size(), orig.size());
+		const size_t hdr = f.size() - 4 - 4 * values_of(orig).size();
+		EXPECT_EQ(0, std::memcmp(f.data(), orig.data(), hdr)) << "headers of rank " << int(rank);
+		EXPECT_EQ(ina_load24(f.data() + 51), psn(rank, m, k));
+		const std::vector<uint32_t> v = values_of(f);
+		for (uint32_t i = 0; i < v.size(); i++)
+			EXPECT_EQ(u2f(v[i]), fsum(m, k, i)) << "element " << i;
+		EXPECT_EQ(icrc_in(f.data(), f.size()), icrc_reference(f.data(), f.size()));
+	}
+};
+
+} /* namespace */
+
+TEST(RoceIcrc, MatchesBitwiseReferenceAndIgnoresMaskedFields)
+{
+	std::vector<uint8_t> f = frame(conn(1), Msg{5, 3, NR_DTYPE_FLOAT32}, 1, 77, fvals(1, 5, 1));
+	EXPECT_EQ(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), icrc_reference(f.data(), f.size()));
+	const uint32_t before = roce_icrc(f.data(), static_cast<uint32_t>(f.size()));
+	f[14 + 1] = 0x03; /* TOS: ECN CE on the way */
+	f[14 + 8] = 3;    /* TTL */
+	f[14 + 10] ^= 0x55;
+	f[14 + 26] = 0x12; /* UDP checksum */
+	f[42 + 4] = 0x80;  /* BTH resv8a */
+	EXPECT_EQ(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), before);
+	f[60] ^= 1; /* payload */
+	EXPECT_NE(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), before);
+	f[42 + 11] ^= 1; /* PSN is covered */
+	f[60] ^= 1;
+	EXPECT_NE(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), before);
+}
+
+TEST(RoceIcrc, StoreWritesLittleEndian)
+{
+	std::vector<uint8_t> f = frame(conn(0), Msg{0, 1, NR_DTYPE_INT32}, 0, 5, {1, 2, 3});
+	const uint32_t want = icrc_in(f.data(), f.size());
+	std::memset(f.data() + f.size() - 4, 0, 4);
+	roce_icrc_store(f.data(), static_cast<uint32_t>(f.size()));
+	EXPECT_EQ(icrc_in(f.data(), f.size()), want);
+}
+
+TEST(NrConfigCheck, RejectsOutOfRange)
+{
+	NrConfig c = config();
+	c.rings[0].ranks = 1;
+	EXPECT_THROW(NrTable{c}, std::invalid_argument);
+	c = config();
+	c.rings[0].mtu = 1000 + 2;
+	EXPECT_THROW(NrTable{c}, std::invalid_argument);
+	c = config();
+	c.rings[1].ring_id = 7;
+	EXPECT_THROW(NrTable{c}, std::invalid_argument);
+	c = config();
+	c.rings[0].dtype = 9;
+	EXPECT_THROW(NrTable{c}, std::invalid_argument);
+	c = config();
+	c.connections = 0;
+	EXPECT_THROW(NrTable{c}, std::invalid_argument);
+}
+
+TEST_F(Fixture, FirstPacketFillsClt)
+{
+	auto f = pkt(1, 4, 0);
+	EXPECT_EQ(run(f).verdict, NrVerdict::kDrop);
+	NrConnState s;
+	ASSERT_TRUE(t.lookup(NrConnKey{conn(1).src_ip, conn(1).dst_ip, conn(1).dqpn}, &s));
+	EXPECT_EQ(s.ring, 0);
+	EXPECT_EQ(s.rank, 1);
+	EXPECT_EQ(s.msg_id, 4u);
+	EXPECT_EQ(s.psn0, psn(1, 4, 0));
+	EXPECT_EQ(ctr[NrCounter::roce_clt_filled], 1u);
+	EXPECT_EQ(ctr[NrCounter::roce_aggregated], 1u);
+}
+
+TEST_F(Fixture, SlotIsMsgIdMod2NTimesMsgLenPlusRelativePsn)
+{
+	for (uint32_t m : {0u, 1u, 2u, 3u}) {
+		auto f0 = pkt(0, m, 0);
+		run(f0);
+		auto f2 = pkt(0, m, 2);
+		run(f2);
+		uint32_t id, bm;
+		bool done;
+		for (uint32_t k : {0u, 2u}) {
+			const uint32_t slot = (m % (2 * kWindow)) * kMsgLen + k;
+			ASSERT_TRUE(t.slot_state(0, slot, &id, &bm, &done)) << m << " " << k;
+			EXPECT_EQ(id, m);
+			EXPECT_EQ(bm, 1u);
+			EXPECT_FALSE(done);
+		}
+	}
+}
+
+TEST_F(Fixture, AllRanksGiveResultIntoEachConnection)
+{
+	for (uint32_t k = 0; k < kMsgLen; k++) {
+		std::vector<uint8_t> last;
+		NrResult res{};
+		for (uint8_t r = 0; r < kRanks; r++) {
+			last = pkt(r, 0, k);
+			res = run(last);
+			if (r + 1 < kRanks) {
+				EXPECT_EQ(res.verdict, NrVerdict::kDrop);
+			}
+		}
+		ASSERT_EQ(res.verdict, NrVerdict::kComplete);
+		EXPECT_EQ(res.rank, kRanks - 1);
+		expect_result(last, kRanks - 1, 0, k);
+		for (uint8_t r = 0; r + 1 < kRanks; r++) {
+			std::vector<uint8_t> copy = last;
+			ASSERT_TRUE(nr_result(t, res, r, copy.data(), static_cast<uint32_t>(copy.size())));
+			expect_result(copy, r, 0, k);
+		}
+		std::vector<uint8_t> copy = last;
+		EXPECT_FALSE(nr_result(t, res, kRanks - 1, copy.data(), static_cast<uint32_t>(copy.size())));
+	}
+	EXPECT_EQ(ctr[NrCounter::roce_completed], kMsgLen);
+}
+
+TEST_F(Fixture, RetransmissionNeverAddedTwice)
+{
+	auto a = pkt(0, 0, 1);
+	auto b = pkt(1, 0, 1);
+	for (uint8_t r = 0; r < kRanks; r++) {
+		auto f = pkt(r, 0, 0);
+		run(f);
+	}
+	run(a);
+	auto again = pkt(0, 0, 1);
+	EXPECT_EQ(run(again).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_duplicate], 1u);
+	run(b);
+	auto c = pkt(2, 0, 1);
+	ASSERT_EQ(run(c).verdict, NrVerdict::kComplete);
+	expect_result(c, 2, 0, 1);
+	/* The result to rank 0 was lost: its go-back-N resend gets it again. */
+	auto resend = pkt(0, 0, 1);
+	ASSERT_EQ(run(resend).verdict, NrVerdict::kForward);
+	EXPECT_EQ(ctr[NrCounter::roce_result_resent], 1u);
+	expect_result(resend, 0, 0, 1);
+}
+
+TEST_F(Fixture, LostFirstPacketDropsTheRestUntilResent)
+{
+	for (uint32_t k = 0; k < kMsgLen; k++) {
+		auto f = pkt(0, 0, k);
+		run(f);
+	}
+	/* Message 1's first packet is lost: the CLT still holds message 0. */
+	auto mid = pkt(0, 1, 1);
+	EXPECT_EQ(run(mid).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_first_lost], 1u);
+	uint32_t id, bm;
+	bool done;
+	EXPECT_FALSE(t.slot_state(0, 1 * kMsgLen + 1, &id, &bm, &done));
+	/* Go-back-N resends from the first packet. */
+	for (uint32_t k = 0; k < kMsgLen; k++) {
+		auto f = pkt(0, 1, k);
+		run(f);
+	}
+	ASSERT_TRUE(t.slot_state(0, 1 * kMsgLen + 1, &id, &bm, &done));
+	EXPECT_EQ(id, 1u);
+	EXPECT_EQ(bm, 1u);
+	EXPECT_EQ(ctr[NrCounter::roce_first_lost], 1u);
+}
+
+TEST_F(Fixture, GoBackNIntoThePreviousMessage)
+{
+	for (uint32_t m = 0; m < 2; m++) {
+		for (uint32_t k = 0; k < kMsgLen; k++) {
+			if (m == 0 && k == 2)
+				continue; /* lost */
+			auto f = pkt(0, m, k);
+			run(f);
+		}
+	}
+	/* Resend from message 0 packet 2 while the CLT holds message 1. */
+	auto f = pkt(0, 0, 2);
+	EXPECT_EQ(run(f).verdict, NrVerdict::kDrop);
+	uint32_t id, bm;
+	bool done;
+	ASSERT_TRUE(t.slot_state(0, 0 * kMsgLen + 2, &id, &bm, &done));
+	EXPECT_EQ(id, 0u);
+	EXPECT_EQ(bm, 1u);
+	EXPECT_EQ(ctr[NrCounter::roce_aggregated], 6u);
+}
+
+TEST_F(Fixture, PacketsOutsideTheWindow)
+{
+	/* Message 0 packet 0 from rank 0 only: the slot stays incomplete. */
+	auto f = pkt(0, 0, 0);
+	run(f);
+	/* Message 2N maps onto the same slot while message 0 is not done. */
+	auto g = pkt(1, 2 * kWindow, 0);
+	EXPECT_EQ(run(g).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_ahead_window], 1u);
+	/* Complete message 0 packet 0, then 2N takes the slot. */
+	for (uint8_t r = 1; r < kRanks; r++) {
+		auto h = pkt(r, 0, 0);
+		run(h);
+	}
+	auto g2 = pkt(1, 2 * kWindow, 0);
+	EXPECT_EQ(run(g2).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_aggregated], 4u);
+	/* Message 0 now is older than its slot: its result is gone. */
+	auto late = pkt(2, 0, 0);
+	EXPECT_EQ(run(late).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_behind_window], 1u);
+	/* More than a window before the CLT's message. */
+	auto old = frame(conn(1), Msg{2 * kWindow, kMsgLen, NR_DTYPE_FLOAT32}, 1,
+			 psn(1, 2 * kWindow, 1) - (kWindow + 1) * kMsgLen, fvals(1, 0, 1));
+	EXPECT_EQ(run(old).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_before_window], 1u);
+}
+
+TEST_F(Fixture, OneWindowAheadFreesTheSlot)
+{
+	for (uint32_t k = 0; k < kMsgLen; k++) {
+		for (uint8_t r = 0; r < kRanks; r++) {
+			auto f = pkt(r, 0, k);
+			run(f);
+		}
+	}
+	EXPECT_EQ(ctr[NrCounter::roce_freed], 0u);
+	auto f = pkt(0, kWindow, 0);
+	run(f);
+	EXPECT_EQ(ctr[NrCounter::roce_freed], 1u);
+	/* A freed slot keeps its result for a lost result's resend. */
+	auto resend = pkt(1, 0, 0);
+	EXPECT_EQ(run(resend).verdict, NrVerdict::kForward);
+	expect_result(resend, 1, 0, 0);
+}
+
+TEST_F(Fixture, CorruptedAndForeignPackets)
+{
+	auto f = pkt(0, 0, 0);
+	f[90] ^= 0x40;
+	EXPECT_EQ(run(f).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_icrc_bad], 1u);
+	EXPECT_EQ(t.connections(), 0u);
+
+	/* Unknown ring, bad rank, wrong type: the tag is refused. */
+	auto g = frame(conn(0, 8), Msg{0, kMsgLen, NR_DTYPE_FLOAT32}, 0, 1, fvals(0, 0, 0, 4));
+	EXPECT_EQ(run(g).verdict, NrVerdict::kDrop);
+	auto h = frame(conn(0), Msg{0, kMsgLen, NR_DTYPE_INT32}, 0, 1, fvals(0, 0, 0, 4));
+	EXPECT_EQ(run(h).verdict, NrVerdict::kDrop);
+	auto i = frame(conn(0), Msg{0, 2, NR_DTYPE_FLOAT32}, 0, 1, fvals(0, 0, 0, 4));
+	EXPECT_EQ(run(i).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_tag_invalid], 3u);
+
+	/* Ordinary RDMA: no InetTag, or a connection the CLT does not know. */
+	auto plain = pkt(0, 0, 0);
+	ina_store32(plain.data() + 54 + 16, 0x12345678);
+	EXPECT_EQ(run(plain).verdict, NrVerdict::kPass);
+	EXPECT_EQ(ctr[NrCounter::roce_pass_untagged], 1u);
+	auto other = pkt(0, 0, 1);
+	EXPECT_EQ(run(other).verdict, NrVerdict::kPass);
+	EXPECT_EQ(ctr[NrCounter::roce_pass_unknown], 1u);
+	auto ack = pkt(0, 0, 1);
+	ack[42] = ROCE_RC_ACK;
+	EXPECT_EQ(run(ack).verdict, NrVerdict::kPass);
+	EXPECT_EQ(ctr[NrCounter::roce_pass_opcode], 1u);
+
+	/* Truncated and padded (BTH PadCnt) frames are malformed. */
+	auto s = pkt(0, 0, 1);
+	EXPECT_EQ(nr_process(t, ctr, s.data(), 50, 1).verdict, NrVerdict::kDrop);
+	s[43] |= 0x10;
+	EXPECT_EQ(run(s).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_malformed], 2u);
+}
+
+TEST_F(Fixture, OpcodeMustFitThePlaceInTheMessage)
+{
+	auto f = pkt(0, 0, 0);
+	run(f);
+	/* PSN of packet 2 (the last) on a MIDDLE opcode. */
+	auto g = frame(conn(0), Msg{0, kMsgLen, NR_DTYPE_FLOAT32}, 1, psn(0, 0, 2), fvals(0, 0, 2));
+	EXPECT_EQ(run(g).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_opcode_mismatch], 1u);
+}
+
+TEST_F(Fixture, TwoRingsAreIndependent)
+{
+	for (uint16_t ring : {7, 9}) {
+		for (uint8_t r = 0; r < kRanks; r++) {
+			auto f = pkt(r, 0, 1, ring);
+			auto g = pkt(r, 0, 0, ring);
+			run(g);
+			NrResult res = run(f);
+			EXPECT_EQ(res.verdict, r + 1 == kRanks ? NrVerdict::kComplete : NrVerdict::kDrop);
+			if (res.verdict == NrVerdict::kComplete) {
+				EXPECT_EQ(res.ring, ring == 7 ? 0 : 1);
+			}
+		}
+	}
+	EXPECT_EQ(t.connections(), 2u * kRanks);
+	EXPECT_EQ(ctr[NrCounter::roce_completed], 4u);
+}
+
+TEST_F(Fixture, CltFullAndExpiry)
+{
+	NrTable small(config(NR_DTYPE_FLOAT32, 2));
+	NrCounters c2;
+	for (uint8_t r = 0; r < kRanks; r++) {
+		auto f = pkt(r, 0, 0);
+		nr_process(small, c2, f.data(), static_cast<uint32_t>(f.size()), 10 * r);
+	}
+	EXPECT_EQ(c2[NrCounter::roce_clt_full], 1u);
+	EXPECT_EQ(small.connections(), 2u);
+	EXPECT_EQ(small.expire(25, 20, c2), 1u); /* rank 0, seen at 0 */
+	EXPECT_EQ(c2[NrCounter::roce_clt_expired], 1u);
+	NrConnState s;
+	EXPECT_FALSE(small.lookup(NrConnKey{conn(0).src_ip, conn(0).dst_ip, conn(0).dqpn}, &s));
+	EXPECT_TRUE(small.lookup(NrConnKey{conn(1).src_ip, conn(1).dst_ip, conn(1).dqpn}, &s));
+	auto f = pkt(2, 0, 0);
+	EXPECT_EQ(nr_process(small, c2, f.data(), static_cast<uint32_t>(f.size()), 30).reason,
+		  NrCounter::roce_completed);
+}
+
+TEST(NrInt32, SaturatingSumCounted)
+{
+	NrCounters ctr;
+	std::vector<uint8_t> last;
+	NrResult res{};
+	NrConfig c = config(NR_DTYPE_INT32);
+	c.rings[0].msg_len = 1;
+	NrTable t1(c);
+	for (uint8_t r = 0; r < kRanks; r++) {
+		std::vector<uint32_t> v = {static_cast<uint32_t>(-5 - r), 7u * r, 0x40000000u, 0xC0000000u};
+		last = frame(conn(r), Msg{3, 1, NR_DTYPE_INT32}, 0, 100 + r, v);
+		res = nr_process(t1, ctr, last.data(), static_cast<uint32_t>(last.size()), 1);
+	}
+	ASSERT_EQ(res.verdict, NrVerdict::kComplete);
+	const std::vector<uint32_t> v = values_of(last);
+	EXPECT_EQ(static_cast<int32_t>(v[0]), -5 - 6 - 7);
+	EXPECT_EQ(static_cast<int32_t>(v[1]), 21);
+	EXPECT_EQ(static_cast<int32_t>(v[2]), INT32_MAX);
+	EXPECT_EQ(static_cast<int32_t>(v[3]), INT32_MIN);
+	EXPECT_EQ(ctr[NrCounter::roce_overflow], 2u);
+	EXPECT_EQ(icrc_in(last.data(), last.size()), icrc_reference(last.data(), last.size()));
+}
