@@ -20,6 +20,7 @@
 #include "egress.h"
 #include "forwarding.h"
 #include "goat_assign.h"
+#include "ina/netreduce.h"
 #include "ina/pipeline.h"
 #include "jobs.h"
 #include "numa.h"
@@ -50,6 +51,10 @@ struct alignas(64) Lcore {
 	unsigned lcore_id = 0;
 	std::unique_ptr<ina::AggregatorTable> table;
 	ina::PipelineCounters pipeline;
+	/* The NetReduce stage: on the one lcore that runs it, else null. */
+	std::unique_ptr<ina::NrTable> nr;
+	ina::NrCounters nr_ctr;
+	uint64_t nr_next_expiry = 0; /* TSC of the next CLT expiry pass */
 	LcoreCounters ctr;
 	NodeVector<PortCounters> port_ctr; /* per config port */
 	NodeVector<JobCounters> job_ctr;   /* per job id (65536) */
@@ -104,6 +109,7 @@ struct App {
 	std::atomic<const GoatTable *> goat{nullptr};
 	std::unique_ptr<GoatTable> goat_owner;
 	uint64_t gc_timeout_cycles = 0;
+	uint64_t nr_clt_timeout_cycles = 0; /* netreduce.clt_timeout_ms; 0: never */
 	uint64_t start_tsc = 0;
 	/* Control messages, counted by the control thread (control.cpp); the
 	 * lcores count ring overflows (LcoreCtr::control_drops). */

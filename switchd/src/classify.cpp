@@ -36,6 +36,15 @@ bool read_ina(const uint8_t *frame, uint32_t len, uint32_t off, ina::InaView *v)
 	return v->job != 0;
 }
 
+/* IPv4 without options, UDP to the RoCEv2 port: the NetReduce stage
+ * checks the rest. */
+bool is_rocev2(const uint8_t *frame, uint32_t len)
+{
+	return len >= ROCE_BTH_OFFSET && frame[kEth] == 0x45 &&
+	       frame[kEth + offsetof(struct ina_ipv4_hdr, proto)] == 17 &&
+	       ina_load16(frame + kEth + sizeof(struct ina_ipv4_hdr) + 2) == ROCE_UDP_PORT;
+}
+
 } /* namespace */
 
 bool LcoreLoop::classify(rte_mbuf *m)
@@ -71,7 +80,8 @@ bool LcoreLoop::classify(rte_mbuf *m)
 	d.dst_ip = ina_load32(frame + kEth + 16);
 	uint32_t off;
 	if (!ina::find_ina_header(frame, len, &off)) {
-		d.cls = PacketClass::kIpv4;
+		d.cls = is_rocev2(frame, len) && !app_.cfg.netreduce.rings.empty() ? PacketClass::kRoce
+										     : PacketClass::kIpv4;
 		return true;
 	}
 	if (!read_ina(frame, len, off, &d.ina)) {
@@ -92,6 +102,8 @@ void LcoreLoop::dispatch(rte_mbuf *m, uint64_t now)
 		return forward_l2(m, d);
 	case PacketClass::kIna:
 		return aggregate(m, d, now);
+	case PacketClass::kRoce:
+		return netreduce(m, d, now);
 	case PacketClass::kIpv4:
 		if (d.dst_ip == app_.cfg.ip)
 			return drop(m, LcoreCtr::to_switch_drops);

@@ -395,6 +395,52 @@ void read_goat(Section &top, SwitchConfig *cfg)
 	}
 }
 
+/* [netreduce] with its [[netreduce.ring]]s: the RoCE-mode jobs. */
+void read_netreduce(Section &top, SwitchConfig *cfg)
+{
+	const toml::table *t = top.table("netreduce");
+	if (!t)
+		return;
+	Section s(top.file(), *t, "netreduce");
+	cfg->netreduce.connections = s.integer<uint32_t>("connections", 1024, 1, 1u << 20);
+	cfg->netreduce_clt_timeout_ms =
+		s.integer<uint32_t>("clt_timeout_ms", cfg->netreduce_clt_timeout_ms, 0, 86400000);
+	cfg->netreduce_lcore = s.integer<unsigned>("lcore", 0, 0, 1023);
+	auto rings = s.tables("ring");
+	if (rings.empty())
+		fail(s.file(), t->source(), s.key("ring"), "[netreduce] needs at least one [[netreduce.ring]]");
+	for (size_t i = 0; i < rings.size(); i++) {
+		Section r(s.file(), *rings[i], s.key("ring[" + std::to_string(i) + "]"));
+		ina::NrRingConfig rc;
+		rc.ring_id = r.integer<uint16_t>("id", 0, 0, 65535);
+		if (!r.node("id"))
+			fail(s.file(), rings[i]->source(), r.key("id"), "missing (required)");
+		for (const ina::NrRingConfig &o : cfg->netreduce.rings)
+			if (o.ring_id == rc.ring_id)
+				r.bad("id", "ring " + std::to_string(rc.ring_id) + " configured twice");
+		rc.ranks = r.integer<uint8_t>("ranks", 0, 2, NR_MAX_RANKS);
+		if (!r.node("ranks"))
+			fail(s.file(), rings[i]->source(), r.key("ranks"), "missing (required)");
+		rc.window = r.integer<uint16_t>("window", 8, 1, 4096);
+		rc.msg_len = r.integer<uint16_t>("msg_len", 16, 1, 4096);
+		rc.mtu = r.integer<uint16_t>("mtu", 1024, 256, 4096);
+		if (rc.mtu % 4 != 0)
+			r.bad("mtu", "must be a multiple of 4 (whole 4-byte elements)");
+		if (2ull * rc.window * rc.msg_len > (1u << 20))
+			r.bad("window", "2 x window x msg_len must be at most 1048576 slots");
+		if (auto ty = r.string("type")) {
+			if (*ty != "float32" && *ty != "int32")
+				r.bad("type", "must be \"float32\" or \"int32\", got \"" + printable(*ty) + "\"");
+			rc.dtype = *ty == "int32" ? NR_DTYPE_INT32 : NR_DTYPE_FLOAT32;
+		}
+		r.finish();
+		cfg->netreduce.rings.push_back(rc);
+	}
+	if (cfg->netreduce.connections < rings.size() * 2)
+		s.bad("connections", "fewer CLT entries than the rings' connections need (2 per ring at least)");
+	s.finish();
+}
+
 } /* namespace */
 
 SwitchConfig load_config(const std::string &path)
@@ -514,6 +560,7 @@ SwitchConfig load_config(const std::string &path)
 		cfg.jobs.push_back(std::move(j));
 	}
 	read_goat(top, &cfg);
+	read_netreduce(top, &cfg);
 	top.finish();
 	return cfg;
 }

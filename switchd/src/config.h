@@ -16,6 +16,7 @@
 
 #include "goat_assign.h"
 #include "ina/control_auth.h"
+#include "ina/netreduce.h"
 #include "ina/wire.h"
 
 namespace switchd {
@@ -101,6 +102,11 @@ struct SwitchConfig {
 	std::vector<PortConfig> ports;
 	std::vector<JobConfig> jobs;
 	std::vector<GoatJobConfig> goat; /* [[goat]]: GOAT assignments per job */
+	/* [netreduce]: RoCEv2 rings aggregated by the NetReduce stage
+	 * (docs/netreduce.md); no rings: RoCE traffic is forwarded. */
+	ina::NrConfig netreduce;
+	uint32_t netreduce_clt_timeout_ms = 60000; /* idle CLT entries freed; 0: never */
+	unsigned netreduce_lcore = 0; /* the lcore (index) that runs the stage */
 };
 
 /* A config that does not validate: message is "file:line:col: key: reason". */

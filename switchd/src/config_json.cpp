@@ -118,6 +118,21 @@ std::string config_json(const SwitchConfig &cfg)
 					{"submodels", g.submodels},
 					{"aggregators", r}});
 	}
+	if (!cfg.netreduce.rings.empty()) {
+		json n;
+		n["connections"] = cfg.netreduce.connections;
+		n["clt_timeout_ms"] = cfg.netreduce_clt_timeout_ms;
+		n["lcore"] = cfg.netreduce_lcore;
+		n["ring"] = json::array();
+		for (const ina::NrRingConfig &r : cfg.netreduce.rings)
+			n["ring"].push_back({{"id", r.ring_id},
+					     {"ranks", r.ranks},
+					     {"window", r.window},
+					     {"msg_len", r.msg_len},
+					     {"mtu", r.mtu},
+					     {"type", r.dtype == NR_DTYPE_INT32 ? "int32" : "float32"}});
+		root["netreduce"] = n;
+	}
 	/* toml++ hands over valid UTF-8 only; replace rather than throw should a
 	 * byte ever slip through, so that the check never aborts. */
 	return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

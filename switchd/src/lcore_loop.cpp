@@ -137,6 +137,11 @@ uint32_t LcoreLoop::receive(rte_mbuf **pkts, uint16_t burst, uint64_t now)
 					continue;
 				}
 			}
+			/* One lcore holds the CLT and every ring's aggregators. */
+			if (d.cls == PacketClass::kRoce && app_.cfg.netreduce_lcore != lc_.index) {
+				out_[app_.cfg.netreduce_lcore].push_back(m);
+				continue;
+			}
 			dispatch(m, now);
 		}
 		if (n_ > 1)
@@ -229,6 +234,8 @@ void LcoreLoop::purge_stale()
  * for another job's packet to land on them. */
 void LcoreLoop::sweep(uint64_t now)
 {
+	if (lc_.nr)
+		netreduce_expire(now);
 	if (app_.cfg.sweep_slots)
 		lc_.table->sweep(&lc_.sweep_cursor, app_.cfg.sweep_slots, now, lc_.table->config().gc_timeout,
 				 count_swept, &lc_);

@@ -6,6 +6,7 @@
  *   lcore_loop.cpp  receive: RX bursts, hand-off rings, the loop round
  *   classify.cpp    classify: one parse into a PacketDesc, ownership
  *   aggregate.cpp   aggregate: admission, ina::process(), the verdict
+ *   netreduce.cpp   netreduce: RoCEv2 through ina::nr_process(), results
  *   forward.cpp     forward: IPv4 / L2 next hop, ARP for the switch
  *   replicate.cpp   replicate: multicast copies of a result, flood
  *   egress.cpp      transmit: per-port egress queue, shaping, ECN, tx_burst
@@ -31,6 +32,7 @@ enum class PacketClass : uint8_t {
 	kL2,   /* neither ARP nor IPv4: bridged by MAC */
 	kIpv4, /* IPv4, not INA */
 	kIna,  /* a valid INA header: `ina` is filled in */
+	kRoce, /* RoCEv2 (UDP 4791) while NetReduce rings are configured */
 };
 
 /*
@@ -68,6 +70,10 @@ private:
 	/* aggregate (aggregate.cpp) */
 	void aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now);
 	LcoreCtr admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
+	/* netreduce (netreduce.cpp) */
+	void netreduce(rte_mbuf *m, PacketDesc &d, uint64_t now);
+	void netreduce_results(rte_mbuf *m, const ina::NrResult &res);
+	void netreduce_expire(uint64_t now);
 	/* stale state (lcore_loop.cpp) */
 	void purge_stale();
 	void sweep(uint64_t now);

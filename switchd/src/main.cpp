@@ -316,6 +316,9 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 {
 	const SwitchConfig &cfg = app.cfg;
 	const unsigned n = static_cast<unsigned>(lcore_ids.size());
+	if (!cfg.netreduce.rings.empty() && cfg.netreduce_lcore >= n)
+		fail(app, "netreduce.lcore " + std::to_string(cfg.netreduce_lcore) + " is not below the " +
+			  std::to_string(n) + " data-path lcores");
 	for (unsigned k = 0; k < n; k++) {
 		LcorePtr lc = make_lcore(static_cast<int>(rte_lcore_to_socket_id(lcore_ids[k])));
 		if (!lc)
@@ -336,6 +339,8 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 			lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
 			lc->job_ctr.assign(65536, JobCounters{});
 			lc->seen_gen.assign(65536, 0);
+			if (!cfg.netreduce.rings.empty() && k == cfg.netreduce_lcore)
+				lc->nr = std::make_unique<ina::NrTable>(cfg.netreduce);
 		} catch (const std::bad_alloc &) {
 			fail(app, "no DPDK memory left for the aggregator table and counters of lcore " +
 				  std::to_string(lcore_ids[k]) + "; give DPDK more memory (-m)");
@@ -482,6 +487,7 @@ static int run_switchd(int argc, char **argv)
 	app->fwd = std::make_unique<ForwardingTable>(app->cfg);
 	app->start_tsc = rte_rdtsc();
 	app->gc_timeout_cycles = cfg.gc_timeout_ms * (rte_get_tsc_hz() / 1000);
+	app->nr_clt_timeout_cycles = cfg.netreduce_clt_timeout_ms * (rte_get_tsc_hz() / 1000);
 	std::string err = find_ports(*app);
 	if (!err.empty())
 		fail(*app, err);

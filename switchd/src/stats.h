@@ -54,7 +54,9 @@ namespace switchd {
 	X(multiseg_drops, "multi-segment frames received, dropped")               \
 	X(ecn_premarks, "INA packets marked before the pipeline (queue above threshold)") \
 	X(goat_unassigned, "GOAT: names this switch, index outside the job's ranges, forwarded") \
-	X(goat_no_node, "GOAT: job has an assignment here, fragment names no switch, forwarded")
+	X(goat_no_node, "GOAT: job has an assignment here, fragment names no switch, forwarded") \
+	X(netreduce_alloc_drops, "no mbuf for a NetReduce result copy, dropped")   \
+	X(netreduce_result_drops, "NetReduce result copy with no headers for its rank, dropped")
 
 /* Per job (summed over lcores for telemetry). */
 #define SWITCHD_JOB_COUNTERS(X)                                       \

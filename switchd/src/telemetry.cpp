@@ -247,6 +247,29 @@ int tel_aggregators(const char *, const char *, rte_tel_data *d)
 	return 0;
 }
 
+/* The NetReduce stage's counters and CLT occupancy (one lcore runs it). */
+int tel_netreduce(const char *, const char *, rte_tel_data *d)
+{
+	TelemetryUse use;
+	if (!use)
+		return -1;
+	const App &app = *g_tel_app;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rings", app.cfg.netreduce.rings.size());
+	ina::NrCounters c;
+	uint64_t conns = 0;
+	for (const auto &lc : app.lcores) {
+		for (size_t i = 0; i < ina::kNrCounterCount; i++)
+			c.v[i] += lc->nr_ctr.v[i];
+		if (lc->nr)
+			conns += lc->nr->connections();
+	}
+	rte_tel_data_add_dict_u64(d, "connections", conns);
+	for (size_t i = 0; i < ina::kNrCounterCount; i++)
+		rte_tel_data_add_dict_u64(d, ina::nr_counter_name(static_cast<ina::NrCounter>(i)), c.v[i]);
+	return 0;
+}
+
 } /* namespace */
 
 void stop_telemetry()
@@ -269,6 +292,8 @@ void register_telemetry(const App &app)
 	rte_telemetry_register_cmd("/ina/job", tel_job, "Counters of one job. Parameter: job id");
 	rte_telemetry_register_cmd("/ina/pipeline", tel_pipeline,
 				   "Pipeline counters over all lcores. No parameters");
+	rte_telemetry_register_cmd("/ina/netreduce", tel_netreduce,
+				   "NetReduce (RoCEv2) counters and CLT entries. No parameters");
 	rte_telemetry_register_cmd("/ina/aggregators", tel_aggregators,
 				   "Aggregator occupancy per lcore. No parameters");
 }
