@@ -93,11 +93,12 @@ def agg_index(job, seq, n=AGGS):
 
 
 def ina_frame(src_ip, dst_ip, dst_mac, src_mac, job, seq, values, flags=0, index=None, level=0,
-              levels=1, bitmaps=(0, 0, 0, 0), fan_in=(3, 0, 0, 0), typ=0, extra=b"", tos=0):
+              levels=1, bitmaps=(0, 0, 0, 0), fan_in=(3, 0, 0, 0), typ=0, extra=b"", tos=0,
+              agg_node=0):
     from scapy.all import Ether, IP, UDP, Raw
     if index is None:
         index = agg_index(job, seq)
-    hdr = struct.pack(">BBHHHIIIHBB4I4B", 1, typ, flags, job, 0, seq, index, 0xFFFFFFFF,
+    hdr = struct.pack(">BBHHHIIIHBB4I4B", 1, typ, flags, job, agg_node, seq, index, 0xFFFFFFFF,
                       len(values), level, levels, *bitmaps, *fan_in)
     assert len(hdr) == 44
     payload = hdr + b"".join(struct.pack(">i", v) for v in values) + extra
@@ -119,7 +120,7 @@ def parse_ina(pkt):
     f = struct.unpack(">BBHHHIIIHBB4I4B", b[:44])
     n = f[8]
     vals = list(struct.unpack(f">{n}i", b[44:44 + 4 * n])) if len(b) >= 44 + 4 * n else None
-    return dict(type=f[1], flags=f[2], job=f[3], seq=f[5], index=f[6], elems=n, level=f[9],
+    return dict(type=f[1], flags=f[2], job=f[3], agg_node=f[4], seq=f[5], index=f[6], elems=n, level=f[9],
                 levels=f[10], bitmap=list(f[11:15]), values=vals, ip_src=pkt[IP].src,
                 ip_dst=pkt[IP].dst, tos=pkt[IP].tos, mac_dst=pkt.dst, raw=b)
 
@@ -891,6 +892,179 @@ def case_control(sw, lcores=1):
     check(acks(got["h2"]) == [(21, 2, ctrl_counter(bad))], "and answered as invalid (status 2)")
 
 
+def goat_ctrl(ranges, job=JOB, key=KEY, src=(PS_IP, PS_MAC)):
+    """A GOAT control message (op 4, docs/protocol.md): this job's aggregator
+    ranges [(first, end)] on the switch, signed like a registration."""
+    ip, mac = src
+    body = struct.pack(">BBBBI6s4BH", 4, len(ranges), 0, 0, ip_u32(ip), bytes(6), 0, 0, 0, 0, 0)
+    for first, end in ranges:
+        body += struct.pack(">II8s", first, end, bytes(8))
+    body += struct.pack(">Q", next_counter())
+    frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
+                      fan_in=(0, 0, 0, 0), extra=body + bytes(32))
+    if key:
+        from scapy.all import Raw
+        signed = bytes(frame[Raw])[:-32]
+        mac_in = struct.pack(">II", ip_u32(SW_IP), ip_u32(ip)) + signed
+        frame[Raw].load = signed + hmac.new(key, mac_in, hashlib.sha256).digest()
+    return frame
+
+
+# The GOAT plan of case_goat, in ina-goat-plan's format: three sub-models of
+# 1000, 3000 and 6000 elements; this switch (id 1) holds the first and the
+# last, switch 2 the middle one. With 1024 aggregators the regions are
+# [0, 103), [103, 410), [410, 1024) (ina::goat_region).
+GOAT_PLAN = {"plan": {
+    "switches": [{"name": "s1", "id": 1, "submodels": ["a", "c"]},
+                 {"name": "s2", "id": 2, "submodels": ["b"]}],
+    "submodels": [{"name": "a", "first_element": 0, "end_element": 1000},
+                  {"name": "b", "first_element": 1000, "end_element": 4000},
+                  {"name": "c", "first_element": 4000, "end_element": 10000}],
+    "workers": [{"name": f"w{w}", "ranges": [
+        {"submodel": "a", "first_element": 0, "end_element": 1000, "agg_node": 1},
+        {"submodel": "b", "first_element": 1000, "end_element": 4000, "agg_node": 2},
+        {"submodel": "c", "first_element": 4000, "end_element": 10000, "agg_node": 1}]}
+        for w in range(3)]}}
+
+
+def case_goat(sw, lcores=1):
+    """GOAT (docs/goat.md, "Installing a plan"): job 7's assignment comes
+    from a plan file (regions [0, 103) and [410, 1024) here). Fragments
+    naming this switch (id 1) in its ranges aggregate; those naming switch 2
+    pass untouched (three packets at the PS whose values add up exactly);
+    this switch outside its ranges, or no switch, pass too. A signed control
+    message then moves the assignment; a bad one is answered invalid."""
+    out = sw.output()
+    check(re.search(r"job 7: GOAT assignment \(config\): switch 1 aggregates aggregators "
+                    r"\[0, 103\) \[410, 1024\) sub-models a, c from plan", out) is not None,
+          "the plan's part for switch 1 installed at start-up and logged")
+    vals = [[(i + 1) * (w + 1) * (-1) ** i for i in range(62)] for w in range(3)]
+    want = [sum(v[i] for v in vals) for i in range(62)]
+
+    def three(seq, index, node):
+        return [("h0" if w == 0 else "h1", gradient(w, seq, vals[w], bit=w, index=index, agg_node=node))
+                for w in range(3)]
+
+    sends = three(1, 5, 1) + three(2, 500, 1) + three(3, 150, 2) + three(4, 150, 1) + three(5, 7, 0)
+    got = exchange(None, ["h2"], sends, want={"h2": 1 + 1 + 3 + 3 + 3})["h2"]
+    by_seq = {}
+    for p in got:
+        if p["job"] == JOB:
+            by_seq.setdefault(p["seq"], []).append(p)
+    for seq in (1, 2):
+        r = by_seq.get(seq, [])
+        check(len(r) == 1 and r[0]["values"] == want and r[0]["bitmap"][0] == 0b111,
+              f"seq {seq}: agg_node 1 in the switch's ranges: one aggregated result ({len(r)} packets)")
+    for seq, why in ((3, "names switch 2"), (4, "names this switch outside its ranges"),
+                     (5, "names no switch")):
+        r = by_seq.get(seq, [])
+        check(len(r) == 3 and sorted(p["bitmap"][0] for p in r) == [1, 2, 4] and
+              all(p["level"] == 0 for p in r), f"seq {seq} {why}: three untouched packets ({len(r)})")
+        check([sum(p["values"][i] for p in r) for i in range(62)] == want,
+              f"seq {seq}: the PS's sum of the passed packets is exact")
+        check(all(p["agg_node"] == (2 if seq == 3 else 1 if seq == 4 else 0) for p in r),
+              f"seq {seq}: agg_node kept")
+    s = sw.telemetry("/ina/summary")
+    check(s["goat_unassigned"] == 3 and s["goat_no_node"] == 3,
+          f"summary: goat_unassigned {s['goat_unassigned']}, goat_no_node {s['goat_no_node']} (3 each)")
+    pl = sw.telemetry("/ina/pipeline")
+    check(pl["goat_forwarded"] == 3, f"pipeline: goat_forwarded {pl['goat_forwarded']} (switch 2's)")
+    j = sw.telemetry(f"/ina/job,{JOB}")
+    check(j["goat_passed"] == 6 and j["completed"] == 2,
+          f"job: goat_passed {j['goat_passed']} (6), completed {j['completed']} (2)")
+
+    # A control message moves the assignment to [100, 200): index 150 now
+    # aggregates here, index 5 passes.
+    m = goat_ctrl([(100, 200)])
+    got = exchange(None, ["h2"], [("h2", m)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 0, ctrl_counter(m))], f"GOAT control message applied and ACKed ({acks(got)})")
+    got = exchange(None, ["h2"], three(6, 150, 1) + three(7, 5, 1), want={"h2": 4})["h2"]
+    r6 = [p for p in got if p["seq"] == 6]
+    r7 = [p for p in got if p["seq"] == 7]
+    check(len(r6) == 1 and r6[0]["values"] == want, "index 150 aggregates after the control message")
+    check(len(r7) == 3, "index 5 passes after the control message")
+    check("GOAT assignment (control message from 10.0.0.100): switch 1 aggregates aggregators [100, 200)"
+          in sw.output(), "the new assignment is logged")
+
+    # Invalid (beyond the 1024 aggregators), unsigned, and overlapping
+    # another job's ranges.
+    bad = goat_ctrl([(1000, 2000)])
+    got = exchange(None, ["h2"], [("h2", bad)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 2, ctrl_counter(bad))], f"range beyond the switch: answered invalid ({acks(got)})")
+    before = sw.telemetry("/ina/summary")["control_auth_drops"]
+    got = exchange(None, ["h2"], [("h2", goat_ctrl([(0, 10)], key=WRONG_KEY))], timeout=1)["h2"]
+    check(not acks(got) and sw.telemetry("/ina/summary")["control_auth_drops"] == before + 1,
+          "a GOAT message with a wrong MAC is dropped unanswered")
+    reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
+    exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 2})
+    ov = goat_ctrl([(150, 250)], job=21)
+    got = exchange(None, ["h2"], [("h2", ov)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(21, 2, ctrl_counter(ov))], "ranges overlapping job 7's: invalid (exclusive)")
+    ok = goat_ctrl([(300, 400)], job=21)
+    got = exchange(None, ["h2"], [("h2", ok)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(21, 0, ctrl_counter(ok))], "disjoint ranges for job 21: applied")
+    rm = goat_ctrl([])
+    got = exchange(None, ["h2"], [("h2", rm)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 0, ctrl_counter(rm))] and "switch 1 aggregates nothing (removed)" in sw.output(),
+          "no ranges: job 7's assignment removed")
+    got = exchange(None, ["h2"], three(8, 5, 0), want={"h2": 1})["h2"]
+    check(len(got) == 1 and got[0]["values"] == want, "without an assignment agg_node 0 aggregates again")
+
+
+def goat_table(tmp):
+    plan = os.path.join(tmp, "goat-plan.json")
+    with open(plan, "w") as f:
+        json.dump(GOAT_PLAN, f)
+    return f'\n[[goat]]\njob = {JOB}\nplan = "{plan}"\n'
+
+
+def goat_config_errors(binary, tmp):
+    """[[goat]] tables that must not validate, each with a clear message."""
+    good = config_text(nports=3, key=False)
+    plan = os.path.join(tmp, "plan.json")
+    with open(plan, "w") as f:
+        json.dump(GOAT_PLAN, f)
+    split = json.loads(json.dumps(GOAT_PLAN))
+    split["plan"]["workers"][2]["ranges"][0]["agg_node"] = 0
+    with open(os.path.join(tmp, "split.json"), "w") as f:
+        json.dump(split, f)
+
+    def run(extra):
+        path = os.path.join(tmp, "goat.toml")
+        with open(path, "w") as f:
+            f.write(good + extra)
+        r = subprocess.run([binary, "--check-config", path], capture_output=True, text=True)
+        return r.returncode, r.stderr + r.stdout
+
+    rc, out = run(f'\n[[goat]]\njob = 7\nplan = "{plan}"\n')
+    check(rc == 0 and json.loads(out)["goat"] == [{"job": 7, "plan": plan, "submodels": ["a", "c"],
+                                                   "aggregators": [[0, 103], [410, 1024]]}],
+          f"a plan's part validates and --check-config prints its ranges: {out[-300:]}")
+    for extra, msg in (
+            ('[[goat]]\njob = 7\n', "give exactly one of plan"),
+            ('[[goat]]\njob = 7\naggregators = [[5, 5]]\n', "is empty"),
+            ('[[goat]]\njob = 7\naggregators = [[0, 2000]]\n', "beyond the switch's 1024 aggregators"),
+            ('[[goat]]\njob = 7\naggregators = [[0, 10], [5, 20]]\n', "overlap"),
+            ('[[goat]]\njob = 7\naggregators = [[0, 10]]\n[[goat]]\njob = 8\naggregators = [[9, 20]]\n',
+             "GOAT ranges are exclusive"),
+            ('[[goat]]\njob = 7\naggregators = [[0, 10]]\n[[goat]]\njob = 7\naggregators = [[20, 30]]\n',
+             "two [[goat]] tables"),
+            ('[[goat]]\njob = 7\naggregators = [3]\n', "[first, end]"),
+            (f'[[goat]]\njob = 7\nplan = "{tmp}/none.json"\n', "none.json"),
+            (f'[[goat]]\njob = 7\nplan = "{tmp}/split.json"\n', "2 of 3 workers send it to switch 1"),
+            (f'[[goat]]\njob = 7\nplan = "{plan}"\nfrob = 1\n', "unknown key")):
+        rc, out = run("\n" + extra)
+        check(rc == 2 and re.search(r"goat\[\d\]\.\w+: .*" + re.escape(msg), out) is not None,
+              f"[[goat]] error '{msg}': {out.strip()[-200:]}")
+    good9 = good.replace("\nid = 1\n", "\nid = 9\n", 1)
+    path = os.path.join(tmp, "goat9.toml")
+    with open(path, "w") as f:
+        f.write(good9 + f'\n[[goat]]\njob = 7\nplan = "{plan}"\n')
+    r = subprocess.run([binary, "--check-config", path], capture_output=True, text=True)
+    check(r.returncode == 2 and "the plan has no switch with id 9" in r.stderr,
+          f"a plan without this switch's id: {r.stderr.strip()[-200:]}")
+
+
 def job_state(sw, job):
     t = sw.telemetry(f"/ina/job,{job}")
     return (t["registered"], t.get("workers"), t.get("ps"))
@@ -1100,6 +1274,7 @@ CASES = {
     "malformed": (case_malformed, {}),
     "churn": (case_churn, {}),
     "control": (case_control, {}),
+    "goat": (case_goat, {"goat": True, "job_extra": 'control = "allow"'}),
     "control_auth": (case_control_auth, {}),
     "control_owner": (case_control_owner, {}),
     "control_open": (case_control_open, {"key": False, "extra_switch": "control_auth = false",
@@ -1125,6 +1300,8 @@ def main():
             return config_errors(binary, tmp)
         if case == "ping":
             return case_ping(binary, tmp)
+        if case == "goat_config":
+            return goat_config_errors(binary, tmp)
         fn, opts = CASES[case]
         lcores = opts.get("lcores", 1)
         if lcores > os.cpu_count():
@@ -1140,7 +1317,8 @@ def main():
                                              elements=opts.get("elements", 62),
                                              vdev_extra=opts.get("vdev_extra", ""),
                                              key=opts.get("key", True),
-                                             job_extra=opts.get("job_extra", "")), tmp=tmp,
+                                             job_extra=opts.get("job_extra", ""))
+                         + (goat_table(tmp) if opts.get("goat") else ""), tmp=tmp,
                          skip_if_no_port=driver != "af_packet")
             try:
                 if "driver" in opts:
