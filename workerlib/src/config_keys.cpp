@@ -147,6 +147,21 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"cc", [c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }},
 		{"scale", d(&c->scale)},
 		{"agg_node", u(&c->agg_node, 0xFFFF)},
+		{"goat",
+		 [c](const std::string &s) {
+			 /* end:node,end:node,... (empty: no plan) */
+			 std::vector<GoatRange> r;
+			 for (const std::string &e : split(s, ',')) {
+				 const size_t colon = e.find(':');
+				 uint64_t end, node;
+				 if (colon == std::string::npos || !to_u64(e.substr(0, colon), UINT64_MAX, &end) ||
+				     !to_u64(e.substr(colon + 1), 0xFFFF, &node))
+					 return false;
+				 r.push_back(GoatRange{end, static_cast<uint16_t>(node)});
+			 }
+			 c->goat = std::move(r);
+			 return true;
+		 }},
 		{"threads", u(&c->threads, 64)},
 		{"initial_window", d(&c->cc.initial_window)},
 		{"min_window", d(&c->cc.min_window)},

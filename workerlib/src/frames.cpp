@@ -37,7 +37,8 @@ FrameWriter::FrameWriter(const Endpoint &src, const Endpoint &dst, const Gradien
 	}
 }
 
-uint32_t FrameWriter::header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, uint16_t n) const
+uint32_t FrameWriter::header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, uint16_t n,
+			     int agg_node) const
 {
 	Endpoint src = src_;
 	src.port = steering_src_port(index);
@@ -46,21 +47,23 @@ uint32_t FrameWriter::header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_
 	h.seq = seq;
 	h.agg_index = index;
 	h.elem_count = n;
+	if (agg_node >= 0)
+		h.agg_node = static_cast<uint16_t>(agg_node);
 	return write_ina_frame(buf, src, dst_, h, kTosEct0);
 }
 
 uint32_t FrameWriter::gradient(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, const float *vals,
-			       uint16_t n, double scale, uint32_t *saturated) const
+			       uint16_t n, double scale, uint32_t *saturated, int agg_node) const
 {
-	uint32_t len = header(buf, seq, index, flags, n);
+	uint32_t len = header(buf, seq, index, flags, n, agg_node);
 	*saturated += quantize_to_wire(vals, buf + INA_PAYLOAD_OFFSET, n, scale);
 	return len;
 }
 
 uint32_t FrameWriter::floats(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, const float *vals,
-			     uint16_t n) const
+			     uint16_t n, int agg_node) const
 {
-	uint32_t len = header(buf, seq, index, static_cast<uint16_t>(flags | INA_F_FLOAT), n);
+	uint32_t len = header(buf, seq, index, static_cast<uint16_t>(flags | INA_F_FLOAT), n, agg_node);
 	floats_to_wire(vals, buf + INA_PAYLOAD_OFFSET, n);
 	return len;
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "ina/goat_wire.h"
 #include "ina/worker/quantize.h"
 #include "worker_impl.h"
 
@@ -127,6 +128,7 @@ void FrameRing::pop()
 Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows)
     : w_(w), id_(id), tx_(std::move(tx)), cfg_(cfg),
       win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows)),
+      goat_(cfg.goat, cfg.aggregators),
       retx_queued_(win_.capacity(), 0)
 {
 	span_ = static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size();
@@ -236,6 +238,21 @@ TensorState *Sender::tensor_of_seq(uint32_t seq)
 	return nullptr;
 }
 
+void Sender::goat_route(const TensorState &t, uint32_t f, uint32_t seq, uint32_t *index, uint16_t *flags,
+			int *node) const
+{
+	*node = -1;
+	if (goat_.empty())
+		return;
+	const uint64_t elem = (t.elem_base + static_cast<uint64_t>(f) * cfg_.elements_per_packet) % goat_.round();
+	const GoatMap::Where &w = goat_.at(elem);
+	*node = w.agg_node;
+	if (w.agg_node == INA_AGG_NODE_ANY)
+		*flags |= INA_F_BYPASS;
+	else
+		*index = goat_index(seq, w.first, w.end);
+}
+
 void Sender::queue_retransmit(uint64_t k)
 {
 	uint8_t &q = retx_queued_[k & (win_.capacity() - 1)];
@@ -270,12 +287,15 @@ bool Sender::pump_send(uint64_t now)
 			uint16_t flags = INA_F_RESEND;
 			if (win_.bypassed(k))
 				flags |= INA_F_BYPASS;
+			int node;
+			goat_route(*t, f, seq, &index, &flags, &node);
 			FrameBuf &b = txbufs_[nb];
 			if (t->as_float[f])
-				b.len = writer(seq).floats(b.data, seq, index, flags | INA_F_BYPASS, vals, static_cast<uint16_t>(ne));
+				b.len = writer(seq).floats(b.data, seq, index, flags | INA_F_BYPASS, vals, static_cast<uint16_t>(ne),
+							   node);
 			else
 				b.len = writer(seq).gradient(b.data, seq, index, flags, vals, static_cast<uint16_t>(ne),
-							 t->scale, &saturated);
+							 t->scale, &saturated, node);
 			txent_[nb++] = TxEntry{k, false};
 		}
 		retx_.erase(retx_.begin(), retx_.begin() + static_cast<long>(ri));
@@ -295,14 +315,17 @@ bool Sender::pump_send(uint64_t now)
 			uint32_t index = w_->remap().index(t->seq64 + f);
 			uint32_t ne = t->frag_elems(f, epp);
 			uint16_t flags = 0;
-			bool bypass = cfg_.cc.bypass_by_hash ? bypass_by_hash(seq, agg_win, win) : in_flight_agg >= agg_win;
+			int node;
+			goat_route(*t, f, seq, &index, &flags, &node);
+			bool bypass = (flags & INA_F_BYPASS) ||
+				      (cfg_.cc.bypass_by_hash ? bypass_by_hash(seq, agg_win, win) : in_flight_agg >= agg_win);
 			if (bypass)
 				flags |= INA_F_BYPASS;
 			else
 				in_flight_agg++;
 			FrameBuf &b = txbufs_[nb];
 			b.len = writer(seq).gradient(b.data, seq, index, flags, t->data + static_cast<size_t>(f) * epp,
-						 static_cast<uint16_t>(ne), t->scale, &saturated);
+						 static_cast<uint16_t>(ne), t->scale, &saturated, node);
 			txent_[nb++] = TxEntry{k, true};
 			fresh++;
 		}

@@ -23,6 +23,7 @@
 #include "ina/worker.h"
 #include "ina/worker/congestion.h"
 #include "ina/worker/frames.h"
+#include "ina/worker/goat_map.h"
 #include "ina/worker/remap.h"
 #include "ina/worker/rtt.h"
 #include "ina/worker/send_window.h"
@@ -94,6 +95,11 @@ private:
 	void update_floor();
 	void fail_all(const std::string &why);
 	void bump(uint32_t c, uint64_t n = 1);
+	/* GOAT: where fragment f of t goes. Sets *node and, for a switch,
+	 * *index in its sub-model's run; for the PS adds INA_F_BYPASS to
+	 * *flags. No plan: the config's agg_node, *index unchanged. */
+	void goat_route(const TensorState &t, uint32_t f, uint32_t seq, uint32_t *index, uint16_t *flags,
+			int *node) const;
 
 	WorkerImpl *w_;
 	uint32_t id_;
@@ -106,6 +112,7 @@ private:
 	SendWindow win_;
 	RttEstimator rtt_;
 	std::unique_ptr<CongestionControl> cc_;
+	GoatMap goat_;
 
 	/* Tensors of this thread in stream order (front = oldest). */
 	std::deque<std::shared_ptr<TensorState>> active_;

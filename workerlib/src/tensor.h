@@ -21,6 +21,7 @@ struct TensorState {
 	uint64_t seq64 = 0;    /* job-wide fragment number of fragment 0 */
 	uint32_t seq_base = 0; /* seq of fragment 0: seq64 mod 2^32 */
 	uint32_t nfrags = 0;
+	uint64_t elem_base = 0; /* GOAT: element 0's place in the round */
 	uint32_t thread = 0;
 	double scale = 1e8;    /* float -> int32 factor of this tensor */
 

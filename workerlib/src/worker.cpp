@@ -98,6 +98,13 @@ bool validate(const WorkerConfig &c, std::string *error)
 		return fail("PS window must be at least 1");
 	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)
 		return fail("RTO bounds must satisfy 0 < min <= max");
+	if (c.goat.size() > c.aggregators)
+		return fail("GOAT plan has " + std::to_string(c.goat.size()) + " sub-models, more than the " +
+			    std::to_string(c.aggregators) + " aggregators");
+	for (size_t i = 0; i < c.goat.size(); i++)
+		if (c.goat[i].end_element <= (i ? c.goat[i - 1].end_element : 0))
+			return fail("GOAT plan: range " + std::to_string(i) + " ends at " +
+				    std::to_string(c.goat[i].end_element) + ", not after the previous one");
 	return true;
 }
 
@@ -238,6 +245,11 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, double scale,
 	t->seq64 = next_seq_;
 	t->seq_base = static_cast<uint32_t>(next_seq_);
 	next_seq_ += t->nfrags;
+	if (!cfg_.goat.empty()) {
+		const uint64_t round = cfg_.goat.back().end_element;
+		t->elem_base = next_elem_ % round;
+		next_elem_ = (next_elem_ + n) % round;
+	}
 	uint32_t best = 0;
 	for (uint32_t i = 1; i < senders_.size(); i++)
 		if (senders_[i]->load() < senders_[best]->load())

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ina/cli.h"
+#include "ina/input_file.h"
 #include "ina/worker.h"
 #include "ina/worker/quantize.h"
 
@@ -61,7 +62,58 @@ struct Options {
 	bool bits_given = false;
 	uint32_t levels = 1, start_level = 0;
 	double tolerance = -1;
+	std::string goat_plan, goat_worker;
 };
+
+/* This worker's part of a plan from ina-goat-plan (docs/goat.md): its
+ * ranges in sub-model order as the "goat" config key's text
+ * (end:node,...), checked to cover [0, round) without a gap. Empty and
+ * *err on a bad plan. */
+std::string goat_ranges_from_plan(const std::string &path, const std::string &worker, uint32_t rank,
+				  size_t round, std::string *err)
+{
+	std::string text;
+	if (!ina::read_input_file(path, &text, err))
+		return "";
+	try {
+		const nlohmann::json root = nlohmann::json::parse(text);
+		const nlohmann::json &p = root.contains("plan") ? root.at("plan") : root;
+		const nlohmann::json &ws = p.at("workers");
+		const nlohmann::json *w = nullptr;
+		for (const auto &x : ws)
+			if (worker.empty() ? false : x.at("name").get<std::string>() == worker)
+				w = &x;
+		if (worker.empty() && rank < ws.size())
+			w = &ws[rank];
+		if (!w) {
+			*err = path + ": no worker " + (worker.empty() ? "at rank " + std::to_string(rank) : "'" + worker + "'");
+			return "";
+		}
+		std::string out;
+		uint64_t at = 0;
+		for (const auto &r : w->at("ranges")) {
+			const uint64_t first = r.at("first_element").get<uint64_t>();
+			const uint64_t end = r.at("end_element").get<uint64_t>();
+			const uint64_t node = r.at("agg_node").get<uint64_t>();
+			if (first != at || end <= first || node > 0xFFFF) {
+				*err = path + ": ranges of worker '" + w->at("name").get<std::string>() +
+				       "' must follow each other from element 0";
+				return "";
+			}
+			out += (out.empty() ? "" : ",") + std::to_string(end) + ":" + std::to_string(node);
+			at = end;
+		}
+		if (at != round) {
+			*err = path + ": the plan's model has " + std::to_string(at) + " elements, a round of --size-mb has " +
+			       std::to_string(round);
+			return "";
+		}
+		return out;
+	} catch (const nlohmann::json::exception &e) {
+		*err = path + ": not a plan from ina-goat-plan: " + e.what();
+		return "";
+	}
+}
 
 /* Returns -1 to go on, else the exit code. */
 int parse_options(int argc, char **argv, Options &o)
@@ -73,14 +125,14 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")
 		->required()
 		->check(CLI::Range(1u, kMaxWorkers));
-	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...]")->required();
+	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...] (required, but with --transport roce)");
 	app.add_option("--levels", o.levels, "in-network levels (0..4)")->check(CLI::Range(0u, INA_MAX_LEVELS));
 	app.add_option("--start-level", o.start_level, "level of this worker's first aggregation point")
 		->check(CLI::Range(0u, INA_MAX_LEVELS - 1));
 	app.add_option("--bit", o.bits, "bitmap bit per level, comma separated (default: rank)");
 	app.add_option("--fan-in", o.fan_in, "fan-in per level, comma separated (default: workers)");
 	app.add_option("--next-hop-mac", o.next_hop_mac, "destination MAC of gradient frames (switch)");
-	app.add_option("--transport", cfg.transport.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma");
+	app.add_option("--transport", cfg.transport.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma, roce (NetReduce ring: --set roce_*)");
 	app.add_option("--device", cfg.transport.device, "interface (or RDMA/DPDK device)");
 	app.add_option("--ip", o.ip, "local IPv4 address");
 	app.add_option("--udp-port", cfg.transport.udp_port, "local UDP port (udp transport)");
@@ -106,6 +158,8 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--tolerance", o.tolerance, "fail (exit 3) if an element's error exceeds this plus "
 						   "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)")
 		->check(ina::finite_range(0, 1e30));
+	app.add_option("--goat-plan", o.goat_plan, "GOAT plan (ina-goat-plan's output): agg_node per sub-model");
+	app.add_option("--goat-worker", o.goat_worker, "this worker's name in the plan (default: workers[rank])");
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
 	const int rc = ina::parse_cli("ina-worker", app, argc, argv);
@@ -134,7 +188,15 @@ int configure(Options &o)
 		ina::print_error("ina-worker", "unknown pattern '" + o.pattern + "' (normal, overflow)");
 		return 2;
 	}
-	bool ok = set("ps", o.ps) && set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
+	/* roce (NetReduce, docs/netreduce.md): a ring of --workers ranks and
+	 * no PS; the successor and the window come from --set roce_*. */
+	const bool roce = cfg.transport.kind == "roce";
+	if (o.ps.empty() && !roce) {
+		ina::print_error("ina-worker", "--ps is required (except with --transport roce)");
+		return 2;
+	}
+	bool ok = (roce ? set("roce_ranks", std::to_string(o.workers)) : set("ps", o.ps)) &&
+		  set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
 		  set("start_level", std::to_string(o.start_level)) &&
 		  set("bit", o.bits_given ? o.bits : std::to_string(cfg.rank)) &&
 		  set("fan_in", o.fan_in.empty() ? std::to_string(o.workers) : o.fan_in) &&
@@ -148,6 +210,15 @@ int configure(Options &o)
 			return 2;
 		}
 		ok = set(kv.substr(0, eq), kv.substr(eq + 1));
+	}
+	if (ok && !o.goat_plan.empty()) {
+		const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
+		const std::string ranges = goat_ranges_from_plan(o.goat_plan, o.goat_worker, cfg.rank, n, &err);
+		if (ranges.empty()) {
+			ina::print_error("ina-worker", err);
+			return 2;
+		}
+		ok = set("goat", ranges);
 	}
 	if (!ok)
 		return 2;
@@ -316,7 +387,10 @@ static int run_worker(int argc, char **argv)
 	auto w = ina::Worker::open(o.cfg, &err);
 	if (!w) {
 		ina::print_error("ina-worker", err);
-		return 1;
+		/* roce checks its ring config and looks for the RDMA device
+		 * before anything goes on the network: what it refuses is the
+		 * command line's or the host's, an error of use. */
+		return o.cfg.transport.kind == "roce" ? 2 : 1;
 	}
 	const Outcome r = run_rounds(*w, o);
 	const ina::WorkerStats s = w->stats();

@@ -41,6 +41,16 @@ struct PsAddress {
 constexpr uint32_t kMaxAggregators = 1u << 24;
 constexpr uint64_t kMaxWindowCapacity = 1u << 24;
 
+/* GOAT (docs/goat.md, "Installing a plan"): the part of a round's flat
+ * gradient (every tensor the worker submits, in order, as one array of
+ * elements; a round ends after the last range) that ends before
+ * end_element goes to the switch agg_node, or to the PS with
+ * INA_F_BYPASS when agg_node is 0. */
+struct GoatRange {
+	uint64_t end_element = 0;
+	uint16_t agg_node = INA_AGG_NODE_ANY;
+};
+
 struct WorkerConfig {
 	uint16_t job_id = 1;
 	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
@@ -69,7 +79,13 @@ struct WorkerConfig {
 	 * 0: the job's worker count (product of the fan-ins). */
 	uint32_t a2tp_flows = 0;
 	double scale = 1e8;
-	uint16_t agg_node = INA_AGG_NODE_ANY; /* GOAT */
+	uint16_t agg_node = INA_AGG_NODE_ANY; /* GOAT: one node for everything */
+	/* GOAT plan, one entry per sub-model in order (ends increasing); empty:
+	 * agg_node above. A fragment goes to the range of its first element,
+	 * with agg_index in that sub-model's own run of aggregators
+	 * (ina::goat_region over `aggregators`, as the switches reserve them);
+	 * collision hints from the PS do not move it. */
+	std::vector<GoatRange> goat;
 	RttConfig rtt;
 	/* Sender threads; each opens its own transport (the udp transport
 	 * binds transport.udp_port + thread). */
@@ -190,7 +206,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * job, rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
- * cc, scale, agg_node, threads, initial_window, min_window, max_window,
+ * cc, scale, agg_node, goat (end:node,... per sub-model), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,
  * window_capacity, stall_timeout_ms. False with a one-line *error on an unknown key or a bad

@@ -38,15 +38,17 @@ public:
 
 	/* Writes a gradient frame of n quantized values; returns its length.
 	 * Adds the number of saturated values to *saturated. buf must hold
-	 * INA_FRAME_LEN(n) bytes. */
+	 * INA_FRAME_LEN(n) bytes. agg_node: GOAT's node for this fragment;
+	 * -1, the template's. */
 	uint32_t gradient(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, const float *vals,
-			  uint16_t n, double scale, uint32_t *saturated) const;
+			  uint16_t n, double scale, uint32_t *saturated, int agg_node = -1) const;
 	/* Writes a float32 frame (INA_F_FLOAT is added to flags). */
 	uint32_t floats(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, const float *vals,
-			uint16_t n) const;
+			uint16_t n, int agg_node = -1) const;
 
 private:
-	uint32_t header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, uint16_t n) const;
+	uint32_t header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_t flags, uint16_t n,
+			int agg_node) const;
 
 	Endpoint src_, dst_;
 	InaHeader t_; /* the fields every fragment shares */
