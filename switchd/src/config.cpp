@@ -338,8 +338,9 @@ JobConfig read_job(Section &s)
 	return j;
 }
 
-/* [[goat]]: job = N and either plan = "file" (ina-goat-plan's output; this
- * switch's part by switch.id) or aggregators = [[first, end], ...]. */
+/* [[goat]]: job = N, plan = "file" (ina-goat-plan's output; this switch's
+ * part by switch.id) and/or aggregators = [[first, end], ...] (default with
+ * a plan: the whole table). */
 void read_goat(Section &top, SwitchConfig *cfg)
 {
 	auto goats = top.tables("goat");
@@ -354,18 +355,10 @@ void read_goat(Section &top, SwitchConfig *cfg)
 				s.bad("job", "job " + std::to_string(g.job) + " has two [[goat]] tables");
 		auto plan = s.string("plan");
 		const toml::node *ranges = s.node("aggregators");
-		if (plan.has_value() == (ranges != nullptr))
+		if (!plan && !ranges)
 			fail(s.file(), s.raw().source(), s.key("plan"),
-			     "give exactly one of plan (a file from ina-goat-plan) and aggregators");
-		if (plan) {
-			std::string path = *plan;
-			const size_t slash = s.file().rfind('/');
-			if (!path.empty() && path[0] != '/' && slash != std::string::npos)
-				path = s.file().substr(0, slash + 1) + path; /* relative to the config file */
-			const std::string err = goat_from_plan(path, cfg->switch_id, cfg->aggregators, &g);
-			if (!err.empty())
-				s.bad("plan", err);
-		} else {
+			     "give a plan (a file from ina-goat-plan), aggregators, or both");
+		if (ranges) {
 			const toml::array *a = ranges->as_array();
 			if (!a)
 				s.bad("aggregators", "must be an array of [first, end] pairs");
@@ -381,6 +374,15 @@ void read_goat(Section &top, SwitchConfig *cfg)
 			const std::string err = goat_check_ranges(&g.ranges, cfg->aggregators);
 			if (!err.empty())
 				s.bad("aggregators", err);
+		}
+		if (plan) {
+			std::string path = *plan;
+			const size_t slash = s.file().rfind('/');
+			if (!path.empty() && path[0] != '/' && slash != std::string::npos)
+				path = s.file().substr(0, slash + 1) + path; /* relative to the config file */
+			const std::string err = goat_from_plan(path, cfg->switch_id, cfg->aggregators, &g);
+			if (!err.empty())
+				s.bad("plan", err);
 		}
 		for (const GoatJobConfig &o : cfg->goat)
 			for (const GoatRange &a : o.ranges)

@@ -69,9 +69,6 @@ std::string plan_part(const json &root, uint16_t switch_id, uint32_t aggregators
 	}
 	if (ends.empty())
 		return "plan.submodels is empty";
-	if (ends.size() > aggregators)
-		return "the plan has " + std::to_string(ends.size()) + " sub-models, more than the switch's " +
-		       std::to_string(aggregators) + " aggregators";
 
 	const json &sws = array_at(p, "switches", "plan");
 	const json *mine = nullptr;
@@ -83,7 +80,6 @@ std::string plan_part(const json &root, uint16_t switch_id, uint32_t aggregators
 	const json &held = array_at(*mine, "submodels", "plan.switches[id " + std::to_string(switch_id) + "]");
 
 	const json &workers = array_at(p, "workers", "plan");
-	out->ranges.clear();
 	out->submodels.clear();
 	for (const json &h : held) {
 		if (!h.is_string())
@@ -92,7 +88,6 @@ std::string plan_part(const json &root, uint16_t switch_id, uint32_t aggregators
 		if (it == names.end())
 			return "sub-model '" + h.get<std::string>() + "' of switch " + std::to_string(switch_id) +
 			       " is not in plan.submodels";
-		const uint32_t g = static_cast<uint32_t>(it - names.begin());
 		size_t here = 0;
 		for (size_t w = 0; w < workers.size(); w++) {
 			const json &ranges = array_at(workers[w], "ranges", "plan.workers[" + std::to_string(w) + "]");
@@ -107,11 +102,10 @@ std::string plan_part(const json &root, uint16_t switch_id, uint32_t aggregators
 			       std::to_string(switch_id) +
 			       "; the data plane needs all of a job's workers at one node per sub-model "
 			       "(the switch waits for the fan-in the fragments carry)";
-		GoatRange r;
-		ina::goat_region(ends.data(), static_cast<uint32_t>(ends.size()), g, aggregators, &r.first, &r.end);
-		out->ranges.push_back(r);
 		out->submodels.push_back(*it);
 	}
+	if (out->ranges.empty())
+		out->ranges.push_back(GoatRange{0, aggregators});
 	return goat_check_ranges(&out->ranges, aggregators);
 }
 

@@ -37,12 +37,13 @@ struct GoatJobConfig {
  * string, or the reason. */
 std::string goat_check_ranges(std::vector<GoatRange> *r, uint32_t aggregators);
 
-/* Reads a plan written by ina-goat-plan and takes this switch's part: the
- * sub-models of the plan's switch with id `switch_id`, as index ranges by
- * ina::goat_region(). Every worker of the plan must send each of them to
- * this switch: the switch waits for the fan-in the fragments carry, so a
- * sub-model split between nodes would never complete here. Empty string,
- * or the reason. */
+/* Reads a plan written by ina-goat-plan and checks this switch's part: the
+ * sub-models of the plan's switch with id `switch_id` (names kept in
+ * out->submodels). Every worker of the plan must send each of them to this
+ * switch: the switch waits for the fan-in the fragments carry, so a
+ * sub-model split between nodes would never complete here. The job's
+ * aggregators are out->ranges as given, or the whole table when empty.
+ * Empty string, or the reason. */
 std::string goat_from_plan(const std::string &path, uint16_t switch_id, uint32_t aggregators,
 			   GoatJobConfig *out);
 

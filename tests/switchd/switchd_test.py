@@ -912,8 +912,7 @@ def goat_ctrl(ranges, job=JOB, key=KEY, src=(PS_IP, PS_MAC)):
 
 # The GOAT plan of case_goat, in ina-goat-plan's format: three sub-models of
 # 1000, 3000 and 6000 elements; this switch (id 1) holds the first and the
-# last, switch 2 the middle one. With 1024 aggregators the regions are
-# [0, 103), [103, 410), [410, 1024) (ina::goat_region).
+# last, switch 2 the middle one.
 GOAT_PLAN = {"plan": {
     "switches": [{"name": "s1", "id": 1, "submodels": ["a", "c"]},
                  {"name": "s2", "id": 2, "submodels": ["b"]}],
@@ -929,14 +928,14 @@ GOAT_PLAN = {"plan": {
 
 def case_goat(sw, lcores=1):
     """GOAT (docs/goat.md, "Installing a plan"): job 7's assignment comes
-    from a plan file (regions [0, 103) and [410, 1024) here). Fragments
+    from a plan file, with aggregators [0, 100) and [400, 1024). Fragments
     naming this switch (id 1) in its ranges aggregate; those naming switch 2
     pass untouched (three packets at the PS whose values add up exactly);
     this switch outside its ranges, or no switch, pass too. A signed control
     message then moves the assignment; a bad one is answered invalid."""
     out = sw.output()
     check(re.search(r"job 7: GOAT assignment \(config\): switch 1 aggregates aggregators "
-                    r"\[0, 103\) \[410, 1024\) sub-models a, c from plan", out) is not None,
+                    r"\[0, 100\) \[400, 1024\) sub-models a, c from plan", out) is not None,
           "the plan's part for switch 1 installed at start-up and logged")
     vals = [[(i + 1) * (w + 1) * (-1) ** i for i in range(62)] for w in range(3)]
     want = [sum(v[i] for v in vals) for i in range(62)]
@@ -1015,7 +1014,7 @@ def goat_table(tmp):
     plan = os.path.join(tmp, "goat-plan.json")
     with open(plan, "w") as f:
         json.dump(GOAT_PLAN, f)
-    return f'\n[[goat]]\njob = {JOB}\nplan = "{plan}"\n'
+    return f'\n[[goat]]\njob = {JOB}\nplan = "{plan}"\naggregators = [[400, 1024], [0, 100]]\n'
 
 
 def goat_config_errors(binary, tmp):
@@ -1038,10 +1037,10 @@ def goat_config_errors(binary, tmp):
 
     rc, out = run(f'\n[[goat]]\njob = 7\nplan = "{plan}"\n')
     check(rc == 0 and json.loads(out)["goat"] == [{"job": 7, "plan": plan, "submodels": ["a", "c"],
-                                                   "aggregators": [[0, 103], [410, 1024]]}],
+                                                   "aggregators": [[0, 1024]]}],
           f"a plan's part validates and --check-config prints its ranges: {out[-300:]}")
     for extra, msg in (
-            ('[[goat]]\njob = 7\n', "give exactly one of plan"),
+            ('[[goat]]\njob = 7\n', "give a plan"),
             ('[[goat]]\njob = 7\naggregators = [[5, 5]]\n', "is empty"),
             ('[[goat]]\njob = 7\naggregators = [[0, 2000]]\n', "beyond the switch's 1024 aggregators"),
             ('[[goat]]\njob = 7\naggregators = [[0, 10], [5, 20]]\n', "overlap"),

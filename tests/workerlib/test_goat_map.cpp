@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * GOAT on the worker side: the plan's ranges as the sender maps them (node
- * per element, each sub-model's own run of aggregators, the same runs a
- * switch reserves), the `goat` config key and its checks, and the frame
- * writer's per-fragment agg_node.
+ * per element, the job's aggregators at each switch), the `goat` and
+ * `goat_aggregators` config keys and their checks, and the frame writer's
+ * per-fragment agg_node.
  */
 #include <gtest/gtest.h>
 
@@ -19,12 +19,14 @@
 
 using namespace ina;
 
-TEST(GoatMap, NodePerElementAndDisjointRuns)
+TEST(GoatMap, NodePerElementAndTheSwitchsAggregators)
 {
 	/* Three sub-models: [0, 1000) to switch 1, [1000, 4000) to the PS,
-	 * [4000, 10000) to switch 2; 100 aggregators. */
+	 * [4000, 10000) to switch 2; switch 2 gives the job [300, 500) of its
+	 * 1024 aggregators, switch 1 all of them. */
 	const std::vector<GoatRange> r = {{1000, 1}, {4000, 0}, {10000, 2}};
-	GoatMap m(r, 100);
+	const std::vector<GoatAggregators> a = {{2, 300, 500}};
+	GoatMap m(r, a, 1024);
 	ASSERT_FALSE(m.empty());
 	EXPECT_EQ(m.round(), 10000u);
 	EXPECT_EQ(m.at(0).agg_node, 1);
@@ -34,39 +36,17 @@ TEST(GoatMap, NodePerElementAndDisjointRuns)
 	EXPECT_EQ(m.at(4000).agg_node, 2);
 	EXPECT_EQ(m.at(9999).agg_node, 2);
 	EXPECT_EQ(m.submodel(4000), 2u);
-	/* Runs tile [0, 100) in order, in proportion (10 %, 30 %, 60 %). */
-	uint32_t at = 0;
-	for (uint64_t e : {0u, 1000u, 4000u}) {
-		const GoatMap::Where &w = m.at(e);
-		EXPECT_EQ(w.first, at);
-		EXPECT_GT(w.end, w.first);
-		at = w.end;
-	}
-	EXPECT_EQ(at, 100u);
-	EXPECT_EQ(m.at(0).end - m.at(0).first, 10u);
-	EXPECT_EQ(m.at(4000).end - m.at(4000).first, 60u);
-}
-
-TEST(GoatMap, EverySubModelGetsAnIndexEvenWhenTiny)
-{
-	/* A 1-element sub-model among huge ones still owns one aggregator. */
-	const std::vector<GoatRange> r = {{1, 3}, {1000000, 4}, {1000001, 5}};
-	GoatMap m(r, 3);
 	EXPECT_EQ(m.at(0).first, 0u);
-	EXPECT_EQ(m.at(0).end, 1u);
-	EXPECT_EQ(m.at(1).first, 1u);
-	EXPECT_EQ(m.at(1).end, 2u);
-	EXPECT_EQ(m.at(1000000).first, 2u);
-	EXPECT_EQ(m.at(1000000).end, 3u);
-	/* More sub-models than aggregators: no region. */
-	uint64_t ends[3] = {1, 2, 3};
-	uint32_t f, e;
-	EXPECT_FALSE(goat_region(ends, 3, 0, 2, &f, &e));
+	EXPECT_EQ(m.at(0).end, 1024u);
+	EXPECT_EQ(m.at(5000).first, 300u);
+	EXPECT_EQ(m.at(5000).end, 500u);
+	EXPECT_TRUE(GoatMap({}, {}, 1024).empty());
 }
 
-TEST(GoatMap, IndexRunsThroughTheRegion)
+TEST(GoatMap, IndexRunsThroughTheRange)
 {
-	/* Consecutive fragments take consecutive slots and wrap inside. */
+	/* Consecutive fragments take consecutive slots and wrap inside: a
+	 * window of 4 never meets itself in [10, 14). */
 	EXPECT_EQ(goat_index(0, 10, 14), 10u);
 	EXPECT_EQ(goat_index(3, 10, 14), 13u);
 	EXPECT_EQ(goat_index(4, 10, 14), 10u);
@@ -95,12 +75,19 @@ TEST(GoatConfig, KeyParsesAndValidates)
 	EXPECT_FALSE(validate(c, &err));
 	EXPECT_NE(err.find("not after the previous"), std::string::npos) << err;
 
-	ASSERT_TRUE(set_config_key(&c, "goat", "1:1,2:1,3:1", &err));
-	c.aggregators = 2;
-	EXPECT_FALSE(validate(c, &err));
-	EXPECT_NE(err.find("more than the 2 aggregators"), std::string::npos) << err;
-
-	c.aggregators = 4096;
+	ASSERT_TRUE(set_config_key(&c, "goat", "1000:1,4000:0,10000:2", &err));
+	ASSERT_TRUE(set_config_key(&c, "goat_aggregators", "1:0-100,2:100-4096", &err)) << err;
+	ASSERT_EQ(c.goat_aggregators.size(), 2u);
+	EXPECT_EQ(c.goat_aggregators[1].first, 100u);
+	EXPECT_TRUE(validate(c, &err)) << err;
+	for (const char *bad : {"1:0", "1-0:5", "x:0-5", "1:5-x", "1:0-99999999"})
+		EXPECT_FALSE(set_config_key(&c, "goat_aggregators", bad, &err)) << bad;
+	for (const char *invalid : {"1:0-5000", "1:7-7", "0:0-10"}) {
+		ASSERT_TRUE(set_config_key(&c, "goat_aggregators", invalid, &err)) << invalid;
+		EXPECT_FALSE(validate(c, &err)) << invalid;
+		EXPECT_NE(err.find("GOAT aggregators"), std::string::npos) << err;
+	}
+	ASSERT_TRUE(set_config_key(&c, "goat_aggregators", "", &err));
 	ASSERT_TRUE(set_config_key(&c, "goat", "", &err));
 	EXPECT_TRUE(c.goat.empty());
 	EXPECT_TRUE(validate(c, &err)) << err;

@@ -162,6 +162,24 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 			 c->goat = std::move(r);
 			 return true;
 		 }},
+		{"goat_aggregators",
+		 [c](const std::string &s) {
+			 /* node:first-end,... */
+			 std::vector<GoatAggregators> r;
+			 for (const std::string &e : split(s, ',')) {
+				 const size_t colon = e.find(':'), dash = e.find('-');
+				 uint64_t node, first, end;
+				 if (colon == std::string::npos || dash == std::string::npos || dash < colon ||
+				     !to_u64(e.substr(0, colon), 0xFFFF, &node) ||
+				     !to_u64(e.substr(colon + 1, dash - colon - 1), kMaxAggregators, &first) ||
+				     !to_u64(e.substr(dash + 1), kMaxAggregators, &end))
+					 return false;
+				 r.push_back(GoatAggregators{static_cast<uint16_t>(node), static_cast<uint32_t>(first),
+							     static_cast<uint32_t>(end)});
+			 }
+			 c->goat_aggregators = std::move(r);
+			 return true;
+		 }},
 		{"threads", u(&c->threads, 64)},
 		{"initial_window", d(&c->cc.initial_window)},
 		{"min_window", d(&c->cc.min_window)},

@@ -3,19 +3,17 @@
 
 #include <algorithm>
 
-#include "ina/goat_wire.h"
-
 namespace ina {
 
-GoatMap::GoatMap(const std::vector<GoatRange> &ranges, uint32_t aggregators)
+GoatMap::GoatMap(const std::vector<GoatRange> &ranges, const std::vector<GoatAggregators> &aggregators_at,
+		 uint32_t aggregators)
 {
-	for (const GoatRange &r : ranges)
+	for (const GoatRange &r : ranges) {
+		Where w{r.agg_node, 0, aggregators};
+		for (const GoatAggregators &a : aggregators_at)
+			if (a.agg_node == r.agg_node)
+				w.first = a.first, w.end = a.end;
 		ends_.push_back(r.end_element);
-	for (uint32_t g = 0; g < ranges.size(); g++) {
-		Where w{ranges[g].agg_node, 0, 1};
-		if (!goat_region(ends_.data(), static_cast<uint32_t>(ends_.size()), g, aggregators, &w.first,
-				 &w.end))
-			w.agg_node = INA_AGG_NODE_ANY; /* validate() refuses such plans */
 		where_.push_back(w);
 	}
 }

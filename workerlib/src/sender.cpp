@@ -128,7 +128,7 @@ void FrameRing::pop()
 Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows)
     : w_(w), id_(id), tx_(std::move(tx)), cfg_(cfg),
       win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows)),
-      goat_(cfg.goat, cfg.aggregators),
+      goat_(cfg.goat, cfg.goat_aggregators, cfg.aggregators),
       retx_queued_(win_.capacity(), 0)
 {
 	span_ = static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size();

@@ -98,9 +98,12 @@ bool validate(const WorkerConfig &c, std::string *error)
 		return fail("PS window must be at least 1");
 	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)
 		return fail("RTO bounds must satisfy 0 < min <= max");
-	if (c.goat.size() > c.aggregators)
-		return fail("GOAT plan has " + std::to_string(c.goat.size()) + " sub-models, more than the " +
-			    std::to_string(c.aggregators) + " aggregators");
+	for (const GoatAggregators &a : c.goat_aggregators)
+		if (a.agg_node == INA_AGG_NODE_ANY || a.first >= a.end || a.end > c.aggregators)
+			return fail("GOAT aggregators of node " + std::to_string(a.agg_node) + ": [" +
+				    std::to_string(a.first) + ", " + std::to_string(a.end) +
+				    ") is not a range of a switch's " + std::to_string(c.aggregators) +
+				    " aggregators");
 	for (size_t i = 0; i < c.goat.size(); i++)
 		if (c.goat[i].end_element <= (i ? c.goat[i - 1].end_element : 0))
 			return fail("GOAT plan: range " + std::to_string(i) + " ends at " +

@@ -2,10 +2,8 @@
  *
  * GOAT on the wire and in the aggregator index space (docs/goat.md,
  * "Installing a plan"): the control message that installs a switch's
- * assignment for a job, and the rule that gives every sub-model of a plan
- * its own run of aggregator indices. Workers and switches apply the same
- * rule to the same plan, so a worker's agg_index for a sub-model falls in
- * the range its switch reserved for it.
+ * assignment for a job, and where a worker puts a fragment in the range of
+ * aggregators that switch gives the job.
  */
 #ifndef INA_GOAT_WIRE_H
 #define INA_GOAT_WIRE_H
@@ -35,32 +33,10 @@ INA_STATIC_ASSERT(sizeof(struct ina_ctrl_goat_range) == sizeof(struct ina_ctrl_w
 #ifdef __cplusplus
 namespace ina {
 
-/*
- * The aggregator indices of sub-model g of a plan whose sub-models end at
- * ends[0] < ends[1] < ... < ends[n-1] elements (ends[n-1] the model's
- * size), in a switch of `aggregators` indices (>= n): [*first, *end), at
- * least one index, in proportion to the sub-model's elements. False when the
- * plan does not fit (more sub-models than indices, an empty sub-model).
- */
-inline bool goat_region(const uint64_t *ends, uint32_t n, uint32_t g, uint32_t aggregators,
-			uint32_t *first, uint32_t *end)
-{
-	if (g >= n || n > aggregators || ends[n - 1] == 0)
-		return false;
-	const uint64_t spare = aggregators - n; /* shared in proportion */
-	const uint64_t total = ends[n - 1];
-	const uint64_t lo = g ? ends[g - 1] : 0;
-	if (ends[g] <= lo)
-		return false;
-	/* 128-bit products: spare (< 2^24) x elements (< 2^64). */
-	*first = g + static_cast<uint32_t>(static_cast<unsigned __int128>(spare) * lo / total);
-	*end = g + 1 + static_cast<uint32_t>(static_cast<unsigned __int128>(spare) * ends[g] / total);
-	return true;
-}
-
-/* The index of fragment `seq` in its sub-model's region: consecutive
- * fragments take consecutive slots, so a window no larger than the region
- * never collides with itself. */
+/* The index of fragment `seq` in the job's range [first, end) of a
+ * switch: consecutive fragments take consecutive slots, so a window of no
+ * more than end - first fragments never collides with itself (ATP's hash
+ * would, by chance, at any window). */
 inline uint32_t goat_index(uint32_t seq, uint32_t first, uint32_t end)
 {
 	return first + seq % (end - first);

@@ -51,6 +51,13 @@ struct GoatRange {
 	uint16_t agg_node = INA_AGG_NODE_ANY;
 };
 
+/* The aggregators [first, end) a GOAT switch gives the job (its [[goat]]
+ * table's `aggregators`). */
+struct GoatAggregators {
+	uint16_t agg_node = 0;
+	uint32_t first = 0, end = 0;
+};
+
 struct WorkerConfig {
 	uint16_t job_id = 1;
 	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
@@ -81,11 +88,12 @@ struct WorkerConfig {
 	double scale = 1e8;
 	uint16_t agg_node = INA_AGG_NODE_ANY; /* GOAT: one node for everything */
 	/* GOAT plan, one entry per sub-model in order (ends increasing); empty:
-	 * agg_node above. A fragment goes to the range of its first element,
-	 * with agg_index in that sub-model's own run of aggregators
-	 * (ina::goat_region over `aggregators`, as the switches reserve them);
+	 * agg_node above. A fragment goes to the node of its first element's
+	 * range; for a switch with agg_index = ina::goat_index(seq) in the
+	 * job's aggregators there (goat_aggregators, default all of them);
 	 * collision hints from the PS do not move it. */
 	std::vector<GoatRange> goat;
+	std::vector<GoatAggregators> goat_aggregators;
 	RttConfig rtt;
 	/* Sender threads; each opens its own transport (the udp transport
 	 * binds transport.udp_port + thread). */
@@ -206,7 +214,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * job, rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
- * cc, scale, agg_node, goat (end:node,... per sub-model), threads, initial_window, min_window, max_window,
+ * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,
  * window_capacity, stall_timeout_ms. False with a one-line *error on an unknown key or a bad
