@@ -70,6 +70,8 @@ def worker_command(binary, plan, job, w, transport, extra):
         cmd += ["--set", f"initial_window={job['window']}"]
     if w["agg_node"]:
         cmd += ["--set", f"agg_node={w['agg_node']}"]
+    if job.get("goat_plan"):
+        cmd += ["--goat-plan", job["goat_plan"], "--goat-worker", w["name"]]
     return cmd + list(job["worker_args"]) + list(extra)
 
 

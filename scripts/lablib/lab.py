@@ -16,7 +16,7 @@ import re
 import shutil
 import time
 
-from . import netns, procs, render, telemetry, topology
+from . import goat, netns, procs, render, telemetry, topology
 
 PREFIX_RE = re.compile(r"^inalab[a-z0-9]{0,8}$")
 LAB_ROOT = "/tmp/inalab"
@@ -45,7 +45,7 @@ def default_run_dir(prefix):
 
 def find_binary(build_dirs, name):
     for b in build_dirs:
-        for sub in ("", "switchd", "ps", "workerlib", "workerlib/tools", "ps/tools", "tools"):
+        for sub in ("", "switchd", "ps", "workerlib", "workerlib/tools", "ps/tools", "tools", "goat"):
             p = os.path.join(b, sub, name)
             if os.path.isfile(p) and os.access(p, os.X_OK):
                 return p
@@ -94,6 +94,10 @@ class Lab:
                                       need_free=64 * len(plan["switches"]))
             if hugedir is None and huge == "yes":
                 raise LabError("hugepages requested (--huge) but none are available")
+        try:
+            goat.make_plans(plan, self.run.conf, find_binary(build_dirs, "ina-goat-plan"), self.log)
+        except goat.GoatError as e:
+            raise LabError(str(e))
         drivers = AUTO_DRIVERS if driver == "auto" else [driver]
         last_err = ""
         for drv in drivers:

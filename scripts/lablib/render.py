@@ -85,6 +85,11 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
                 lines += ["[[job.worker]]", f"ip = {_q(w['ip'])}  # {w['name']}",
                           f"mac = {_q(w['mac'])}",
                           "bit = [" + ", ".join(str(b) for b in w["bit"]) + "]"]
+        for j in plan["jobs"]:
+            # GOAT (lablib/goat.py): this switch's part of the job's plan.
+            if sw["name"] in j["switches"] and j["mode"] == "goat":
+                lines += ["", f"# job {j['id']}: GOAT plan (ina-goat-plan)", "[[goat]]",
+                          f"job = {j['id']}", f"plan = {_q('goat-job' + str(j['id']) + '.json')}"]
     return "\n".join(lines) + "\n"
 
 

@@ -68,6 +68,12 @@ JOB_KEYS = {
     "start_delay_s": 0.0,
     "worker_args": [],
     "ps_args": [],
+    # mode "goat" (docs/goat.md, "In the lab"): the tensor cut into this many
+    # equal sub-models, the planner's seed, and each switch's memory B(s) for
+    # the planner (0: its aggregator registers, aggregators x elements x 4).
+    "goat_submodels": 8,
+    "goat_seed": 1,
+    "goat_memory_bytes": 0,
 }
 
 
@@ -280,6 +286,18 @@ def build_plan(raw, path, overrides):
             "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
 
 
+def _tree_hops(a, b, parent, depth):
+    """Links between switches a and b of the tree rooted at the PS's switch."""
+    n = 0
+    while a != b:
+        if depth[a] >= depth[b]:
+            a = parent[a]
+        else:
+            b = parent[b]
+        n += 1
+    return n
+
+
 def plan_job(j, where, by_switch, by_host, adj, overrides):
     """Levels, fan-in and each worker's bits for one job (docs/protocol.md)."""
     if not isinstance(j["id"], int) or not 1 <= j["id"] <= 65535:
@@ -295,8 +313,8 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
     if len(set(j["workers"])) != len(j["workers"]):
         raise TopologyError(f"{where}: a worker is listed twice")
     mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
-    if mode not in ("tree", "rack", "none"):
-        raise TopologyError(f"{where}: mode must be \"tree\", \"rack\" or \"none\", got {mode!r}")
+    if mode not in ("tree", "rack", "none", "goat"):
+        raise TopologyError(f"{where}: mode must be \"tree\", \"rack\", \"none\" or \"goat\", got {mode!r}")
     for k in ("tensor", "iterations", "window"):
         if k in overrides:
             j[k] = overrides[k]
@@ -341,7 +359,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
               "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
-              "worker_args", "ps_args"):
+              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes"):
         result[k] = j[k]
 
     wl = []
@@ -352,6 +370,20 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
         for i, w in enumerate(workers):
             wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
                        "start_level": 0, "bit": [i], "agg_node": 0})
+    elif mode == "goat":
+        # GOAT: one level, every switch on the path registers the job with
+        # all of its workers; the plan (lablib/goat.py) names per sub-model
+        # the one switch that aggregates it, the others forward.
+        if not 1 <= j["goat_submodels"] <= min(j["tensor"], 255):
+            raise TopologyError(f"{where}: goat_submodels must be 1..255 and at most tensor")
+        levels, fan_in = 1, [len(workers)]
+        for i, w in enumerate(workers):
+            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
+                       "start_level": 0, "bit": [i], "agg_node": 0})
+        result["hops_to_ps"] = {n: depth[n] + 1 for n in on_path}
+        result["switch_hops"] = {a: {b: _tree_hops(a, b, parent, depth) for b in on_path}
+                                 for a in on_path}
+        result["switch_ids"] = {n: by_switch[n]["id"] for n in on_path}
     elif mode == "tree":
         levels = max(depth[n] for n in on_path) + 1
         level_of = {n: levels - 1 - depth[n] for n in on_path}

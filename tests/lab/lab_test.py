@@ -11,6 +11,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR spoof                another job's id from a foreign host
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
+  lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
 uses its own namespace prefix and removes everything it made, also when it
@@ -235,6 +236,37 @@ def t_two_level_ratio(build):
     check(ratio >= 2.5, f"rack-scale / two-level PS bytes {ratio:.2f}x, want >= 2.5x")
 
 
+def t_goat_vs_atp(build):
+    """goat-chain (docs/goat.md, "In the lab"): the same four workers, once
+    following the plan of ina-goat-plan (sub-models split between sw0 and
+    sw1, each switch's aggregators exclusive to its own), once with ATP's
+    dynamic allocation (rack mode: the first switch on the path, aggregators
+    by hash, collisions to the PS). Both exact; both switches aggregate under
+    GOAT; the PS receives fewer bytes under GOAT."""
+    if not os.path.exists(os.path.join(build, "goat", "ina-goat-plan")):
+        print("ina-goat-plan not built (GLPK missing?): skipped")
+        raise SystemExit(SKIP)
+    g = run("goat-chain", build)
+    show(g)
+    assert_exact(g)
+    a = run("goat-chain", build, "--mode", "rack")
+    show(a)
+    assert_exact(a)
+    gj, aj = g["jobs"][0], a["jobs"][0]
+    check(gj["mode"] == "goat" and aj["mode"] == "rack", "modes goat and rack")
+    done = {s: _job_counter(g, s, 1, "completed") or 0 for s in ("sw0", "sw1")}
+    check(done["sw0"] > 0 and done["sw1"] > 0,
+          f"GOAT: both switches aggregate their sub-models (completed {done})")
+    check((_job_counter(a, "sw1", 1, "completed") or 0) == 0,
+          "ATP: only the first switch on the path aggregates")
+    print(f"PS bytes GOAT {gj['ps_bytes']} vs ATP {aj['ps_bytes']} "
+          f"({aj['ps_bytes'] / max(1, gj['ps_bytes']):.2f}x); job time GOAT {gj['seconds']:.2f} s "
+          f"vs ATP {aj['seconds']:.2f} s; switch collisions GOAT {gj['collisions_switch']} "
+          f"vs ATP {aj['collisions_switch']}")
+    check(gj["ps_bytes"] < aj["ps_bytes"],
+          f"GOAT's PS bytes {gj['ps_bytes']} below ATP's {aj['ps_bytes']}")
+
+
 def t_loss(build, rate):
     if rate >= 0.005:
         # 1%: at the switch ports toward the PS and toward one worker.
@@ -367,7 +399,7 @@ def main():
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "jumbo": t_jumbo,
-             "jumbo_shaped": t_jumbo_shaped}
+             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
