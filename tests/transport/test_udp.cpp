@@ -81,6 +81,58 @@ TEST(TransportUdp, WholeFramesBothWays)
 	EXPECT_EQ(b->recv(rx, 8, 0), 0u);
 }
 
+/* One send() of runs that the transport packs into UDP GSO messages (same
+ * destination, same size), broken by a second destination, another size
+ * and a malformed frame: every datagram arrives once, whole, in order. */
+TEST(TransportUdp, BatchesOfManyDatagramsArriveWhole)
+{
+	auto a = open_udp_at(local_ip(8));
+	auto b = open_udp_at(local_ip(9));
+	auto c = open_udp_at(local_ip(10));
+	ASSERT_TRUE(a && b && c);
+	Endpoint src{{0}, local_ip(8), INA_UDP_PORT};
+	Endpoint to_b{{0}, local_ip(9), INA_UDP_PORT}, to_c{{0}, local_ip(10), INA_UDP_PORT};
+	constexpr uint32_t kN = 200;
+	std::vector<Buf> out(kN);
+	std::vector<FrameBuf> fbs(kN);
+	std::vector<uint32_t> want_b, want_c;
+	for (uint32_t i = 0; i < kN; i++) {
+		bool for_c = (i / 40) % 2 == 1;        /* runs of 40 per destination */
+		uint16_t n = (i % 40 == 17) ? 30 : 62; /* a shorter frame inside a run */
+		out[i].fb.len = make_ina_frame(out[i].mem.data(), src, for_c ? to_c : to_b, 7, i, n);
+		if (i == 99) {
+			out[i].fb.len = 20; /* malformed: consumed, never sent */
+		} else {
+			(for_c ? want_c : want_b).push_back(i);
+		}
+		fbs[i] = out[i].fb;
+	}
+	uint32_t sent = 0;
+	for (int tries = 0; tries < 100 && sent < kN; tries++)
+		sent += a->send(fbs.data() + sent, kN - sent);
+	ASSERT_EQ(sent, kN);
+	for (auto [t, want] : {std::pair{b.get(), &want_b}, std::pair{c.get(), &want_c}}) {
+		std::vector<Buf> in(32);
+		std::vector<uint32_t> seqs;
+		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+		while (seqs.size() < want->size() && std::chrono::steady_clock::now() < until) {
+			std::vector<FrameBuf> rx;
+			for (auto &x : in)
+				rx.push_back(x.fb);
+			uint32_t got = t->recv(rx.data(), static_cast<uint32_t>(rx.size()), 20000);
+			for (uint32_t k = 0; k < got; k++) {
+				uint32_t seq = frame_seq(rx[k].data);
+				ASSERT_LT(seq, kN);
+				ASSERT_EQ(rx[k].len, out[seq].fb.len);
+				EXPECT_EQ(0, memcmp(rx[k].data + INA_HDR_OFFSET, out[seq].mem.data() + INA_HDR_OFFSET,
+						    rx[k].len - INA_HDR_OFFSET));
+				seqs.push_back(seq);
+			}
+		}
+		EXPECT_EQ(seqs, *want);
+	}
+}
+
 TEST(TransportUdp, MulticastGroupReachesEveryMember)
 {
 	uint32_t group = job_group(0x0102);

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -102,42 +103,71 @@ public:
 		return true;
 	}
 
+	/* Consecutive frames to one unicast destination with one payload size
+	 * leave as one UDP GSO message (UDP_SEGMENT): the kernel walks its
+	 * UDP/IP path once per message, not once per frame, and cuts the
+	 * datagrams at the end (each a normal datagram on the wire). */
 	uint32_t send(const FrameBuf *frames, uint32_t n) override
 	{
 		uint32_t done = 0;
 		while (done < n) {
-			uint32_t batch = 0, consumed = 0;
-			while (done + consumed < n && batch < kTransportBatch) {
+			uint32_t nmsg = 0, nframes = 0, consumed = 0;
+			uint32_t msg_end[kTransportBatch]; /* consumed frames after message m */
+			uint32_t last_ip = 0, last_len = 0;
+			uint16_t last_port = 0;
+			while (done + consumed < n && nframes < kTransportBatch) {
 				const FrameBuf &f = frames[done + consumed];
 				consumed++;
 				Endpoint dst;
 				uint32_t payload;
 				if (!parse_frame_headers(f.data, f.len, nullptr, &dst, &payload)) {
 					/* consumed: never leaves, like a frame lost on the wire */
+					if (nmsg)
+						msg_end[nmsg - 1] = consumed;
 					continue;
 				}
-				struct sockaddr_in &sa = tx_addr_[batch];
+				tx_iov_[nframes].iov_base = f.data + INA_L2L3L4_LEN;
+				tx_iov_[nframes].iov_len = payload;
+				struct msghdr *prev = nmsg ? &tx_msg_[nmsg - 1].msg_hdr : nullptr;
+				if (gso_ && prev && dst.ip == last_ip && dst.port == last_port && payload == last_len &&
+				    (dst.ip >> 28) != 0xE && prev->msg_iovlen < kGsoSegments &&
+				    (prev->msg_iovlen + 1) * payload <= kGsoBytes) {
+					prev->msg_iovlen++;
+					set_segment_size(nmsg - 1, static_cast<uint16_t>(payload));
+					msg_end[nmsg - 1] = consumed;
+					nframes++;
+					continue;
+				}
+				struct sockaddr_in &sa = tx_addr_[nmsg];
 				sa.sin_family = AF_INET;
 				sa.sin_port = htons(dst.port);
 				sa.sin_addr.s_addr = htonl(dst.ip);
-				tx_iov_[batch].iov_base = f.data + INA_L2L3L4_LEN;
-				tx_iov_[batch].iov_len = payload;
-				struct msghdr &mh = tx_msg_[batch].msg_hdr;
+				struct msghdr &mh = tx_msg_[nmsg].msg_hdr;
 				memset(&mh, 0, sizeof(mh));
 				mh.msg_name = &sa;
 				mh.msg_namelen = sizeof(sa);
-				mh.msg_iov = &tx_iov_[batch];
+				mh.msg_iov = &tx_iov_[nframes];
 				mh.msg_iovlen = 1;
-				batch++;
+				msg_end[nmsg] = consumed;
+				last_ip = dst.ip;
+				last_port = dst.port;
+				last_len = payload;
+				nmsg++;
+				nframes++;
 			}
-			if (batch > 0) {
-				int r = sendmmsg(pfd_[0].fd, tx_msg_, batch, MSG_DONTWAIT);
+			if (nmsg > 0) {
+				int r = sendmmsg(pfd_[0].fd, tx_msg_, nmsg, MSG_DONTWAIT);
+				if (r < 0 && gso_ && (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT)) {
+					/* A device or kernel without UDP GSO: plain
+					 * datagrams from now on, this batch again. */
+					gso_ = false;
+					continue;
+				}
 				if (r < 0)
 					r = 0;
-				if (static_cast<uint32_t>(r) < batch) {
-					/* Socket buffer full: report what went out. The
-					 * malformed frames before the stop are consumed. */
-					return done + count_consumed(frames + done, consumed, r);
+				if (static_cast<uint32_t>(r) < nmsg) {
+					/* Socket buffer full: report what went out. */
+					return done + (r > 0 ? msg_end[r - 1] : 0);
 				}
 			}
 			done += consumed;
@@ -230,17 +260,19 @@ private:
 		nfds_++;
 	}
 
-	static uint32_t count_consumed(const FrameBuf *frames, uint32_t consumed, int sent)
+	/* Message m carries several datagrams of `size` bytes: UDP_SEGMENT. */
+	void set_segment_size(uint32_t m, uint16_t size)
 	{
-		/* Frames up to and including the sent-th valid one are consumed. */
-		uint32_t valid = 0, i = 0;
-		for (; i < consumed && valid < static_cast<uint32_t>(sent); i++)
-			if (parse_frame_headers(frames[i].data, frames[i].len, nullptr, nullptr, nullptr))
-				valid++;
-		while (i < consumed &&
-		       !parse_frame_headers(frames[i].data, frames[i].len, nullptr, nullptr, nullptr))
-			i++;
-		return i;
+		struct msghdr &mh = tx_msg_[m].msg_hdr;
+		if (mh.msg_control)
+			return;
+		mh.msg_control = tx_ctrl_[m];
+		mh.msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		memcpy(CMSG_DATA(c), &size, sizeof(size));
 	}
 
 	uint32_t drain(FrameBuf *frames, uint32_t n)
@@ -325,9 +357,16 @@ private:
 	uint8_t mac_[6] = {};
 	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 
+	/* The kernel's limits for one GSO message (UDP_MAX_SEGMENTS, and an IP
+	 * datagram's 64 KiB less its headers). */
+	static constexpr size_t kGsoSegments = 64;
+	static constexpr size_t kGsoBytes = 65535 - 20 - 8;
+	bool gso_ = true;
+
 	struct mmsghdr tx_msg_[kTransportBatch];
 	struct iovec tx_iov_[kTransportBatch];
 	struct sockaddr_in tx_addr_[kTransportBatch];
+	alignas(struct cmsghdr) uint8_t tx_ctrl_[kTransportBatch][CMSG_SPACE(sizeof(uint16_t))];
 	struct mmsghdr rx_msg_[kTransportBatch];
 	struct iovec rx_iov_[kTransportBatch];
 	struct sockaddr_in rx_addr_[kTransportBatch];
