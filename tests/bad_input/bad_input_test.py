@@ -156,6 +156,7 @@ PS_ROWS = [
 ]
 
 WORKER_REQ = ["--job", "1", "--rank", "0", "--workers", "2", "--ps", "10.0.0.100"]
+WORKER_ROCE = WORKER_REQ[:6] + ["--transport", "roce", "--set", "roce_next=10.0.0.2"]
 WORKER_ROWS = [
     ("unknown option, nothing required given", ["--frob"], {}, 2, "unknown option '--frob'"),
     ("unknown option", WORKER_REQ + ["--frob", "3"], {}, 2, "unknown option '--frob'"),
@@ -183,6 +184,23 @@ WORKER_ROWS = [
     ("--set drop=nan", WORKER_REQ + ["--set", "drop=nan"], {}, 2, "key 'drop'"),
     ("--set window_capacity=2^25", WORKER_REQ + ["--set", "window_capacity=33554432"], {}, 2,
      "key 'window_capacity'"),
+    # roce (NetReduce): the ring config is checked, then the RDMA device is
+    # looked for, before any socket. Without a device (or, on a host with
+    # one, without this name) the one line names what is missing.
+    ("roce without an RDMA device", WORKER_ROCE + ["--device", "nosuch_rdma0"], {}, 2,
+     "roce transport: no RDMA device"),
+    ("roce --set roce_window=0", WORKER_ROCE + ["--set", "roce_window=0"], {}, 2,
+     "roce window must be 1..4096 messages, got 0"),
+    ("roce --set roce_window=5000", WORKER_ROCE + ["--set", "roce_window=5000"], {}, 2, "got 5000"),
+    ("roce message not a multiple of the MTU", WORKER_ROCE + ["--set", "roce_msg_bytes=3000"], {}, 2,
+     "roce message size 3000 is not a multiple of the MTU payload 1024"),
+    ("roce MTU 1500", WORKER_ROCE + ["--set", "roce_mtu=1500"], {}, 2, "roce MTU must be 256, 512, 1024"),
+    ("roce without a successor", WORKER_REQ[:6] + ["--transport", "roce"], {}, 2,
+     "roce ring needs the successor's address (roce_next)"),
+    ("roce successor port 0", WORKER_ROCE + ["--set", "roce_next=10.0.0.2:0"], {}, 2, "key 'roce_next'"),
+    ("roce rank 40", ["--job", "1", "--rank", "40", "--workers", "41", "--transport", "roce",
+                      "--set", "roce_next=10.0.0.2"], {}, 2, "roce rank 40 must be below 32"),
+    ("no --ps without roce", WORKER_REQ[:6], {}, 2, "--ps is required (except with --transport roce)"),
     ("--help", ["--help"], {}, 0, None),
 ]
 

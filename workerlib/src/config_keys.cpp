@@ -98,6 +98,24 @@ bool ps_list(const std::string &v, std::vector<PsAddress> *out)
 	return true;
 }
 
+/* IP or IP:port (roce set-up addresses); the port stays as it is when not
+ * given. */
+bool ip_port(const std::string &v, uint32_t *ip, uint16_t *port)
+{
+	size_t colon = v.find(':');
+	uint32_t a;
+	if (!parse_ipv4(v.substr(0, colon), &a))
+		return false;
+	if (colon != std::string::npos) {
+		uint64_t p;
+		if (!to_u64(v.substr(colon + 1), 0xFFFF, &p) || p == 0)
+			return false;
+		*port = static_cast<uint16_t>(p);
+	}
+	*ip = a;
+	return true;
+}
+
 } /* namespace */
 
 bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &v, std::string *error)
@@ -216,6 +234,26 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 			 c->stall_timeout_ns = x * 1000000;
 			 return true;
 		 }},
+		/* roce transport (NetReduce); ranges are checked by validate(). */
+		{"roce_ring", u(&c->roce.ring_id, 0xFFFF)},
+		{"roce_ranks", u(&c->roce.ranks, 255)},
+		{"roce_next",
+		 [c](const std::string &s) { return ip_port(s, &c->roce.successor_ip, &c->roce.successor_port); }},
+		{"roce_listen", [c](const std::string &s) { return ip_port(s, &c->roce.listen_ip, &c->roce.listen_port); }},
+		{"roce_window", u(&c->roce.window.window, 0xFFFFFFFF)},
+		{"roce_msg_bytes", u(&c->roce.window.msg_bytes, 0xFFFFFFFF)},
+		{"roce_mtu", u(&c->roce.window.mtu, 0xFFFFFFFF)},
+		{"roce_timeout_us", us(&c->roce.window.timeout_ns)},
+		{"roce_gid_index",
+		 [c](const std::string &s) {
+			 uint64_t x;
+			 if (!to_u64(s, 0x7FFFFFFF, &x))
+				 return false;
+			 c->roce.gid_index = static_cast<int>(x);
+			 return true;
+		 }},
+		{"roce_ib_port", u(&c->roce.port, 255)},
+		{"roce_setup_timeout_ms", u(&c->roce.setup_timeout_ms, 0xFFFFFFFF)},
 	};
 	auto it = setters.find(key);
 	if (it == setters.end()) {

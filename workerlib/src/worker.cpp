@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ina/codec.h"
+#include "roce_worker.h"
 #include "worker_impl.h"
 
 namespace ina {
@@ -50,6 +51,8 @@ bool validate(const WorkerConfig &c, std::string *error)
 			*error = m;
 		return false;
 	};
+	if (c.transport.kind == "roce")
+		return validate_roce(c, error);
 	if (c.job_id == 0)
 		return fail("job id 0 is reserved");
 	if (c.levels > INA_MAX_LEVELS)
@@ -168,6 +171,8 @@ std::unique_ptr<Worker> Worker::open(const WorkerConfig &cfg, std::string *error
 			*error = err;
 		return nullptr;
 	}
+	if (cfg.transport.kind == "roce")
+		return open_roce_worker(cfg, error);
 	auto w = std::make_unique<WorkerImpl>(cfg);
 	if (!w->start(&err)) {
 		if (error)

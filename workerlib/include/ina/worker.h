@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "ina/roce_ring.h"
 #include "ina/transport.h"
 #include "ina/wire.h"
 #include "ina/worker/congestion.h"
@@ -75,7 +76,14 @@ struct WorkerConfig {
 	/* Destination MAC of gradient frames (the switch or next hop); all
 	 * zero: the PS's own MAC. */
 	uint8_t next_hop_mac[6] = {0, 0, 0, 0, 0, 0};
+	/* transport.kind "roce": NetReduce (docs/netreduce.md). The worker is
+	 * rank `rank` of ring roce.ring_id and sends float32 messages over RC
+	 * QPs to its ring successor; the switch aggregates them. No PS, no
+	 * levels, no quantization: the INA fields above are not used. The
+	 * RDMA device is transport.device; roce.rank and roce.device are set
+	 * from `rank` and transport.device. */
 	TransportConfig transport;
+	RoceRingConfig roce;
 	/* Values per fragment (1..INA_MAX_ELEMENTS; the P4 build takes 62). */
 	uint32_t elements_per_packet = INA_DEFAULT_ELEMENTS;
 	/* Aggregators per switch (the N of hash mod N); same at every worker,
@@ -217,8 +225,10 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,
- * window_capacity, stall_timeout_ms. False with a one-line *error on an unknown key or a bad
- * value. */
+ * window_capacity, stall_timeout_ms; for the roce transport roce_ring, roce_ranks, roce_next
+ * (successor IP[:port]), roce_listen (IP[:port]), roce_window, roce_msg_bytes, roce_mtu,
+ * roce_timeout_us, roce_gid_index, roce_ib_port, roce_setup_timeout_ms. False with a one-line
+ * *error on an unknown key or a bad value. */
 bool set_config_key(WorkerConfig *cfg, const std::string &key, const std::string &value, std::string *error);
 
 } /* namespace ina */
