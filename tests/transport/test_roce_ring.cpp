@@ -15,6 +15,7 @@
 #include "ina/roce.h"
 #include "ina/roce_msg.h"
 #include "ina/roce_ring.h"
+#include "ina/transport.h"
 #include "roce_setup.h"
 
 using namespace ina;
@@ -286,4 +287,13 @@ TEST(RoceRing, OpenWithoutDeviceFailsClearly)
 	cfg.window.window = 0;
 	EXPECT_FALSE(open_roce_ring(cfg, &err));
 	EXPECT_EQ(err, "roce window must be 1..4096 messages, got 0");
+}
+
+TEST(RoceRing, NotAFrameTransport)
+{
+	TransportConfig cfg;
+	cfg.kind = "roce";
+	std::string err;
+	EXPECT_FALSE(open_transport(cfg, &err));
+	EXPECT_EQ(err.find("roce is not a frame transport"), 0u) << err;
 }

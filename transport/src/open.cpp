@@ -35,6 +35,11 @@ static std::unique_ptr<Transport> open_kind(const TransportConfig &cfg, std::str
 		*error = "no transport could be opened: " + why;
 		return nullptr;
 	}
+	if (k == "roce") {
+		*error = "roce is not a frame transport: it is the worker library's NetReduce ring "
+			 "(ina/roce_ring.h, worker config transport=roce)";
+		return nullptr;
+	}
 	*error = "unknown transport kind '" + k +
 		 "' (auto, af_xdp, af_packet, udp, dpdk, rdma)";
 	return nullptr;
