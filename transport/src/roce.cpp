@@ -425,7 +425,11 @@ bool RoceRingImpl::allreduce(float *data, size_t n, std::string *error)
 			last_progress = now;
 			continue;
 		}
-		win_.on_timeout(now);
+		/* Go back N only with the send queue empty: once the NIC has
+		 * completed every send it retransmits none of them, so no
+		 * older PSN follows the resent MsgIDs (ina/roce_window.h). */
+		if (sends_out_ == 0)
+			win_.on_timeout(now);
 		if (now - last_progress > cfg_.stall_timeout_ns) {
 			*error = "roce transport: no result from the ring for " +
 				 std::to_string(cfg_.stall_timeout_ns / 1000000) + " ms (waiting for MsgID " +

@@ -39,7 +39,7 @@ bool roce_window_check(const RoceWindowConfig &c, std::string *error)
 	return true;
 }
 
-RoceWindow::RoceWindow(const RoceWindowConfig &cfg) : cfg_(cfg), ring_(2u * cfg.window, Msg{kIdle, false, 0})
+RoceWindow::RoceWindow(const RoceWindowConfig &cfg) : cfg_(cfg), ring_(2u * cfg.window, Msg{kIdle, 0})
 {
 	/* The largest multiple of 2N that the field holds: MsgID % 2N then
 	 * equals seq % 2N on both sides of the wrap. */
@@ -55,13 +55,11 @@ bool RoceWindow::slot_released(uint64_t seq) const
 
 bool RoceWindow::next(uint64_t *seq) const
 {
-	/* Go-back-N: resend, in order, what was posted from next_ on and has
-	 * no result yet. */
-	for (uint64_t s = next_; s < high_; s++) {
-		if (at(s).state == kPosted) {
-			*seq = s;
-			return true;
-		}
+	/* Go-back-N: resend, in order, everything posted from next_ on,
+	 * results or not (see roce_window.h). */
+	if (next_ < high_) {
+		*seq = next_;
+		return true;
 	}
 	if (high_ < end_ && high_ - base_ < cfg_.window && slot_released(high_)) {
 		*seq = high_;
@@ -72,17 +70,15 @@ bool RoceWindow::next(uint64_t *seq) const
 
 void RoceWindow::posted(uint64_t seq, uint64_t now_ns)
 {
-	if (seq < base_ || seq > high_ || seq >= base_ + cfg_.window || seq >= end_)
-		return; /* not a message next() could have returned */
+	if (seq != next_ || seq >= end_ || seq >= base_ + cfg_.window)
+		return; /* not the message next() returned */
 	Msg &m = at(seq);
 	if (seq == high_) {
-		m = Msg{kPosted, false, now_ns};
+		m = Msg{kPosted, now_ns};
 		high_++;
 	} else {
-		if (m.state != kPosted)
-			return;
-		m.sent_before = true;
-		m.posted_ns = now_ns;
+		if (m.state == kPosted)
+			m.posted_ns = now_ns;
 		stats_.retransmits++;
 	}
 	stats_.posted++;
@@ -130,14 +126,6 @@ void RoceWindow::go_back(uint64_t from)
 		next_ = from;
 }
 
-void RoceWindow::on_send_error(uint64_t seq)
-{
-	if (seq < base_ || seq >= high_ || at(seq).state != kPosted)
-		return;
-	stats_.timeouts++;
-	go_back(seq);
-}
-
 uint32_t RoceWindow::on_timeout(uint64_t now_ns)
 {
 	/* Only what went out since the last go-back can be overdue; what is
@@ -147,10 +135,7 @@ uint32_t RoceWindow::on_timeout(uint64_t now_ns)
 		if (m.state == kPosted && now_ns - m.posted_ns >= cfg_.timeout_ns && now_ns >= m.posted_ns) {
 			stats_.timeouts++;
 			go_back(s);
-			uint32_t n = 0;
-			for (uint64_t r = s; r < high_; r++)
-				n += at(r).state == kPosted;
-			return n;
+			return static_cast<uint32_t>(high_ - next_);
 		}
 	}
 	return 0;

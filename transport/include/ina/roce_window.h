@@ -15,6 +15,13 @@
  * Sequence numbers (seq) count messages from 0 and never wrap; the MsgID on
  * the wire is seq modulo the largest multiple of 2N that fits the MsgID
  * field, so that MsgID % 2N == seq % 2N across the field's wraparound.
+ *
+ * Going back N resends every message from the lost one on, those with a
+ * result included: the switch finds the message of a packet that is not a
+ * first packet from its PSN and the last first packet of the connection,
+ * which holds only while MsgIDs follow each other in PSN order (a gap would
+ * put the NIC's own retransmissions into the wrong slot). For the same
+ * reason the caller goes back only while the NIC has no send outstanding.
  */
 #ifndef INA_ROCE_WINDOW_H
 #define INA_ROCE_WINDOW_H
@@ -62,7 +69,7 @@ enum class RoceResult {
 };
 
 struct RoceWindowStats {
-	uint64_t posted = 0;      /* posts, retransmissions included */
+	uint64_t posted = 0;      /* posts, resends included */
 	uint64_t retransmits = 0; /* posts of a message posted before */
 	uint64_t timeouts = 0;    /* go-back-N events */
 	uint64_t completed = 0;
@@ -78,9 +85,9 @@ public:
 	/* Makes `n` more messages available to post (the next tensor). */
 	void add(uint64_t n) { end_ += n; }
 
-	/* The message to post now, if any: a retransmission first, else the
-	 * next new one; none while the window is full. Does not change state:
-	 * call posted() once the post went through. */
+	/* The message to post now, if any: a resend first (in order), else
+	 * the next new one; none while the window is full. Does not change
+	 * state: call posted() once the post went through. */
 	bool next(uint64_t *seq) const;
 	/* `seq` (from next()) was handed to the NIC at `now_ns`. */
 	void posted(uint64_t seq, uint64_t now_ns);
@@ -89,11 +96,7 @@ public:
 	 * is the message it completes. */
 	RoceResult on_result(uint32_t msg_id, uint64_t *seq);
 
-	/* The send of `seq` failed locally (its work completion was an
-	 * error): go back N from it. */
-	void on_send_error(uint64_t seq);
-
-	/* Goes back N from the oldest message in flight when its result is
+	/* Goes back N from the oldest message without a result when that is
 	 * overdue at now_ns; returns how many messages will be resent. */
 	uint32_t on_timeout(uint64_t now_ns);
 
@@ -106,6 +109,8 @@ public:
 	uint64_t end() const { return end_; }
 	bool done() const { return base_ == end_; }
 	uint32_t in_flight() const;
+	/* Whether next() will give a resend. */
+	bool resending() const { return next_ < high_; }
 
 	/* Wire values of a message. */
 	uint32_t msg_id(uint64_t seq) const { return static_cast<uint32_t>(seq % id_modulus_); }
@@ -129,7 +134,6 @@ private:
 	enum State : uint8_t { kIdle, kPosted, kDone };
 	struct Msg {
 		State state;
-		bool sent_before;
 		uint64_t posted_ns;
 	};
 	Msg &at(uint64_t seq) { return ring_[seq % ring_.size()]; }
