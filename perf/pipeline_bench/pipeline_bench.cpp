@@ -36,6 +36,7 @@
 #include "ina/hash.h"
 #include "ina/pipeline.h"
 #include "ina/wire.h"
+#include "roce_bench.h"
 
 namespace {
 
@@ -50,6 +51,8 @@ struct Options {
 	bool hash = false; /* CRC-32 indices (collisions included) instead of disjoint ones */
 	bool json = false;
 	bool no_baseline = false; /* for profiling one path */
+	bool roce = false;        /* the NetReduce (RoCEv2) path too */
+	RoceBenchOptions roce_opt;
 };
 
 struct Traffic {
@@ -201,6 +204,61 @@ bool parse_simd(const std::string &s, ina::SimdLevel *out)
 	return false;
 }
 
+/* The RoCE path, and the INA path at the same payload (elements = payload
+ * / 4, the best SIMD path) in the same run for the ratio. */
+int roce_rows(const Options &o, ina::SimdLevel simd, nlohmann::json *out)
+{
+	RoceBenchOptions ro = o.roce_opt;
+	ro.rings = o.jobs;
+	ro.ranks = std::max<uint32_t>(2, o.workers);
+	int bad = 0;
+	std::vector<RoceBenchRow> rows;
+	try {
+		rows = roce_bench(ro);
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "pipeline_bench: roce: %s\n", e.what());
+		return 1;
+	}
+	if (!o.json)
+		std::printf("\nroce (NetReduce): %u rings x %u ranks, window %u messages of %u packets, float32, "
+			    "ICRC checked and recomputed, one result out per packet in\n"
+			    "%8s %9s %8s %9s %10s %10s %10s\n",
+			    ro.rings, ro.ranks, ro.window, ro.msg_len, "payload", "Mpps", "ns/pkt", "frame B",
+			    "median", "ina Mpps", "roce/ina");
+	for (const RoceBenchRow &r : rows) {
+		if (r.completed != r.expected_completed || r.icrc_bad || r.results_out != r.packets_in) {
+			std::fprintf(stderr, "pipeline_bench: roce %u B: %llu completions (expected %llu), %llu results "
+					     "for %llu packets, %llu bad ICRC\n",
+				     r.payload, (unsigned long long)r.completed, (unsigned long long)r.expected_completed,
+				     (unsigned long long)r.results_out, (unsigned long long)r.packets_in,
+				     (unsigned long long)r.icrc_bad);
+			bad++;
+		}
+		Traffic t = build_traffic(o, r.payload / 4);
+		const Measured ina_m = run(o, r.payload / 4, simd, t);
+		const double ratio = ina_m.mpps > 0 ? r.mpps / ina_m.mpps : 0;
+		if (o.json)
+			out->push_back({{"path", "roce"},
+					{"payload_bytes", r.payload},
+					{"mpps", r.mpps},
+					{"mpps_median", r.mpps_median},
+					{"ns_per_packet", r.ns_per_packet},
+					{"frame_bytes", r.frame_bytes},
+					{"ina_mpps_same_payload", ina_m.mpps},
+					{"ina_simd", ina::simd_name(simd)},
+					{"ratio_vs_ina", ratio},
+					{"rings", ro.rings},
+					{"ranks", ro.ranks},
+					{"window", ro.window},
+					{"msg_len", ro.msg_len},
+					{"rounds", r.rounds}});
+		else
+			std::printf("%8u %9.2f %8.1f %9u %10.2f %10.2f %9.2fx\n", r.payload, r.mpps, r.ns_per_packet,
+				    r.frame_bytes, r.mpps_median, ina_m.mpps, ratio);
+	}
+	return bad;
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -218,7 +276,13 @@ int main(int argc, char **argv)
 	app.add_flag("--hash", o.hash, "CRC-32 aggregator indices as workers compute them (collisions happen)");
 	app.add_flag("--json", o.json, "JSON: one object per configuration");
 	app.add_flag("--no-baseline", o.no_baseline, "do not add the scalar baseline (for profiling one path)");
+	app.add_flag("--roce", o.roce,
+		     "also the NetReduce (RoCEv2) path, ICRC included, with the INA path at the same payload");
+	app.add_option("--roce-payload", o.roce_opt.payloads, "RoCE payload bytes per packet (repeatable)")
+		->check(CLI::Range(256, 4096));
+	app.add_option("--roce-msg-len", o.roce_opt.msg_len, "RoCE packets per message")->check(CLI::Range(1, 1024));
 	CLI11_PARSE(app, argc, argv);
+	o.roce_opt.seconds = o.seconds;
 
 	if (!o.hash && uint64_t(o.jobs) * o.window > o.aggregators) {
 		std::fprintf(stderr, "pipeline_bench: jobs x window (%u) exceeds the aggregators (%u)\n",
@@ -298,6 +362,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (o.roce)
+		bad += roce_rows(o, paths.back(), &out);
 	if (o.json) {
 		std::printf("[\n");
 		for (size_t i = 0; i < out.size(); i++)

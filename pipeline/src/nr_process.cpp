@@ -3,7 +3,6 @@
  * The NetReduce stage (paper §3.1-3.2) over one RoCEv2 frame: parse, CLT,
  * addressing, aggregation, deparse. docs/netreduce.md explains each choice.
  */
-#include <climits>
 #include <cstring>
 
 #include "nr_registers.h"
@@ -93,29 +92,13 @@ NrCounter fill_clt(NrTable &t, const uint8_t *f, const RocePacket &p, uint64_t n
 
 /* Values of `n` bytes added into the slot, in the ring's type. Returns true
  * when an int32 sum saturated. */
-bool add_values(uint32_t *__restrict acc, const uint8_t *__restrict src, uint32_t n, uint8_t dtype)
+inline bool add_values(uint32_t *acc, const uint8_t *src, uint32_t n, uint8_t dtype)
 {
-	const uint32_t elems = n / 4;
 	if (dtype == NR_DTYPE_FLOAT32) {
-		float *a = reinterpret_cast<float *>(acc);
-		for (uint32_t i = 0; i < elems; i++) {
-			float v;
-			std::memcpy(&v, src + 4 * i, 4);
-			a[i] += v;
-		}
+		nr_add_f32(reinterpret_cast<float *>(acc), src, n / 4);
 		return false;
 	}
-	int32_t *a = reinterpret_cast<int32_t *>(acc);
-	uint32_t clipped = 0;
-	for (uint32_t i = 0; i < elems; i++) {
-		int32_t v;
-		std::memcpy(&v, src + 4 * i, 4);
-		int64_t s = static_cast<int64_t>(a[i]) + v;
-		const int64_t c = s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : s);
-		clipped |= c != s;
-		a[i] = static_cast<int32_t>(c);
-	}
-	return clipped != 0;
+	return nr_add_i32(reinterpret_cast<int32_t *>(acc), src, n / 4);
 }
 
 /* The frame carries the slot's result for its own connection. */
@@ -149,7 +132,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	 * must neither fill the CLT nor reach a sum. */
 	uint32_t icrc;
 	std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
-	if (icrc != roce_icrc(frame, p.len))
+	if (icrc != roce_icrc_inplace(frame, p.len))
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
 	if (p.first) {
 		why = fill_clt(t, frame, p, now, &e);

@@ -53,6 +53,14 @@ struct NrTable::CltEntry {
 	uint64_t last_seen;
 };
 
+/* roce_icrc.cpp: roce_icrc() of a frame the caller may write to (the
+ * masked bytes are changed for the call and restored). */
+uint32_t roce_icrc_inplace(uint8_t *frame, uint32_t len);
+
+/* nr_values.cpp: n elements of src (little endian) added into acc. */
+void nr_add_f32(float *__restrict acc, const uint8_t *__restrict src, uint32_t n);
+bool nr_add_i32(int32_t *__restrict acc, const uint8_t *__restrict src, uint32_t n);
+
 inline uint32_t nr_conn_hash(const NrConnKey &k)
 {
 	uint64_t h = (static_cast<uint64_t>(k.src_ip) << 32 | k.dst_ip) * 0x9E3779B97F4A7C15ull;
