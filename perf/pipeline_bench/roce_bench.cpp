@@ -7,8 +7,8 @@
  * a window of N. A round sends N messages: for every packet position, the W
  * ranks' packets of every ring, interleaved as they would arrive. Each
  * packet's ICRC is checked; a completed slot writes the result into the
- * packet and makes the other W - 1 ranks' results (nr_result() into a copy,
- * standing in for the mbuf copy), each with a recomputed ICRC: one result
+ * packet and makes the other W - 1 ranks' results (nr_result() into one
+ * buffer, standing in for a new mbuf), each with a recomputed ICRC: one result
  * out per packet in, as on the wire. Between rounds (outside the timing)
  * the frames move on to the next N messages: new MsgIDs and PSNs, ICRC
  * rewritten, so every round claims, aggregates, completes and frees.
@@ -152,8 +152,8 @@ std::vector<RoceBenchRow> roce_bench(const RoceBenchOptions &o)
 				for (uint32_t r = 0; r < o.ranks; r++) {
 					if (r == res.rank)
 						continue;
-					std::memcpy(copy.data(), f, t.len[i]);
-					out += ina::nr_result(table, res, static_cast<uint8_t>(r), copy.data(), t.len[i]);
+					out += ina::nr_result(table, res, static_cast<uint8_t>(r), copy.data(),
+							      static_cast<uint32_t>(copy.size())) == t.len[i];
 				}
 			}
 			const double s = std::chrono::duration<double>(clock::now() - r0).count();

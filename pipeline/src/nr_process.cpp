@@ -5,6 +5,7 @@
  */
 #include <cstring>
 
+#include "ina/hash.h"
 #include "nr_registers.h"
 
 namespace ina {
@@ -101,11 +102,24 @@ inline bool add_values(uint32_t *acc, const uint8_t *src, uint32_t n, uint8_t dt
 	return nr_add_i32(reinterpret_cast<int32_t *>(acc), src, n / 4);
 }
 
+/* The ICRC of a frame that carries slot s's values after hdr_len bytes of
+ * headers: the headers' CRC combined with the slot's value CRC. */
+inline void store_result_icrc(const NrTable::Ring &r, uint32_t s, uint8_t *f, uint32_t hdr_len,
+			      uint32_t val_len)
+{
+	const uint32_t len = hdr_len + val_len + ROCE_ICRC_LEN;
+	const CrcShift *sh = r.shift_for(val_len);
+	if (sh == nullptr)
+		return roce_icrc_store(f, len);
+	const uint32_t crc = crc_combine(*sh, roce_icrc_head_inplace(f, hdr_len), r.value_crc[s]);
+	std::memcpy(f + len - ROCE_ICRC_LEN, &crc, ROCE_ICRC_LEN);
+}
+
 /* The frame carries the slot's result for its own connection. */
 inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p)
 {
 	std::memcpy(f + p.hdr_len, r.value_of(s), p.val_len);
-	roce_icrc_store(f, p.len);
+	store_result_icrc(r, s, f, p.hdr_len, p.val_len);
 }
 
 } /* namespace */
@@ -211,27 +225,28 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 
 	/* ---- deparse: the result into this connection ----------------------- */
 	r.state[s] |= kNrComplete;
+	r.value_crc[s] = crc32(r.value_of(s), p.val_len);
 	write_result(r, s, frame, p);
 	ctr[NrCounter::roce_completed]++;
 	return NrResult{NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s};
 }
 
-bool nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t *frame, uint32_t len)
+uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t *frame, uint32_t cap)
 {
 	if (res.verdict != NrVerdict::kComplete || res.ring >= t.config().rings.size())
-		return false;
+		return 0;
 	const NrTable::Ring &r = NrStages::ring(t, res.ring);
 	const uint32_t s = res.slot;
 	if (rank == res.rank || rank >= r.cfg.ranks || s >= r.slots || !(r.bitmap[s] & (1u << rank)))
-		return false;
+		return 0;
 	const uint32_t hdr_len = r.hdr_len[s];
 	const uint32_t flen = hdr_len + r.val_len[s] + ROCE_ICRC_LEN;
-	if (len < flen)
-		return false;
+	if (cap < flen)
+		return 0;
 	std::memcpy(frame, r.hdr_of(s, rank), hdr_len);
 	std::memcpy(frame + hdr_len, r.value_of(s), r.val_len[s]);
-	roce_icrc_store(frame, flen);
-	return true;
+	store_result_icrc(r, s, frame, hdr_len, r.val_len[s]);
+	return flen;
 }
 
 } /* namespace ina */

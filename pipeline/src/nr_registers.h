@@ -12,6 +12,23 @@
 
 namespace ina {
 
+/* CRC-32 of A || B from crc(A) and crc(B), for B of a fixed length: crc(A)
+ * times x^(8 len(B)) modulo the polynomial (zlib's crc32_combine), by
+ * tables. A result's ICRC is its headers' CRC combined with its values'
+ * CRC, which is the same for every rank's copy: computed once per slot. */
+struct CrcShift {
+	uint32_t len;
+	uint32_t t[4][256];
+};
+void crc_shift_init(CrcShift *s, uint32_t len);
+inline uint32_t crc_combine(const CrcShift &s, uint32_t crc_a, uint32_t crc_b)
+{
+	return s.t[0][crc_a & 0xFF] ^ s.t[1][(crc_a >> 8) & 0xFF] ^ s.t[2][(crc_a >> 16) & 0xFF] ^
+	       s.t[3][crc_a >> 24] ^ crc_b;
+}
+/* CRC of 8 bytes of 1s and the masked headers from IPv4 up to head_len. */
+uint32_t roce_icrc_head_inplace(uint8_t *frame, uint32_t head_len);
+
 /* Headers kept per slot and rank to rebuild that rank's result packet:
  * Ethernet .. BTH, RETH and nr_hdr at most (86 bytes). */
 constexpr uint32_t kNrHdrCap = 96;
@@ -35,8 +52,16 @@ struct NrTable::Ring {
 	std::unique_ptr<uint16_t[]> val_len; /* value bytes */
 	std::unique_ptr<uint32_t[]> value;   /* elems per slot, int32 or float32 bits */
 	std::unique_ptr<uint8_t[]> hdr;      /* slots x ranks x kNrHdrCap */
+	std::unique_ptr<uint32_t[]> value_crc; /* CRC-32 of a complete slot's values */
+	/* Value lengths of a full packet (mtu) and a full first packet (mtu -
+	 * nr_hdr): their ICRCs are combined, other lengths computed whole. */
+	std::unique_ptr<CrcShift[]> shift;
 
 	uint32_t *value_of(uint32_t s) const { return value.get() + static_cast<size_t>(s) * elems; }
+	const CrcShift *shift_for(uint32_t val_len) const
+	{
+		return val_len == shift[0].len ? &shift[0] : val_len == shift[1].len ? &shift[1] : nullptr;
+	}
 	uint8_t *hdr_of(uint32_t s, uint32_t rank) const
 	{
 		return hdr.get() + (static_cast<size_t>(s) * cfg.ranks + rank) * kNrHdrCap;

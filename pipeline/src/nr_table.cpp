@@ -92,6 +92,10 @@ NrTable::NrTable(const NrConfig &cfg) : cfg_(cfg)
 		r->val_len.reset(new uint16_t[r->slots]());
 		r->value.reset(new uint32_t[static_cast<size_t>(r->slots) * r->elems]());
 		r->hdr.reset(new uint8_t[static_cast<size_t>(r->slots) * rc.ranks * kNrHdrCap]());
+		r->value_crc.reset(new uint32_t[r->slots]());
+		r->shift.reset(new CrcShift[2]);
+		crc_shift_init(&r->shift[0], rc.mtu);
+		crc_shift_init(&r->shift[1], rc.mtu - NR_HDR_LEN);
 		rings_.push_back(std::move(r));
 	}
 }

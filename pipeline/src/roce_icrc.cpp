@@ -68,6 +68,48 @@ uint32_t roce_icrc_inplace(uint8_t *frame, uint32_t len)
 	return crc;
 }
 
+uint32_t roce_icrc_head_inplace(uint8_t *frame, uint32_t head_len)
+{
+	uint8_t *ip = frame + kIp;
+	uint8_t saved[kMaskedN];
+	for (uint32_t i = 0; i < kMaskedN; i++) {
+		saved[i] = ip[kMaskedAt[i]];
+		ip[kMaskedAt[i]] = 0xFF;
+	}
+	const uint32_t crc = crc32_gzip_refl(kOnesCrc, ip, head_len - kIp);
+	for (uint32_t i = 0; i < kMaskedN; i++)
+		ip[kMaskedAt[i]] = saved[i];
+	return crc;
+}
+
+namespace {
+
+/* a x b modulo the CRC-32 polynomial, in the reflected representation
+ * (bit 31 is x^0), as zlib's crc32_combine() computes it. */
+uint32_t mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+	for (int i = 31; i >= 0; i--) {
+		if ((a >> i) & 1u)
+			p ^= b;
+		b = (b & 1u) ? (b >> 1) ^ 0xEDB88320u : b >> 1;
+	}
+	return p;
+}
+
+} /* namespace */
+
+void crc_shift_init(CrcShift *s, uint32_t len)
+{
+	uint32_t k = 1u << 31; /* x^0 */
+	for (uint32_t i = 0; i < len; i++)
+		k = mulmod(1u << 23, k); /* times x^8 */
+	s->len = len;
+	for (uint32_t j = 0; j < 4; j++)
+		for (uint32_t v = 0; v < 256; v++)
+			s->t[j][v] = mulmod(v << (8 * j), k);
+}
+
 void roce_icrc_store(uint8_t *frame, uint32_t len)
 {
 	const uint32_t crc = roce_icrc_inplace(frame, len); /* the host is little endian */

@@ -4,7 +4,7 @@
  * target-neutral stage, docs/netreduce.md) on the one lcore that holds the
  * CLT and the rings. Ordinary RoCE traffic (ACKs, other connections) and
  * results leave by the IPv4 route of their destination; a completed slot
- * sends one result into every rank's connection, each a copy rewritten
+ * sends one result into every rank's connection, each a new mbuf written
  * with that rank's headers.
  */
 #include "lcore_loop.h"
@@ -28,27 +28,29 @@ void LcoreLoop::netreduce(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	}
 }
 
-/* The other ranks' results: a copy of the completed frame each (mbufs from
- * the pool's per-lcore cache), its headers replaced by the rank's. */
+/* The other ranks' results: a new mbuf each (from the pool's per-lcore
+ * cache), written whole by nr_result() with the rank's headers. */
 void LcoreLoop::netreduce_results(rte_mbuf *m, const ina::NrResult &res)
 {
 	const uint8_t ranks = lc_.nr->config().rings[res.ring].ranks;
 	for (uint8_t r = 0; r < ranks; r++) {
 		if (r == res.rank)
 			continue;
-		rte_mbuf *c = rte_pktmbuf_copy(m, app_.pool, 0, UINT32_MAX);
+		rte_mbuf *c = rte_pktmbuf_alloc(app_.pool);
 		if (!c) {
 			lc_.ctr[LcoreCtr::netreduce_alloc_drops]++;
 			continue;
 		}
 		uint8_t *f = rte_pktmbuf_mtod(c, uint8_t *);
-		if (!ina::nr_result(*lc_.nr, res, r, f, c->data_len)) {
+		const uint32_t len = ina::nr_result(*lc_.nr, res, r, f, rte_pktmbuf_tailroom(c));
+		if (len == 0) {
 			drop(c, LcoreCtr::netreduce_result_drops);
 			continue;
 		}
+		c->data_len = static_cast<uint16_t>(len);
+		c->pkt_len = len;
 		PacketDesc &cd = *desc(c);
 		cd = *desc(m);
-		cd.cls = PacketClass::kRoce;
 		cd.src_ip = ina_load32(f + sizeof(struct ina_eth_hdr) + offsetof(struct ina_ipv4_hdr, src));
 		cd.dst_ip = ina_load32(f + sizeof(struct ina_eth_hdr) + offsetof(struct ina_ipv4_hdr, dst));
 		forward_ipv4(c, cd);

@@ -191,12 +191,14 @@ TEST_F(Fixture, AllRanksGiveResultIntoEachConnection)
 		EXPECT_EQ(res.rank, kRanks - 1);
 		expect_result(last, kRanks - 1, 0, k);
 		for (uint8_t r = 0; r + 1 < kRanks; r++) {
-			std::vector<uint8_t> copy = last;
-			ASSERT_TRUE(nr_result(t, res, r, copy.data(), static_cast<uint32_t>(copy.size())));
+			std::vector<uint8_t> copy(last.size() + 8, 0xEE);
+			ASSERT_EQ(nr_result(t, res, r, copy.data(), static_cast<uint32_t>(copy.size())), last.size());
+			copy.resize(last.size());
 			expect_result(copy, r, 0, k);
 		}
 		std::vector<uint8_t> copy = last;
-		EXPECT_FALSE(nr_result(t, res, kRanks - 1, copy.data(), static_cast<uint32_t>(copy.size())));
+		EXPECT_EQ(nr_result(t, res, kRanks - 1, copy.data(), static_cast<uint32_t>(copy.size())), 0u);
+		EXPECT_EQ(nr_result(t, res, 0, copy.data(), static_cast<uint32_t>(copy.size()) - 1), 0u);
 	}
 	EXPECT_EQ(ctr[NrCounter::roce_completed], kMsgLen);
 }

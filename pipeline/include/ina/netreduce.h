@@ -168,12 +168,13 @@ private:
 NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now);
 
 /*
- * After kComplete: turns `frame` (a copy of the completed frame, same
- * length) into the result for `rank`'s connection: that rank's headers (its
- * IPs, QP, PSN, RETH and nr_hdr) over the result, ICRC recomputed. False for
- * the packet's own rank or a rank with nothing stored.
+ * After kComplete: writes the result for `rank`'s connection into `frame`
+ * (capacity `cap`): that rank's headers (its IPs, QP, PSN, RETH and
+ * nr_hdr), the sum, the ICRC. Every byte of the frame is written, so the
+ * buffer need not be a copy of anything. Returns the frame's length, or 0
+ * for the packet's own rank, a rank with nothing stored or too small a cap.
  */
-bool nr_result(const NrTable &t, const NrResult &r, uint8_t rank, uint8_t *frame, uint32_t len);
+uint32_t nr_result(const NrTable &t, const NrResult &r, uint8_t rank, uint8_t *frame, uint32_t cap);
 
 /* The RoCEv2 ICRC of a frame (Ethernet first, ICRC last): CRC-32 over 8
  * bytes of 1s, then IPv4 (TOS, TTL, checksum as 1s), UDP (checksum as 1s),
