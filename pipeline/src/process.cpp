@@ -28,6 +28,7 @@ struct Packet {
 	uint8_t *ina;     /* INA header */
 	uint8_t *payload; /* elem_count x int32 */
 	uint16_t flags;
+	uint8_t epoch; /* flags bits 8-15 */
 	uint16_t job;
 	uint16_t agg_node;
 	uint32_t seq;
@@ -73,6 +74,7 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 		return Counter::malformed_type;
 
 	p->flags = ina_load16(h + kOffFlags);
+	p->epoch = ina_flags_epoch(p->flags);
 	p->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
 	p->agg_node = ina_load16(h + offsetof(struct ina_hdr, agg_node));
 	p->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
@@ -236,7 +238,7 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
  * on; a resent packet never claims an aggregator. */
 Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p)
 {
-	IdHit hit = id_release(*s.id, aggregator_key(p.job, p.seq));
+	IdHit hit = id_release(*s.id, aggregator_key(p.epoch, p.job, p.seq));
 	if (hit == IdHit::kMiss) {
 		advance_level(p);
 		return finish(ctr, Verdict::kDownstream, Counter::resend_forwarded);
@@ -282,7 +284,7 @@ Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packe
 Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p,
 		uint64_t now, uint32_t elements, uint32_t *occupied)
 {
-	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.job, p.seq), now);
+	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.epoch, p.job, p.seq), now);
 
 	if (hit == IdHit::kCollide) {
 		/* Box 2: on to the PS marked as resent so that later levels do not
@@ -345,7 +347,7 @@ Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Pac
 Result parameter(AggregatorTable &t, const Slot &s, PipelineCounters &ctr, Packet &p, uint64_t now,
 		 uint32_t *occupied)
 {
-	IdHit hit = id_release_ack(*s.id, aggregator_key(p.job, p.seq), now, t.config().gc_timeout);
+	IdHit hit = id_release_ack(*s.id, aggregator_key(p.epoch, p.job, p.seq), now, t.config().gc_timeout);
 	Counter reason = Counter::ack_unmatched;
 	if (hit != IdHit::kMiss) {
 		*s.bitmap = 0;
@@ -380,6 +382,11 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 	/* filter */
 	if (p.type == INA_TYPE_CONTROL)
 		return finish(ctr, Verdict::kControl, Counter::control);
+	/* Every INA packet leaves with UDP checksum 0 (docs/protocol.md): the
+	 * stages rewrite its header and payload, and replication its IP
+	 * destination, so a sender's checksum would be wrong after any hop
+	 * and the receiving kernel would drop the datagram. */
+	ina_store16(frame + ina_off - 2, 0);
 	bool ack = p.flags & INA_F_ACK;
 	if (!ack) {
 		if (p.flags & INA_F_BYPASS)

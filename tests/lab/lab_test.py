@@ -12,6 +12,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
+  lab_test.py --build DIR udp-hosts            workers and PS on kernel UDP sockets
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
 uses its own namespace prefix and removes everything it made, also when it
@@ -192,6 +193,18 @@ def t_jumbo(build):
     j = r["jobs"][0]
     check(j["share_switch"] is not None and j["share_switch"] > 0.3,
           f"{j['share_switch']} of the 768-element fragments aggregated in the switch")
+
+
+def t_udp_hosts(build):
+    # Workers and PS on kernel UDP sockets (GSO runs of datagrams, kernel
+    # checksums) through switchd: the switch rewrites every packet, so it
+    # must leave UDP checksum 0 or the PS's kernel drops each result.
+    r = run("single-rack", build, "--iterations", "2", "--host-transport", "udp")
+    show(r)
+    assert_exact(r)
+    j = r["jobs"][0]
+    check(j["share_switch"] is not None and j["share_switch"] > 0.3,
+          f"{j['share_switch']} of the fragments aggregated in the switch over UDP hosts")
 
 
 def t_jumbo_shaped(build):
@@ -408,7 +421,7 @@ def main():
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "jumbo": t_jumbo,
-             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp}
+             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "udp-hosts": t_udp_hosts}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2

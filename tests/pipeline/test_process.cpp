@@ -343,6 +343,24 @@ TEST(Process, FilteredPathsLeaveFrameAndRegistersAlone)
 	EXPECT_EQ(sw.run(mine).reason, Counter::completed);
 }
 
+/* A sender's UDP checksum cannot survive the rewrites (a kernel sender on a
+ * device without checksum offload fills it in): every INA data packet
+ * leaves with 0, on the aggregating and on the forwarding paths. */
+TEST(Process, UdpChecksumLeavesAsZero)
+{
+	Switch sw;
+	auto forwarded = inatest::gradient(7, 100, 5, 0x1, 1);
+	forwarded.level = 1;
+	forwarded.levels = 1;
+	for (auto g : {inatest::gradient(7, 101, 6, 0x1, 1), forwarded}) {
+		Frame f = inavec::build_frame(g);
+		ina_store16(f.data() + INA_HDR_OFFSET - 2, 0xBEEF);
+		ina::Result r = sw.run(f);
+		EXPECT_NE(r.verdict, Verdict::kDrop);
+		EXPECT_EQ(ina_load16(f.data() + INA_HDR_OFFSET - 2), 0) << ina::counter_name(r.reason);
+	}
+}
+
 TEST(Process, NonInaPassesUntouched)
 {
 	Switch sw;
@@ -484,3 +502,34 @@ TEST(Process, EveryReasonBumpsExactlyItsCounterOnce)
 }
 
 } /* namespace */
+
+/* Job incarnations (docs/security.md): the aggregator key is <epoch, job,
+ * seq>, the epoch being flags bits 8-15. A dead run's slot is a collision for
+ * the next run's same fragment, never a match, and survives until GC. */
+TEST(Process, EpochIsPartOfTheAggregatorKey)
+{
+	Switch sw;
+	auto old_run = inatest::gradient(7, 100, 5, 0x1, 1, 62, 1000);
+	old_run.flags = ina_flags_with_epoch(0, 1);
+	Frame out;
+	EXPECT_EQ(sw.run(old_run, 1, &out).reason, Counter::completed);
+	EXPECT_TRUE(sw.agg(5).occupied);
+	EXPECT_EQ(sw.agg(5).epoch, 1u);
+
+	auto new_run = inatest::gradient(7, 100, 5, 0x1, 1, 62, 3);
+	new_run.flags = ina_flags_with_epoch(0, 2);
+	ina::Result r = sw.run(new_run, 2, &out);
+	EXPECT_EQ(r.reason, Counter::collision);
+	EXPECT_EQ(value_of(out, 0), 3) << "the new run's value, nothing of the old run's 1000";
+	EXPECT_EQ(ina_flags_epoch(flags_of(out)), 2u) << "the epoch rides along";
+	EXPECT_EQ(sw.agg(5).epoch, 1u);
+
+	auto ack_new = inatest::parameter(7, 100, 5);
+	ack_new.flags = ina_flags_with_epoch(INA_F_ACK, 2);
+	EXPECT_EQ(sw.run(ack_new, 3, &out).reason, Counter::ack_unmatched);
+	EXPECT_TRUE(sw.agg(5).occupied) << "another run's result does not free the slot";
+	auto ack_old = inatest::parameter(7, 100, 5);
+	ack_old.flags = ina_flags_with_epoch(INA_F_ACK, 1);
+	EXPECT_EQ(sw.run(ack_old, 4, &out).reason, Counter::ack_freed);
+	EXPECT_FALSE(sw.agg(5).occupied);
+}

@@ -11,6 +11,12 @@
 
 control deparse(inout ina_headers_t hdr, inout ina_meta_t meta) {
     apply {
+        /* Every INA data packet leaves with UDP checksum 0, as process.cpp
+         * writes it: header and payload are rewritten here, and a sender's
+         * checksum would make the receiving host drop the datagram. */
+        if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
+            hdr.udp.checksum = 0;
+        }
         if (meta.second == 0) {
             if (meta.write_bitmaps == 1) {
                 /* write_result_bitmaps: this level's bitmap is the merged
