@@ -108,7 +108,7 @@ std::string config_json(const SwitchConfig &cfg)
 	root["job"] = json::array();
 	for (const JobConfig &j : cfg.jobs)
 		root["job"].push_back(job_json(j));
-	root["goat"] = json::array();
+	/* [[goat]] (goat_assign.h), only when there is one. */
 	for (const GoatJobConfig &g : cfg.goat) {
 		json r = json::array();
 		for (const GoatRange &x : g.ranges)
