@@ -425,3 +425,31 @@ TEST(NrInt32, SaturatingSumCounted)
 	EXPECT_EQ(ctr[NrCounter::roce_overflow], 2u);
 	EXPECT_EQ(icrc_in(last.data(), last.size()), icrc_reference(last.data(), last.size()));
 }
+
+/* Full-MTU packets: the results' ICRC is combined from the headers' CRC and
+ * the slot's value CRC; both lengths (first packet, others) checked. */
+TEST(NrFullMtu, CombinedIcrcMatchesReference)
+{
+	NrConfig c = config();
+	c.rings[0].msg_len = 2;
+	NrTable t(c);
+	NrCounters ctr;
+	for (uint32_t k = 0; k < 2; k++) {
+		const uint32_t n = 256 / 4 - (k == 0 ? 4 : 0);
+		std::vector<uint8_t> last;
+		NrResult res{};
+		for (uint8_t r = 0; r < kRanks; r++) {
+			last = frame(conn(r), Msg{0, 2, NR_DTYPE_FLOAT32}, k, 50 + 7 * r + k, fvals(r, 0, k, n));
+			res = nr_process(t, ctr, last.data(), static_cast<uint32_t>(last.size()), 1);
+		}
+		ASSERT_EQ(res.verdict, NrVerdict::kComplete);
+		EXPECT_EQ(icrc_in(last.data(), last.size()), icrc_reference(last.data(), last.size()));
+		for (uint8_t r = 0; r + 1 < kRanks; r++) {
+			std::vector<uint8_t> out(512);
+			const uint32_t len = nr_result(t, res, r, out.data(), static_cast<uint32_t>(out.size()));
+			ASSERT_EQ(len, last.size());
+			EXPECT_EQ(icrc_in(out.data(), len), icrc_reference(out.data(), len)) << "rank " << int(r);
+			EXPECT_EQ(ina_load24(out.data() + 51), 50u + 7 * r + k);
+		}
+	}
+}
