@@ -74,7 +74,8 @@ AggregatorState AggregatorTable::read(uint32_t index) const
 	uint32_t i = index / cfg_.stride;
 	const AggregatorId &id = reg_->id[i];
 	s.occupied = id.key != 0;
-	s.job = static_cast<uint16_t>(id.key >> 32);
+	s.epoch = key_epoch(id.key);
+	s.job = key_job(id.key);
 	s.seq = static_cast<uint32_t>(id.key);
 	s.timestamp = id.timestamp;
 	s.bitmap = reg_->bitmap[i];
@@ -92,7 +93,7 @@ void AggregatorTable::write(uint32_t index, const AggregatorState &s, const int3
 		throw std::invalid_argument("aggregator " + std::to_string(index) + " is not in this table");
 	uint32_t i = index / cfg_.stride;
 	bool was = reg_->id[i].key != 0;
-	reg_->id[i].key = s.occupied ? aggregator_key(s.job, s.seq) : 0;
+	reg_->id[i].key = s.occupied ? aggregator_key(s.epoch, s.job, s.seq) : 0;
 	reg_->id[i].timestamp = s.timestamp;
 	reg_->bitmap[i] = s.bitmap;
 	reg_->count[i] = s.count;
@@ -129,7 +130,7 @@ uint32_t AggregatorTable::sweep(uint32_t *cursor, uint32_t n, uint64_t now, uint
 		 * timestamp in the past counts, so another clock never frees a
 		 * live aggregator by wrapping. */
 		if (id.key != 0 && now > id.timestamp && now - id.timestamp > timeout) {
-			const uint16_t job = static_cast<uint16_t>(id.key >> 32);
+			const uint16_t job = key_job(id.key);
 			free_slot(i);
 			done++;
 			if (freed != nullptr)
@@ -149,7 +150,7 @@ uint32_t AggregatorTable::purge(bool (*stale)(uint16_t job, void *ctx), FreedFn 
 		const uint64_t key = reg_->id[i].key;
 		if (key == 0)
 			continue;
-		const uint16_t job = static_cast<uint16_t>(key >> 32);
+		const uint16_t job = key_job(key);
 		if (!stale(job, ctx))
 			continue;
 		free_slot(i);

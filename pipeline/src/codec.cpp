@@ -258,6 +258,7 @@ uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, con
 	write_frame_headers(frame, src, dst, INA_HDR_LEN + payload);
 	InaHeader h;
 	h.type = INA_TYPE_CONTROL;
+	h.flags = ina_flags_with_epoch(0, m.epoch);
 	h.job_id = job;
 	h.remap_index = 0;
 	encode(h, frame + INA_HDR_OFFSET);

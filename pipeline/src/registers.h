@@ -21,16 +21,28 @@ enum : uint8_t {
 	kAggOverflow = 1u << 2,
 };
 
-/* aggregator_id register: the identifier <job, seq> packed as one key (job 0
- * is reserved, so key 0 means empty) and the time of the last aggregation. */
+/* aggregator_id register: the identifier <epoch, job, seq> packed as one key
+ * (job 0 is reserved, so key 0 means empty) and the time of the last
+ * aggregation. The epoch makes a slot left by a dead run of the job a
+ * collision for the next run, never a match (docs/security.md). */
 struct AggregatorId {
 	uint64_t key;
 	uint64_t timestamp;
 };
 
-inline uint64_t aggregator_key(uint16_t job, uint32_t seq)
+inline uint64_t aggregator_key(uint8_t epoch, uint16_t job, uint32_t seq)
 {
-	return (static_cast<uint64_t>(job) << 32) | seq;
+	return (static_cast<uint64_t>(epoch) << 48) | (static_cast<uint64_t>(job) << 32) | seq;
+}
+
+inline uint16_t key_job(uint64_t key)
+{
+	return static_cast<uint16_t>(key >> 32);
+}
+
+inline uint8_t key_epoch(uint64_t key)
+{
+	return static_cast<uint8_t>(key >> 48);
 }
 
 /* Vector kernels of the value stage, one set per SimdLevel. Registers hold

@@ -351,8 +351,9 @@ def compile_program(tools, workdir):
     return out
 
 
-def agg_key(job, seq):
-    return (job << 16) | (seq & 0xFFFF)
+def agg_key(job, seq, epoch=0):
+    """The aggregator_id key as parse.p4 forms it: job ++ (seq[15:0] ^ epoch << 8)."""
+    return (job << 16) | ((seq ^ (epoch << 8)) & 0xFFFF)
 
 
 def before_commands(v, elements):
@@ -360,13 +361,14 @@ def before_commands(v, elements):
     for a in v["before"]:
         i = a["index"]
         job, seq = parse_int(a.get("job", "0")), parse_int(a.get("seq", "0"))
+        epoch = parse_int(a.get("epoch", "0"))
         # The timestamp is stored inverted (aggregator_id.p4). Vector time
         # t is taken as BMv2 tick t, which lies before the replay (the
         # switch has run for --wait seconds, about 47000 ticks): the
         # aggregator is as old as the vector says or older. Only the GC
         # reads it, and GC is off in every P4 run (run_vector).
         ts = ~parse_int(a.get("timestamp", "0")) & 0xFFFFFFFF
-        cmds.append(f"register_write {REG_ID} {i} {agg_key(job, seq)}")
+        cmds.append(f"register_write {REG_ID} {i} {agg_key(job, seq, epoch)}")
         cmds.append(f"register_write {REG_ID_TS} {i} {ts}")
         cmds.append(f"register_write {REG_BITMAP} {i} {parse_int(a.get('bitmap', '0'))}")
         cmds.append(f"register_write {REG_COUNT} {i} {parse_int(a.get('count', '0'))}")
@@ -618,9 +620,10 @@ def check_registers(v, regs):
                 problems.append(f"aggregator {i}: occupied by job {key >> 16}, expected empty")
             continue
         job, seq = parse_int(a.get("job", "0")), parse_int(a.get("seq", "0"))
-        if key != agg_key(job, seq):
-            problems.append(f"aggregator {i}: key job {key >> 16} seq&0xffff {key & 0xFFFF}, "
-                            f"expected job {job} seq {seq}")
+        epoch = parse_int(a.get("epoch", "0"))
+        if key != agg_key(job, seq, epoch):
+            problems.append(f"aggregator {i}: key job {key >> 16} seq^epoch<<8 {key & 0xFFFF:#x}, "
+                            f"expected job {job} seq {seq} epoch {epoch}")
         for name, reg in (("bitmap", "bitmap"), ("count", "count")):
             want = parse_int(a.get(name, "0"))
             if regs[reg][i] != want:

@@ -520,8 +520,8 @@ TEST(Process, EpochIsPartOfTheAggregatorKey)
 	new_run.flags = ina_flags_with_epoch(0, 2);
 	ina::Result r = sw.run(new_run, 2, &out);
 	EXPECT_EQ(r.reason, Counter::collision);
-	EXPECT_EQ(value_of(out, 0), 3) << "the new run's value, nothing of the old run's 1000";
-	EXPECT_EQ(ina_flags_epoch(flags_of(out)), 2u) << "the epoch rides along";
+	EXPECT_EQ(inatest::value_of(out, 0), 3) << "the new run's value, nothing of the old run's 1000";
+	EXPECT_EQ(ina_flags_epoch(inatest::flags_of(out)), 2u) << "the epoch rides along";
 	EXPECT_EQ(sw.agg(5).epoch, 1u);
 
 	auto ack_new = inatest::parameter(7, 100, 5);

@@ -185,6 +185,28 @@ TEST(Table, PurgeFreesEveryAggregatorOfTheNamedJobs)
 	EXPECT_EQ(t.purge(job2, nullptr, nullptr), 0u);
 }
 
+TEST(Table, EpochRoundTripsAndPurgeMatchesEveryEpochOfTheJob)
+{
+	ina::AggregatorTable t(config(16));
+	for (uint32_t i = 0; i < 4; i++) {
+		ina::AggregatorState s;
+		s.occupied = true;
+		s.epoch = static_cast<uint8_t>(i * 85); /* 0, 85, 170, 255 */
+		s.job = 0xFFFF;
+		s.seq = 0xFFFFFFFFu - i;
+		t.write(i, s, nullptr, 0);
+	}
+	for (uint32_t i = 0; i < 4; i++) {
+		EXPECT_EQ(t.read(i).epoch, i * 85) << i;
+		EXPECT_EQ(t.read(i).job, 0xFFFF) << "the epoch does not spill into the job";
+		EXPECT_EQ(t.read(i).seq, 0xFFFFFFFFu - i);
+	}
+	std::vector<uint16_t> freed;
+	auto all = [](uint16_t job, void *) { return job == 0xFFFF; };
+	EXPECT_EQ(t.purge(all, count_job, &freed), 4u);
+	EXPECT_EQ(freed, std::vector<uint16_t>(4, 0xFFFF));
+}
+
 TEST(Table, RegistersComeFromTheCallersAllocator)
 {
 	ArenaLog log;

@@ -338,6 +338,8 @@ AggSpec parse_agg(const std::string &rest, bool allow_empty)
 			has_job = true;
 		} else if (k == "seq")
 			a.seq = static_cast<uint32_t>(parse_uint(v, UINT32_MAX, "seq"));
+		else if (k == "epoch")
+			a.epoch = static_cast<uint8_t>(parse_uint(v, UINT8_MAX, "epoch"));
 		else if (k == "timestamp")
 			a.timestamp = parse_uint(v, UINT64_MAX, "timestamp");
 		else if (k == "bitmap")

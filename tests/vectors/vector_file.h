@@ -62,6 +62,7 @@ struct AggSpec {
 	int line = 0;
 	uint32_t index = 0;
 	bool empty = false;
+	uint8_t epoch = 0;
 	uint16_t job = 0;
 	uint32_t seq = 0;
 	uint64_t timestamp = 0;

@@ -172,6 +172,7 @@ void compare_agg(const AggSpec &want, const ina::AggregatorState &got, uint16_t 
 			r.add(fmt("%s: %s: expected %" PRIu64 " (0x%" PRIx64 "), got %" PRIu64 " (0x%" PRIx64 ")",
 				  where.c_str(), name, w, w, g, g));
 	};
+	field("epoch", want.epoch, got.epoch);
 	field("job", want.job, got.job);
 	field("seq", want.seq, got.seq);
 	field("timestamp", want.timestamp, got.timestamp);
@@ -219,6 +220,7 @@ Report run(const Vector &v, ina::SimdLevel simd)
 		}
 		ina::AggregatorState s;
 		s.occupied = true;
+		s.epoch = a.epoch;
 		s.job = a.job;
 		s.seq = a.seq;
 		s.timestamp = a.timestamp;

@@ -191,6 +191,10 @@ struct CtrlMessage {
 	uint8_t ps_mac[6] = {};
 	uint8_t fan_in[INA_MAX_LEVELS] = {};
 	uint16_t refresh_ms = 0; /* REGISTER: the PS's re-registration interval */
+	/* Not in the payload: the INA header's epoch bits (INA_EPOCH_SHIFT).
+	 * write_ctrl_frame() writes it; a receiver takes it from the parsed
+	 * header (ina_flags_epoch(f.hdr.flags)). */
+	uint8_t epoch = 0;
 	CtrlWorker workers[kCtrlMaxWorkers];
 	uint64_t counter = 0;
 	uint8_t mac[INA_CTRL_MAC_LEN] = {};
@@ -214,7 +218,7 @@ const char *ctrl_verdict_name(CtrlVerdict v);
 CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out);
 
 /* Writes a whole control frame: L2-L4, an INA header of type control for
- * `job` (every other field 0), the payload of m, MAC field as in m (sign it
+ * `job` with m.epoch in its flags (every other field 0), the payload of m, MAC field as in m (sign it
  * afterwards, ina/control_auth.h). Returns the frame length, 0 if `cap` is
  * too small. */
 uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, const Endpoint &dst,

@@ -13,6 +13,7 @@
  *   parse             classify INA / other, validate
  *   filter            control, bypass, GOAT node, past the job's levels
  *   aggregator_id     id_claim | id_match | id_release | id_release_stale
+ *                     (key <epoch, job, seq>)
  *   aggregator_bitmap bitmap_init | bitmap_or | bitmap_read_clear | bitmap_clear
  *   aggregator_count  count_init | count_add | count_clear
  *   aggregator_value  value_write | value_add | value_add_read | value_read_clear
@@ -122,6 +123,7 @@ const char *simd_name(SimdLevel level);
 /* Snapshot of one aggregator, for tests, vectors and telemetry. */
 struct AggregatorState {
 	bool occupied = false;
+	uint8_t epoch = 0; /* the job's incarnation (INA_EPOCH_SHIFT) */
 	uint16_t job = 0;
 	uint32_t seq = 0;
 	uint64_t timestamp = 0;

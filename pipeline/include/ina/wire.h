@@ -64,6 +64,22 @@ enum ina_flag {
 	INA_F_FLOAT = 1u << 7,     /* payload is float32 (overflow retry to PS) */
 };
 
+/* Bits 8-15 of `flags`: the job's epoch (incarnation). A switch gives each
+ * new registration of a job the next epoch and answers it in the ACK; every
+ * data packet of that run carries it, and switches drop packets of any other
+ * epoch and keep it in the aggregator's key <epoch, job, seq>, so nothing of
+ * a dead run merges into a new one (docs/security.md, "Job incarnations"). */
+#define INA_EPOCH_SHIFT 8u
+#define INA_EPOCH_MASK 0xFF00u
+static inline uint8_t ina_flags_epoch(uint16_t flags)
+{
+	return (uint8_t)(flags >> INA_EPOCH_SHIFT);
+}
+static inline uint16_t ina_flags_with_epoch(uint16_t flags, uint8_t epoch)
+{
+	return (uint16_t)((flags & ~INA_EPOCH_MASK) | ((uint16_t)epoch << INA_EPOCH_SHIFT));
+}
+
 struct __attribute__((packed)) ina_eth_hdr {
 	uint8_t dst[6];
 	uint8_t src[6];
@@ -121,18 +137,27 @@ enum ina_ctrl_op {
 	INA_CTRL_ACK = 3,        /* switch -> PS: what became of a request */
 };
 
-/* ACK `status`; 0 in requests. */
+/* ACK `status`. */
 enum ina_ctrl_status {
 	INA_CTRL_APPLIED = 0, /* the request took effect */
 	INA_CTRL_DENIED = 1,  /* not allowed to change this job (config job, other PS) */
 	INA_CTRL_INVALID = 2, /* authentic but not a valid job description */
 };
 
+/* REGISTER `status`: a new run, or the renewal of the run whose epoch the
+ * INA header's flags carry (the epoch an earlier ACK gave the PS). The ACK
+ * of an applied REGISTER carries the job's epoch the same way. */
+enum ina_ctrl_register {
+	INA_CTRL_NEW_RUN = 0, /* give the job a new epoch */
+	INA_CTRL_RENEW = 1,   /* keep (or, after a switch restart, take) the epoch */
+};
+
 struct __attribute__((packed)) ina_ctrl_hdr {
 	uint8_t op;        /* enum ina_ctrl_op */
 	uint8_t n_workers; /* entries of struct ina_ctrl_worker that follow */
 	uint8_t levels;    /* in-network levels of the job */
-	uint8_t status;    /* ACK: enum ina_ctrl_status; 0 otherwise */
+	uint8_t status;    /* ACK: enum ina_ctrl_status; REGISTER: enum
+	                    * ina_ctrl_register; 0 otherwise */
 	uint32_t ps_ip;                  /* the job's PS (= the sender of a request) */
 	uint8_t ps_mac[6];
 	uint8_t fan_in[INA_MAX_LEVELS];  /* fan-in per level */

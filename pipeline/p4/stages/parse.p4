@@ -43,7 +43,41 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.reason = why;
     }
 
+    /* Comparisons of two fields are subtractions whose sign bit a gateway
+     * then tests: a Tofino gateway compares a field with a constant only.
+     * They are actions of a table so that the compiler keeps the
+     * differences as fields rather than folding them back into the
+     * conditions. The bounds make each sign bit exact: elements <= 62 and
+     * elem_count <= 62 where it is read (the constant test before it),
+     * levels and level <= 4 likewise, aggregators <= 65536 and an index
+     * with a high half set is out of range anyway. */
+    bit<16> elems_left = 0;
+    bit<8>  levels_left = 0;
+    bit<32> index_left = 0;
+    bit<32> outside = 0;
+    action differences() {
+        elems_left = meta.cfg.elements - hdr.ina.elem_count;
+        levels_left = hdr.ina.levels - hdr.ina.level;
+        index_left = hdr.ina.agg_index - meta.cfg.aggregators;
+    }
+    table compare {
+        actions = { differences; }
+        const default_action = differences();
+        size = 1;
+    }
+    /* The bitmap's bits outside the fan-in's. */
+    action bits_outside() {
+        outside = meta.bitmap & ~meta.allowed;
+    }
+    table compare_bitmap {
+        actions = { bits_outside; }
+        const default_action = bits_outside();
+        size = 1;
+    }
+
     apply {
+        compare.apply();
+        bool index_over = hdr.ina.agg_index[31:16] != 0 || index_left[31:31] == 0;
         meta.reason = CTR_NONE;
         if (meta.is_ina == 0) {
             meta.verdict = VERDICT_PASS;
@@ -68,16 +102,17 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 malformed(CTR_malformed_length);
             } else if (truncated) {
                 malformed(CTR_malformed_short);
-            } else if (hdr.ina.elem_count > meta.cfg.elements ||
-                       hdr.ina.elem_count > INA_P4_MAX_ELEMENTS) {
+            } else if (hdr.ina.elem_count > INA_P4_MAX_ELEMENTS ||
+                       elems_left[15:15] == 1) {
                 malformed(CTR_malformed_elements);
             } else if (hdr.ina.job_id == 0) {
                 malformed(CTR_malformed_job);
-            } else if (hdr.ina.agg_index >= meta.cfg.aggregators && !ack) {
+            } else if (index_over && !ack) {
                 malformed(CTR_malformed_index);
-            } else if (hdr.ina.levels > INA_MAX_LEVELS || hdr.ina.level > hdr.ina.levels) {
+            } else if (hdr.ina.levels > INA_MAX_LEVELS || hdr.ina.level > INA_MAX_LEVELS ||
+                       levels_left[7:7] == 1) {
                 malformed(CTR_malformed_level);
-            } else if (hdr.ina.level < hdr.ina.levels && !ack) {
+            } else if (levels_left != 0 && !ack) {
                 /* Validate at every level, as the software switch does, even
                  * though this build aggregates at levels 0 and 1 only. */
                 if (hdr.ina.level == 0) {
@@ -94,9 +129,10 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                     meta.fan_in = hdr.ina.fan_in3;
                 }
                 fan_in_mask.apply();
+                compare_bitmap.apply();
                 if (meta.fan_in == 0 || meta.fan_in > INA_BITMAP_BITS) {
                     malformed(CTR_malformed_fan_in);
-                } else if (meta.bitmap == 0 || (meta.bitmap & ~meta.allowed) != 0) {
+                } else if (meta.bitmap == 0 || outside != 0) {
                     malformed(CTR_malformed_bitmap);
                 }
             }
@@ -104,9 +140,11 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         /* The identifier as the aggregator_id register holds it: a Tofino
          * stateful ALU compares at most 32 bits of a word per condition, and
          * the word's other half holds the timestamp, so the 48-bit
-         * <job, seq> becomes job ++ seq[15:0] (docs/p4.md). job != 0 keeps
-         * key 0 free to mean "empty". */
-        meta.key = hdr.ina.job_id ++ hdr.ina.seq[15:0];
+         * <job, seq> becomes job ++ seq[15:0], and the job's epoch (flags
+         * bits 8-15) is folded into the seq half: job ++ (seq[15:0] ^
+         * epoch << 8), so a slot of a dead run is a collision for the next
+         * one (docs/p4.md). job != 0 keeps key 0 free to mean "empty". */
+        meta.key = hdr.ina.job_id ++ (hdr.ina.seq[15:0] ^ (hdr.ina.flags[15:8] ++ 8w0));
         meta.row = hdr.ina.agg_index;
     }
 }
