@@ -143,6 +143,39 @@ def check_two_ps(results, ps_stats):
     assert all(s["not_owned"] == 0 for s in ps_stats), "fragments sent to the wrong PS"
 
 
+# A GOAT plan in ina-goat-plan's format for two workers and a 0.25 MB round
+# (65,536 floats): the first quarter to the PS (agg_node 0: sent with the
+# bypass flag), the rest to switch 3 (no switch here: the PS adds it).
+GOAT_DIR = tempfile.mkdtemp(prefix="ina-e2e-goat-")
+GOAT_PLAN = os.path.join(GOAT_DIR, "plan.json")
+with open(GOAT_PLAN, "w") as _f:
+    json.dump({"plan": {"workers": [{"name": "w%d" % r, "ranges": [
+        {"submodel": "a", "first_element": 0, "end_element": 16384, "agg_node": 0},
+        {"submodel": "b", "first_element": 16384, "end_element": 65536, "agg_node": 3}]}
+        for r in range(2)]}}, _f)
+
+
+def check_goat(results, ps_stats):
+    # Fragments whose first element is below 16,384: 265 per round, 3 rounds.
+    for w in results:
+        assert w["bypass_sent"] == 3 * 265, ("goat_plan", w["bypass_sent"])
+
+
+def run_goat_errors():
+    """A plan for another model size, or without this worker: exit 2, one line."""
+    base = [WORKER, "--job", "7", "--rank", "0", "--workers", "2", "--ps", NET + ".1",
+            "--transport", "udp", "--ip", NET + ".10", "--rounds", "1"]
+    for extra, want in ((["--goat-plan", GOAT_PLAN, "--size-mb", "0.5"],
+                         "the plan's model has 65536 elements, a round of --size-mb has 131072"),
+                        (["--goat-plan", GOAT_PLAN, "--size-mb", "0.25", "--goat-worker", "w9"],
+                         "no worker 'w9'"),
+                        (["--goat-plan", GOAT_PLAN + ".none", "--size-mb", "0.25"], "cannot open")):
+        r = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and want in r.stderr and len(r.stderr.strip().splitlines()) == 1, \
+            ("goat_errors", extra, r.returncode, r.stderr)
+    print("ok   %-16s bad plans refused with one line each" % "goat_errors")
+
+
 CASES = {
     "clean": dict(),
     "four_workers": dict(workers=4),
@@ -155,6 +188,8 @@ CASES = {
                              check=check_a2tp),
     "cc_none_threads": dict(worker_args=["--cc", "none", "--threads", "2", "--tensors", "4"]),
     "two_ps": dict(ps_count=2, check=check_two_ps),
+    "goat_plan": dict(worker_args=["--cc", "none", "--goat-plan", GOAT_PLAN],
+                      per_worker_args=lambda r: ["--goat-worker", "w%d" % r], check=check_goat),
 }
 
 def run_c_api():
@@ -202,3 +237,6 @@ if __name__ == "__main__":
         run_c_api()
     if not ONLY or "no_ps" in ONLY:
         run_no_ps()
+    if not ONLY or "goat_errors" in ONLY:
+        run_goat_errors()
+    shutil.rmtree(GOAT_DIR, ignore_errors=True)
