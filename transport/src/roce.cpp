@@ -33,6 +33,9 @@ uint64_t now_ns()
 			.count());
 }
 
+/* How often an idle ring looks for overdue results. */
+constexpr uint64_t kTimeoutCheckNs = 1'000'000;
+
 enum ibv_mtu mtu_enum(uint32_t bytes)
 {
 	switch (bytes) {
@@ -395,7 +398,7 @@ bool RoceRingImpl::allreduce(float *data, size_t n, std::string *error)
 		return true;
 	const uint64_t first = win_.end();
 	win_.add(roce_msg_count(params_, n));
-	uint64_t last_progress = now_ns();
+	uint64_t last_progress = now_ns(), next_check = 0;
 	while (!win_.done()) {
 		if (!reap_sends(error))
 			return false;
@@ -428,8 +431,10 @@ bool RoceRingImpl::allreduce(float *data, size_t n, std::string *error)
 		/* Go back N only with the send queue empty: once the NIC has
 		 * completed every send it retransmits none of them, so no
 		 * older PSN follows the resent MsgIDs (ina/roce_window.h). */
-		if (sends_out_ == 0)
+		if (sends_out_ == 0 && now >= next_check) {
 			win_.on_timeout(now);
+			next_check = now + kTimeoutCheckNs; /* the check walks the window */
+		}
 		if (now - last_progress > cfg_.stall_timeout_ns) {
 			*error = "roce transport: no result from the ring for " +
 				 std::to_string(cfg_.stall_timeout_ns / 1000000) + " ms (waiting for MsgID " +
