@@ -116,10 +116,62 @@ bool ip_port(const std::string &v, uint32_t *ip, uint16_t *port)
 	return true;
 }
 
+template <typename T> bool set_uint(T *field, const std::string &v, uint64_t max)
+{
+	uint64_t x;
+	if (!to_u64(v, max, &x))
+		return false;
+	*field = static_cast<T>(x);
+	return true;
+}
+
+/* The roce transport's keys (NetReduce); ranges are checked by validate(). */
+bool set_roce_key(WorkerConfig *c, const std::string &key, const std::string &v, std::string *error)
+{
+	RoceRingConfig &r = c->roce;
+	bool ok;
+	if (key == "roce_ring")
+		ok = set_uint(&r.ring_id, v, 0xFFFF);
+	else if (key == "roce_ranks")
+		ok = set_uint(&r.ranks, v, 255);
+	else if (key == "roce_next")
+		ok = ip_port(v, &r.successor_ip, &r.successor_port);
+	else if (key == "roce_listen")
+		ok = ip_port(v, &r.listen_ip, &r.listen_port);
+	else if (key == "roce_window")
+		ok = set_uint(&r.window.window, v, 0xFFFFFFFF);
+	else if (key == "roce_msg_bytes")
+		ok = set_uint(&r.window.msg_bytes, v, 0xFFFFFFFF);
+	else if (key == "roce_mtu")
+		ok = set_uint(&r.window.mtu, v, 0xFFFFFFFF);
+	else if (key == "roce_timeout_us") {
+		uint64_t us = 0;
+		ok = set_uint(&us, v, UINT64_MAX / 1000);
+		if (ok)
+			r.window.timeout_ns = us * 1000;
+	}
+	else if (key == "roce_gid_index")
+		ok = set_uint(&r.gid_index, v, 0x7FFFFFFF);
+	else if (key == "roce_ib_port")
+		ok = set_uint(&r.port, v, 255);
+	else if (key == "roce_setup_timeout_ms")
+		ok = set_uint(&r.setup_timeout_ms, v, 0xFFFFFFFF);
+	else {
+		if (error)
+			*error = "unknown worker config key '" + key + "'";
+		return false;
+	}
+	if (!ok && error)
+		*error = "bad value '" + v + "' for worker config key '" + key + "'";
+	return ok;
+}
+
 } /* namespace */
 
 bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &v, std::string *error)
 {
+	if (key.compare(0, 5, "roce_") == 0)
+		return set_roce_key(c, key, v, error);
 	using Setter = std::function<bool(const std::string &)>;
 	auto u = [](auto *field, uint64_t max) {
 		return Setter([field, max](const std::string &s) {
@@ -234,26 +286,6 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 			 c->stall_timeout_ns = x * 1000000;
 			 return true;
 		 }},
-		/* roce transport (NetReduce); ranges are checked by validate(). */
-		{"roce_ring", u(&c->roce.ring_id, 0xFFFF)},
-		{"roce_ranks", u(&c->roce.ranks, 255)},
-		{"roce_next",
-		 [c](const std::string &s) { return ip_port(s, &c->roce.successor_ip, &c->roce.successor_port); }},
-		{"roce_listen", [c](const std::string &s) { return ip_port(s, &c->roce.listen_ip, &c->roce.listen_port); }},
-		{"roce_window", u(&c->roce.window.window, 0xFFFFFFFF)},
-		{"roce_msg_bytes", u(&c->roce.window.msg_bytes, 0xFFFFFFFF)},
-		{"roce_mtu", u(&c->roce.window.mtu, 0xFFFFFFFF)},
-		{"roce_timeout_us", us(&c->roce.window.timeout_ns)},
-		{"roce_gid_index",
-		 [c](const std::string &s) {
-			 uint64_t x;
-			 if (!to_u64(s, 0x7FFFFFFF, &x))
-				 return false;
-			 c->roce.gid_index = static_cast<int>(x);
-			 return true;
-		 }},
-		{"roce_ib_port", u(&c->roce.port, 255)},
-		{"roce_setup_timeout_ms", u(&c->roce.setup_timeout_ms, 0xFFFFFFFF)},
 	};
 	auto it = setters.find(key);
 	if (it == setters.end()) {
