@@ -397,6 +397,23 @@ void read_goat(Section &top, SwitchConfig *cfg)
 	}
 }
 
+/* [[job]]s: the jobs known at start. */
+void read_jobs(Section &top, SwitchConfig *cfg)
+{
+	std::set<uint16_t> job_ids;
+	auto jobs = top.tables("job");
+	for (size_t i = 0; i < jobs.size(); i++) {
+		Section s(top.file(), *jobs[i], "job[" + std::to_string(i) + "]");
+		JobConfig j = read_job(s);
+		if (j.ps_ip == cfg->ip)
+			s.bad("ps_ip", "is the switch's own address (switch.ip); the PS is another host");
+		if (!job_ids.insert(j.id).second)
+			s.bad("id", "job " + std::to_string(j.id) + " defined twice");
+		s.finish();
+		cfg->jobs.push_back(std::move(j));
+	}
+}
+
 /* [netreduce] with its [[netreduce.ring]]s: the RoCE-mode jobs. */
 void read_netreduce(Section &top, SwitchConfig *cfg)
 {
@@ -549,18 +566,7 @@ SwitchConfig load_config(const std::string &path)
 		cfg.ports.push_back(std::move(p));
 	}
 
-	std::set<uint16_t> job_ids;
-	auto jobs = top.tables("job");
-	for (size_t i = 0; i < jobs.size(); i++) {
-		Section s(path, *jobs[i], "job[" + std::to_string(i) + "]");
-		JobConfig j = read_job(s);
-		if (j.ps_ip == cfg.ip)
-			s.bad("ps_ip", "is the switch's own address (switch.ip); the PS is another host");
-		if (!job_ids.insert(j.id).second)
-			s.bad("id", "job " + std::to_string(j.id) + " defined twice");
-		s.finish();
-		cfg.jobs.push_back(std::move(j));
-	}
+	read_jobs(top, &cfg);
 	read_goat(top, &cfg);
 	read_netreduce(top, &cfg);
 	top.finish();
