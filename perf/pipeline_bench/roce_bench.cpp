@@ -131,6 +131,7 @@ std::vector<RoceBenchRow> roce_bench(const RoceBenchOptions &o)
 			cfg.rings.push_back(rc);
 		}
 		cfg.connections = o.rings * o.ranks;
+		cfg.check_icrc = o.check_icrc;
 		ina::NrTable table(cfg);
 		ina::NrCounters ctr;
 		RoceTraffic t = build(o, payload);
@@ -165,6 +166,7 @@ std::vector<RoceBenchRow> roce_bench(const RoceBenchOptions &o)
 		const double per_round = double(t.offset.size());
 		RoceBenchRow row;
 		row.payload = payload;
+		row.check_icrc = o.check_icrc;
 		row.mpps = per_round / sorted[sorted.size() / 10] / 1e6;
 		row.mpps_median = per_round / sorted[sorted.size() / 2] / 1e6;
 		row.ns_per_packet = sorted[sorted.size() / 10] * 1e9 / per_round;

@@ -16,10 +16,12 @@ struct RoceBenchOptions {
 	uint32_t msg_len = 16; /* packets per message */
 	std::vector<uint32_t> payloads = {256, 1024}; /* bytes per packet (the RoCE MTU) */
 	double seconds = 1.0;
+	bool check_icrc = true; /* NrConfig::check_icrc */
 };
 
 struct RoceBenchRow {
 	uint32_t payload = 0;
+	bool check_icrc = true;
 	uint32_t frame_bytes = 0; /* a middle packet's frame */
 	double mpps = 0, mpps_median = 0, ns_per_packet = 0;
 	uint64_t rounds = 0, packets_in = 0, results_out = 0;

@@ -144,10 +144,12 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	}
 	/* Only now, with the packet known to be NetReduce's: a corrupted one
 	 * must neither fill the CLT nor reach a sum. */
-	uint32_t icrc;
-	std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
-	if (icrc != roce_icrc_inplace(frame, p.len))
-		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
+	if (t.config().check_icrc) {
+		uint32_t icrc;
+		std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
+		if (icrc != roce_icrc_inplace(frame, p.len))
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
+	}
 	if (p.first) {
 		why = fill_clt(t, frame, p, now, &e);
 		if (why != NrCounter::kCount)

@@ -425,6 +425,12 @@ void read_netreduce(Section &top, SwitchConfig *cfg)
 	cfg->netreduce_clt_timeout_ms =
 		s.integer<uint32_t>("clt_timeout_ms", cfg->netreduce_clt_timeout_ms, 0, 86400000);
 	cfg->netreduce_lcore = s.integer<unsigned>("lcore", 0, 0, 1023);
+	if (const toml::node *n = s.node("check_icrc")) {
+		auto b = n->value_exact<bool>();
+		if (!b)
+			s.bad("check_icrc", "must be true or false");
+		cfg->netreduce.check_icrc = *b;
+	}
 	auto rings = s.tables("ring");
 	if (rings.empty())
 		fail(s.file(), t->source(), s.key("ring"), "[netreduce] needs at least one [[netreduce.ring]]");

@@ -123,6 +123,7 @@ std::string config_json(const SwitchConfig &cfg)
 		n["connections"] = cfg.netreduce.connections;
 		n["clt_timeout_ms"] = cfg.netreduce_clt_timeout_ms;
 		n["lcore"] = cfg.netreduce_lcore;
+		n["check_icrc"] = cfg.netreduce.check_icrc;
 		n["ring"] = json::array();
 		for (const ina::NrRingConfig &r : cfg.netreduce.rings)
 			n["ring"].push_back({{"id", r.ring_id},

@@ -453,3 +453,16 @@ TEST(NrFullMtu, CombinedIcrcMatchesReference)
 		}
 	}
 }
+
+TEST(NrCheckIcrc, OffTrustsTheArrivingIcrc)
+{
+	NrConfig c = config();
+	c.check_icrc = false;
+	NrTable t(c);
+	NrCounters ctr;
+	auto f = frame(conn(0), Msg{0, kMsgLen, NR_DTYPE_FLOAT32}, 0, 9, fvals(0, 0, 0, 4));
+	f[f.size() - 1] ^= 0xFF;
+	EXPECT_EQ(nr_process(t, ctr, f.data(), static_cast<uint32_t>(f.size()), 1).reason,
+		  NrCounter::roce_aggregated);
+	EXPECT_EQ(ctr[NrCounter::roce_icrc_bad], 0u);
+}

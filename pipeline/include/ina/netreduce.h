@@ -42,6 +42,9 @@ struct NrConfig {
 	std::vector<NrRingConfig> rings;
 	/* CLT capacity in connections (one per rank and ring at least). */
 	uint32_t connections = 1024;
+	/* Check every arriving packet's ICRC (results always get a new one).
+	 * Off only where the links' Ethernet FCS is trusted to be the check. */
+	bool check_icrc = true;
 };
 
 /* Every path a RoCE packet takes, one counter each. */
