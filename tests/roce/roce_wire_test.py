@@ -377,6 +377,11 @@ def case_aggregate(sw, wire):
     check(d.get("roce_clt_filled") == 6 * RANKS, "every first packet filled the CLT")
     check(d.get("roce_freed") == (6 - WINDOW) * MSG_LEN, f"slots freed one window ahead ({d.get('roce_freed')})")
     check(sw.counters()["connections"] == RANKS, "CLT holds one entry per connection")
+    # With two lcores, RoCE packets that arrive on lcore 1's queue are handed
+    # to the NetReduce lcore (how many depends on the kernel's flow hash).
+    lcores = sw.telemetry("/ina/lcores")
+    print("info: handed to the NetReduce lcore:",
+          sum(sw.telemetry(f"/ina/lcore,{k}")["handoff_out"] for k in lcores))
 
 
 def warm_up(sw, wire, ring=1, upto=1):
