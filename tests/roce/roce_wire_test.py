@@ -135,13 +135,20 @@ def unpack_values(ring, b):
     return list(struct.unpack(f"<{len(b) // 4}{'f' if RINGS[ring] == F32 else 'i'}", b))
 
 
+OP_SEND_FIRST, OP_SEND_MIDDLE, OP_SEND_LAST = 0x00, 0x01, 0x02
+VERB = {"op": "write"}  # the verb the ranks' messages use: "write" or "send"
+
+
 def rdma_write_packet(c, m, k):
-    """Packet k of message m (one RDMA WRITE of MSG_LEN packets)."""
-    op = OP_WRITE_FIRST if k == 0 else OP_WRITE_LAST if k == MSG_LEN - 1 else OP_WRITE_MIDDLE
+    """Packet k of message m (one RDMA WRITE, or SEND, of MSG_LEN packets)."""
+    first, middle, last = ((OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_LAST) if VERB["op"] == "write"
+                           else (OP_SEND_FIRST, OP_SEND_MIDDLE, OP_SEND_LAST))
+    op = first if k == 0 else last if k == MSG_LEN - 1 else middle
     payload = b""
-    if k == 0:
+    if k == 0 and op == OP_WRITE_FIRST:
         payload += struct.pack(">QII", 0x7F0000000000 + 0x100000 * c.rank + MTU * MSG_LEN * m,
                                0x2000 + c.rank, MSG_LEN * MTU)  # RETH
+    if k == 0:
         payload += struct.pack(">IIHHBBH", MAGIC, m, MSG_LEN, c.ring, c.rank, RINGS[c.ring], 0)
     payload += pack_values(c.ring, values(c.ring, c.rank, m, k))
     bth = struct.pack(">BBHB3sB3s", op, 0, 0xFFFF, 0, c.dqpn.to_bytes(3, "big"),
@@ -165,7 +172,8 @@ def parse(frame):
     ip_len = struct.unpack(">H", frame[16:18])[0]
     f = frame[:14 + ip_len]
     op = f[42]
-    off = 54 + (16 + 16 if op in (OP_WRITE_FIRST, 0x0A) else 0)
+    off = 54 + (16 if op in (OP_WRITE_FIRST, 0x0A) else 0) + \
+        (16 if op in (OP_WRITE_FIRST, 0x0A, OP_SEND_FIRST, 0x04) else 0)
     return dict(src=socket.inet_ntoa(f[26:30]), dst=socket.inet_ntoa(f[30:34]), op=op,
                 dqpn=int.from_bytes(f[47:50], "big"), psn=int.from_bytes(f[51:54], "big"),
                 icrc_ok=struct.unpack("<I", f[-4:])[0] == icrc(f), head=f[:off],
@@ -384,6 +392,20 @@ def case_aggregate(sw, wire):
           sum(sw.telemetry(f"/ina/lcore,{k}")["handoff_out"] for k in lcores))
 
 
+def case_send(sw, wire):
+    """Messages as RC SENDs (no RETH; the nr_hdr right after the BTH), as
+    the worker library's RoCE transport sends them."""
+    VERB["op"] = "send"
+    for m in range(5):
+        for r in range(RANKS):
+            send_message(wire, 1, r, m)
+        got = wire.receive(RANKS * MSG_LEN)
+        check_results(got, 1, m, what=f"send message {m}")
+        check(sum(len(g) for g in got) == RANKS * MSG_LEN and
+              all(p["op"] in (OP_SEND_FIRST, OP_SEND_MIDDLE, OP_SEND_LAST) for g in got for p in g),
+              f"SEND message {m}: results exact, SEND opcodes kept, ICRC valid")
+
+
 def warm_up(sw, wire, ring=1, upto=1):
     for m in range(upto):
         for r in range(RANKS):
@@ -508,7 +530,7 @@ def case_bad_input(sw, wire):
     check(len(got[0]) == 1 and got[0][0]["raw"][14:] == bytes(ack)[14:], "ACK forwarded untouched to rank 0")
 
 
-CASES = {"aggregate": case_aggregate, "loss": case_loss, "gobackn": case_gobackn,
+CASES = {"aggregate": case_aggregate, "send": case_send, "loss": case_loss, "gobackn": case_gobackn,
          "two_rings": case_two_rings, "bad_input": case_bad_input}
 
 
