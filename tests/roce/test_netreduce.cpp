@@ -5,6 +5,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <random>
 #include <stdexcept>
 
 #include "ina/netreduce.h"
@@ -465,4 +466,42 @@ TEST(NrCheckIcrc, OffTrustsTheArrivingIcrc)
 	EXPECT_EQ(nr_process(t, ctr, f.data(), static_cast<uint32_t>(f.size()), 1).reason,
 		  NrCounter::roce_aggregated);
 	EXPECT_EQ(ctr[NrCounter::roce_icrc_bad], 0u);
+}
+
+/* Bad input never crashes the stage or reaches outside the frame: valid
+ * packets mutated at random (bytes flipped, truncated), each in a buffer of
+ * exactly its length; a kPass leaves the frame as it was. */
+TEST(NrRobustness, RandomMutations)
+{
+	NrTable t(config());
+	NrCounters ctr;
+	std::mt19937 rng(7);
+	uint64_t verdicts[4] = {};
+	for (int i = 0; i < 20000; i++) {
+		const uint8_t rank = rng() % kRanks;
+		const uint32_t k = rng() % kMsgLen, m = rng() % 8;
+		std::vector<uint8_t> f = frame(conn(rank, rng() % 2 ? 7 : 9), Msg{m, kMsgLen, NR_DTYPE_FLOAT32}, k,
+					       psn(rank, m, k), fvals(rank, m, k, k == 0 ? kElems - 4 : kElems));
+		const int flips = rng() % 4;
+		for (int j = 0; j < flips; j++)
+			f[rng() % f.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+		if (rng() % 4 == 0)
+			f.resize(rng() % f.size());
+		if (rng() % 8 == 0) /* keep the ICRC right: only the parse sees the damage */
+			if (f.size() >= 58)
+				roce_icrc_store(f.data(), static_cast<uint32_t>(f.size()));
+		std::vector<uint8_t> buf(f);
+		const NrResult r = nr_process(t, ctr, buf.data(), static_cast<uint32_t>(buf.size()), i);
+		verdicts[static_cast<int>(r.verdict)]++;
+		if (r.verdict == NrVerdict::kPass) {
+			EXPECT_EQ(buf, f);
+		}
+	}
+	uint64_t total = 0;
+	for (uint64_t v : ctr.v)
+		total += v;
+	EXPECT_GE(total, 20000u); /* every packet counted under some reason */
+	EXPECT_GT(verdicts[static_cast<int>(NrVerdict::kDrop)], 0u);
+	EXPECT_GT(ctr[NrCounter::roce_icrc_bad], 0u);
+	EXPECT_GT(ctr[NrCounter::roce_malformed], 0u);
 }
