@@ -52,6 +52,41 @@ std::vector<std::string> split(const std::string &v, char sep)
 	return out;
 }
 
+/* GOAT plan: end:node,end:node,... (empty: no plan). */
+bool goat_ranges(const std::string &v, std::vector<GoatRange> *out)
+{
+	std::vector<GoatRange> r;
+	for (const std::string &e : split(v, ',')) {
+		const size_t colon = e.find(':');
+		uint64_t end, node;
+		if (colon == std::string::npos || !to_u64(e.substr(0, colon), UINT64_MAX, &end) ||
+		    !to_u64(e.substr(colon + 1), 0xFFFF, &node))
+			return false;
+		r.push_back(GoatRange{end, static_cast<uint16_t>(node)});
+	}
+	*out = std::move(r);
+	return true;
+}
+
+/* GOAT switches' aggregators for the job: node:first-end,... */
+bool goat_aggregators(const std::string &v, std::vector<GoatAggregators> *out)
+{
+	std::vector<GoatAggregators> r;
+	for (const std::string &e : split(v, ',')) {
+		const size_t colon = e.find(':'), dash = e.find('-');
+		uint64_t node, first, end;
+		if (colon == std::string::npos || dash == std::string::npos || dash < colon ||
+		    !to_u64(e.substr(0, colon), 0xFFFF, &node) ||
+		    !to_u64(e.substr(colon + 1, dash - colon - 1), kMaxAggregators, &first) ||
+		    !to_u64(e.substr(dash + 1), kMaxAggregators, &end))
+			return false;
+		r.push_back(GoatAggregators{static_cast<uint16_t>(node), static_cast<uint32_t>(first),
+					    static_cast<uint32_t>(end)});
+	}
+	*out = std::move(r);
+	return true;
+}
+
 bool per_level(const std::string &v, uint8_t out[INA_MAX_LEVELS])
 {
 	auto parts = split(v, ',');
@@ -217,39 +252,8 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"cc", [c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }},
 		{"scale", d(&c->scale)},
 		{"agg_node", u(&c->agg_node, 0xFFFF)},
-		{"goat",
-		 [c](const std::string &s) {
-			 /* end:node,end:node,... (empty: no plan) */
-			 std::vector<GoatRange> r;
-			 for (const std::string &e : split(s, ',')) {
-				 const size_t colon = e.find(':');
-				 uint64_t end, node;
-				 if (colon == std::string::npos || !to_u64(e.substr(0, colon), UINT64_MAX, &end) ||
-				     !to_u64(e.substr(colon + 1), 0xFFFF, &node))
-					 return false;
-				 r.push_back(GoatRange{end, static_cast<uint16_t>(node)});
-			 }
-			 c->goat = std::move(r);
-			 return true;
-		 }},
-		{"goat_aggregators",
-		 [c](const std::string &s) {
-			 /* node:first-end,... */
-			 std::vector<GoatAggregators> r;
-			 for (const std::string &e : split(s, ',')) {
-				 const size_t colon = e.find(':'), dash = e.find('-');
-				 uint64_t node, first, end;
-				 if (colon == std::string::npos || dash == std::string::npos || dash < colon ||
-				     !to_u64(e.substr(0, colon), 0xFFFF, &node) ||
-				     !to_u64(e.substr(colon + 1, dash - colon - 1), kMaxAggregators, &first) ||
-				     !to_u64(e.substr(dash + 1), kMaxAggregators, &end))
-					 return false;
-				 r.push_back(GoatAggregators{static_cast<uint16_t>(node), static_cast<uint32_t>(first),
-							     static_cast<uint32_t>(end)});
-			 }
-			 c->goat_aggregators = std::move(r);
-			 return true;
-		 }},
+		{"goat", [c](const std::string &s) { return goat_ranges(s, &c->goat); }},
+		{"goat_aggregators", [c](const std::string &s) { return goat_aggregators(s, &c->goat_aggregators); }},
 		{"threads", u(&c->threads, 64)},
 		{"initial_window", d(&c->cc.initial_window)},
 		{"min_window", d(&c->cc.min_window)},
