@@ -15,6 +15,12 @@ namespace ina {
 uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
 			    uint64_t counter, uint8_t *out, uint32_t cap)
 {
+	return build_ctrl_request(job, self, unregister, counter, 0, out, cap);
+}
+
+uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
+			    uint64_t counter, uint8_t epoch, uint8_t *out, uint32_t cap)
+{
 	if (!job.has_switch || job.workers.size() > kCtrlMaxWorkers)
 		return 0;
 	CtrlMessage m;
@@ -31,6 +37,10 @@ uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool u
 		memcpy(m.workers[i].mac, pw.mac, 6);
 		for (uint32_t l = 0; l < INA_MAX_LEVELS; l++)
 			m.workers[i].bit[l] = l < job.levels ? pw.bit[l] : kPsNoBit;
+	}
+	if (!unregister && epoch != 0) {
+		m.status = INA_CTRL_RENEW;
+		m.epoch = epoch;
 	}
 	m.counter = counter;
 	Endpoint dst;
@@ -100,7 +110,7 @@ void ControlClient::poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx)
 		if (!out)
 			return; /* full: the next poll sends it */
 		const uint64_t counter = next_counter(wall_ns);
-		const uint32_t len = build_ctrl_request(*r.job, self_, r.unregister, counter, out,
+		const uint32_t len = build_ctrl_request(*r.job, self_, r.unregister, counter, epoch(id), out,
 							INA_FRAME_LEN(INA_MAX_ELEMENTS));
 		if (!len) {
 			r.state = State::kInvalid; /* cannot be written: no switch, too many workers */
@@ -142,7 +152,19 @@ bool ControlClient::take(const uint8_t *frame, uint32_t len)
 	r.state = m.status == INA_CTRL_APPLIED  ? State::kApplied
 		  : m.status == INA_CTRL_DENIED ? State::kDenied
 						: State::kInvalid;
+	if (r.state == State::kApplied) {
+		if (r.unregister)
+			epoch_.erase(job.job);
+		else
+			epoch_[job.job] = ina_flags_epoch(f.hdr.flags);
+	}
 	return true;
+}
+
+uint8_t ControlClient::epoch(uint16_t job) const
+{
+	auto it = epoch_.find(job);
+	return it == epoch_.end() ? 0 : it->second;
 }
 
 ControlClient::State ControlClient::state(uint16_t job) const

@@ -123,6 +123,12 @@ ParameterServer::~ParameterServer() = default;
 
 bool ParameterServer::has_job(uint16_t job) const { return jobs_[job] != nullptr; }
 
+void ParameterServer::set_epoch(uint16_t job, uint8_t epoch)
+{
+	if (jobs_[job])
+		jobs_[job]->cfg.epoch = epoch;
+}
+
 std::vector<uint16_t> ParameterServer::jobs() const
 {
 	std::vector<uint16_t> out;
@@ -278,7 +284,7 @@ InaHeader ina_header(const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint3
 		     uint16_t elems, uint8_t level)
 {
 	InaHeader h;
-	h.flags = flags;
+	h.flags = ina_flags_with_epoch(flags, cfg.epoch);
 	h.job_id = cfg.job;
 	h.seq = seq;
 	h.agg_index = index;
@@ -521,6 +527,10 @@ struct PsPath {
 		const uint16_t flags = h.flags;
 		if (flags & INA_F_ACK) {
 			st.unexpected_ack++;
+			return false;
+		}
+		if (ina_flags_epoch(flags) != cfg.epoch) {
+			st.stale_epoch++; /* a dead run's late packet, or a worker without the epoch */
 			return false;
 		}
 		if (h.seq % cfg.ps_count != cfg.ps_index) {

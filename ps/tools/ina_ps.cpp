@@ -745,6 +745,15 @@ static int run_ps(int argc, char **argv)
 
 	if (!d.control_all(false))
 		return 1;
+	/* The run's epoch from the switch's ACK: stamped on every packet the
+	 * PS sends, and printed for whoever starts the workers (ina-worker
+	 * --epoch; docs/ps.md). */
+	for (const auto &c : d.jobs) {
+		const uint8_t epoch = c.has_switch ? d.control.epoch(c.job) : 0;
+		for (auto &sh : d.shards)
+			sh->ps->set_epoch(c.job, epoch);
+		printf("ina-ps: job %u epoch %u\n", c.job, epoch);
+	}
 	printf("ina-ps: serving %zu job(s) on %s, %s, %u thread(s)\n", jobs.size(), transports[0]->name(),
 	       ip_text(self.ip).c_str(), o.threads);
 	fflush(stdout);

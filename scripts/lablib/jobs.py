@@ -51,7 +51,8 @@ def ps_job_toml(plan, job, switches, with_switch=True, key_file=None):
 
 def worker_command(binary, plan, job, w, transport, extra):
     n = len(job["workers"])
-    cmd = [binary, "--job", str(job["id"]), "--rank", str(w["rank"]), "--workers", str(n),
+    cmd = [binary, "--job", str(job["id"]), "--epoch", str(job.get("epoch", 0)),
+           "--rank", str(w["rank"]), "--workers", str(n),
            "--ps", f"{job['ps']['ip']}/{job['ps']['mac']}",
            "--levels", str(job["levels"]), "--start-level", str(w["start_level"]),
            "--transport", transport, "--device", netns.HOST_IF, "--ip", w["ip"],
@@ -262,6 +263,13 @@ def run_jobs(lab, plan, build_dirs, args):
             if p.poll() is not None or time.monotonic() > deadline:
                 raise JobError(f"ina-ps on {name} did not start: {p.tail(3)}")
             time.sleep(0.05)
+    # The epoch each job's run got from its switch (ina-ps prints it before
+    # "serving"); its workers must carry it (docs/protocol.md, "Epochs").
+    for p in ps_procs.values():
+        for jid, epoch in re.findall(r"ina-ps: job (\d+) epoch (\d+)", p.log_text()):
+            for job in plan["jobs"]:
+                if job["id"] == int(jid):
+                    job["epoch"] = int(epoch)
 
     t0 = time.monotonic()
     workers = {}  # name -> (job, worker, proc or None)

@@ -162,6 +162,13 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	}
 	JobCounters &jc = lc_.job_ctr[d.ina.job];
 	const LcoreCtr refused = admit(frame, d, *job);
+	/* A packet of another run of the job (a dead one's late packets, or a
+	 * restarted worker that missed the new epoch) never reaches the
+	 * aggregators (docs/security.md, "Job incarnations"). */
+	if (refused == LcoreCtr::kCount && ina_flags_epoch(d.ina.flags) != job->epoch) {
+		jc[JobCtr::stale_epoch_drops]++;
+		return drop(m, LcoreCtr::stale_epoch_drops);
+	}
 	if (refused != LcoreCtr::kCount) {
 		jc[refused == LcoreCtr::admission_drops	      ? JobCtr::admission_drops
 		   : refused == LcoreCtr::forged_result_drops ? JobCtr::forged_result_drops

@@ -74,10 +74,10 @@ bool same_registration(const JobConfig &a, const JobConfig &b)
 
 } /* namespace */
 
-void register_job(App &app, const JobConfig &cfg, const char *origin)
+void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t epoch)
 {
 	const Job *old = app.jobs_owner->find(cfg.id);
-	if (old && same_registration(old->cfg, cfg)) {
+	if (old && old->epoch == epoch && same_registration(old->cfg, cfg)) {
 		/* A refresh: same content, the lease (refresh_ms) may change. */
 		if (old->cfg.refresh_ms != cfg.refresh_ms || old->cfg.control_allowed != cfg.control_allowed) {
 			auto job = std::make_shared<Job>(*old);
@@ -87,7 +87,7 @@ void register_job(App &app, const JobConfig &cfg, const char *origin)
 		}
 		return;
 	}
-	auto job = build_job(cfg, *app.fwd);
+	auto job = build_job(cfg, *app.fwd, epoch);
 	for (const std::string &w : job->warnings)
 		spdlog::warn("job {}: {}", cfg.id, w);
 	std::string ports;
@@ -97,9 +97,9 @@ void register_job(App &app, const JobConfig &cfg, const char *origin)
 	std::string lease = "no lease";
 	if (cfg.refresh_ms && app.cfg.lease_refreshes)
 		lease = fmt::format("lease {} ms", uint64_t(cfg.refresh_ms) * app.cfg.lease_refreshes);
-	spdlog::info("job {} {}registered ({}): {} workers, levels {}, PS {}, {}, parameter copies to{}",
-		     cfg.id, old ? "re-" : "", origin, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
-		     lease, ports.empty() ? " none" : ports);
+	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, parameter copies to{}",
+		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels,
+		     ipv4_str(cfg.ps_ip), lease, ports.empty() ? " none" : ports);
 	/* Replaced by different content: the lcores free what the old
 	 * registration holds before the new one's first packet. */
 	publish_jobs(app, app.jobs_owner->with(std::move(job), old != nullptr));
@@ -179,8 +179,10 @@ public:
 		}
 		app_.control_ok++;
 		const std::string origin = "control message from " + ipv4_str(f.src_ip);
+		uint8_t epoch = 0;
 		if (msg_.op == INA_CTRL_REGISTER) {
-			register_job(app_, job, origin.c_str());
+			epoch = run_epoch(job.id, ina_flags_epoch(f.hdr.flags));
+			register_job(app_, job, origin.c_str(), epoch);
 			gate_.registered(job.id, f.src_ip);
 			refreshed_[job.id] = steady_ns();
 		} else {
@@ -189,7 +191,7 @@ public:
 			gate_.unregistered(job.id);
 			refreshed_.erase(job.id);
 		}
-		ack(m, f, INA_CTRL_APPLIED);
+		ack(m, f, INA_CTRL_APPLIED, epoch);
 	}
 
 	/* A GOAT assignment (goat_assign.h), checked in the same order as a
@@ -269,6 +271,22 @@ public:
 	}
 
 private:
+	/* The epoch of a REGISTER (docs/protocol.md, "Epochs"): a renewal
+	 * keeps the epoch its PS holds (and takes it back after a switch
+	 * restart or a lease expiry, so the running job carries on); a new run
+	 * gets the next one, 1..255, never 0 (a config job's). */
+	uint8_t run_epoch(uint16_t id, uint8_t held)
+	{
+		uint8_t e = held;
+		if (msg_.status != INA_CTRL_RENEW || held == 0) {
+			e = static_cast<uint8_t>(last_epoch_[id] + 1);
+			if (e == 0)
+				e = 1;
+		}
+		last_epoch_[id] = e;
+		return e;
+	}
+
 	template <typename... Args>
 	void warn(LogLimit &limit, fmt::format_string<Args...> format, Args &&...args)
 	{
@@ -303,7 +321,7 @@ private:
 
 	/* Answers the sender of `req`: toward its neighbour entry, else back
 	 * out of the arrival port to its MAC. */
-	void ack(const rte_mbuf *req, const ina::InaFrame &f, uint8_t status)
+	void ack(const rte_mbuf *req, const ina::InaFrame &f, uint8_t status, uint8_t epoch = 0)
 	{
 		const uint8_t *in = rte_pktmbuf_mtod(req, const uint8_t *);
 		uint16_t port;
@@ -335,6 +353,7 @@ private:
 		memcpy(a.ps_mac, in + 6, 6);
 		memset(a.fan_in, 0, sizeof(a.fan_in));
 		a.counter = msg_.counter;
+		a.epoch = epoch;
 		memset(a.mac, 0, sizeof(a.mac));
 
 		rte_mbuf *m = rte_pktmbuf_alloc(app_.pool);
@@ -365,6 +384,7 @@ private:
 	ControlGate gate_;
 	ina::CtrlMessage msg_, ack_; /* 4 KiB each: not on the stack per message */
 	std::map<uint16_t, uint64_t> refreshed_; /* job -> last registration (steady ns) */
+	std::vector<uint8_t> last_epoch_ = std::vector<uint8_t>(65536, 0); /* job -> last epoch given */
 	LogLimit log_bad_, log_auth_, log_replay_, log_denied_;
 };
 

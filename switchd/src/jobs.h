@@ -35,6 +35,10 @@ constexpr uint16_t kNoPort = 0xFFFF;
 
 struct Job {
 	JobConfig cfg;
+	/* The run (incarnation) this registration is: every data packet of
+	 * the job must carry it in flags bits 8-15 (stale_epoch_drops). 0 for
+	 * a config job until a PS registers it anew (docs/security.md). */
+	uint8_t epoch = 0;
 	std::vector<uint32_t> worker_ip;   /* parallel to cfg.workers */
 	std::vector<uint8_t> start_level;  /* first level with a bitmap bit */
 	/* Anti-spoofing (docs/security.md, "Data plane"): the port each
@@ -62,7 +66,7 @@ struct Job {
 	}
 };
 
-std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd);
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch = 0);
 
 /* The job a decoded register (or unregister) request describes. Returns an
  * empty string and fills *out on success, else the reason it is invalid. */

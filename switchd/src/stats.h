@@ -39,6 +39,7 @@ namespace switchd {
 	X(spoof_port_drops, "job packet from a worker's or the PS's IP on another port") \
 	X(spoof_mac_drops, "job packet from a worker's or the PS's IP with another MAC") \
 	X(forged_result_drops, "parameter packet not from the job's PS (IP, MAC, port)") \
+	X(stale_epoch_drops, "job packet of another run (epoch) than the registered one") \
 	X(purge_frees, "aggregators freed because their job was removed or replaced") \
 	X(sweep_frees, "aggregators freed by the idle sweep (gc_timeout_ms)")     \
 	X(unregistered_job, "INA packet of an unregistered job, forwarded as is") \
@@ -69,6 +70,7 @@ namespace switchd {
 	X(admission_drops, "gradients dropped by admission")          \
 	X(spoof_drops, "packets from a member's IP on another port or MAC") \
 	X(forged_result_drops, "parameter packets not from the job's PS") \
+	X(stale_epoch_drops, "packets of another run (epoch) of the job") \
 	X(purge_frees, "aggregators freed when the job was removed or replaced") \
 	X(ecn_marks, "packets ECN-marked")                            \
 	X(egress_drops, "packets dropped at egress")                  \

@@ -209,6 +209,7 @@ int tel_job(const char *, const char *params, rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "registered", job != nullptr);
 		if (job) {
 			rte_tel_data_add_dict_u64(d, "workers", job->cfg.workers.size());
+			rte_tel_data_add_dict_u64(d, "epoch", job->epoch);
 			rte_tel_data_add_dict_u64(d, "levels", job->cfg.levels);
 			rte_tel_data_add_dict_string(d, "ps", ipv4_str(job->cfg.ps_ip).c_str());
 		}

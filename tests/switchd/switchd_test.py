@@ -94,10 +94,12 @@ def agg_index(job, seq, n=AGGS):
 
 def ina_frame(src_ip, dst_ip, dst_mac, src_mac, job, seq, values, flags=0, index=None, level=0,
               levels=1, bitmaps=(0, 0, 0, 0), fan_in=(3, 0, 0, 0), typ=0, extra=b"", tos=0,
-              agg_node=0):
+              agg_node=0, epoch=0):
+    """`epoch`: the job's run, flags bits 8-15 (docs/protocol.md, "Epochs")."""
     from scapy.all import Ether, IP, UDP, Raw
     if index is None:
         index = agg_index(job, seq)
+    flags = (flags & 0xFF) | (epoch << 8)
     hdr = struct.pack(">BBHHHIIIHBB4I4B", 1, typ, flags, job, agg_node, seq, index, 0xFFFFFFFF,
                       len(values), level, levels, *bitmaps, *fan_in)
     assert len(hdr) == 44
@@ -427,7 +429,8 @@ def case_split_horizon(sw, lcores=1):
     exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 1})
     check(21 in sw.telemetry("/ina/jobs"), "job 21 registered")
     vals = list(range(62))
-    ack = ina_frame(PS_IP, "239.18.0.21", "01:00:5e:12:00:15", PS_MAC, 21, 3, vals, flags=F_ACK)
+    ack = ina_frame(PS_IP, "239.18.0.21", "01:00:5e:12:00:15", PS_MAC, 21, 3, vals, flags=F_ACK,
+                    epoch=1)
     got = exchange(None, ["h0", "h2"], [("h2", ack)], want={"h0": 1})
     check(len([p for p in got["h0"] if p["flags"] & F_ACK]) == 1, "the worker behind h0 gets its copy")
     check(not [p for p in got["h2"] if p["flags"] & F_ACK and p["ip_dst"] != "239.18.0.21"],
@@ -540,10 +543,11 @@ def send_now(iface, frames):
     sendp(frames, iface=iface, verbose=False)
 
 
-def claim_job21(sw, seqs, value=1):
-    """Worker 0 of job 21 (fan-in 2) contributes to each fragment of seqs;
-    returns the aggregators in use 0.2 s later."""
-    send_now("h0", [gradient(0, s, [value] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0)) for s in seqs])
+def claim_job21(sw, seqs, value=1, epoch=1):
+    """Worker 0 of job 21 (fan-in 2, run `epoch`) contributes to each fragment
+    of seqs; returns the aggregators in use 0.2 s later."""
+    send_now("h0", [gradient(0, s, [value] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=epoch)
+                    for s in seqs])
     time.sleep(0.2)
     return sw.telemetry("/ina/aggregators")["in_use"]
 
@@ -555,8 +559,8 @@ def case_unregister_frees(sw, lcores=1):
     workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
     exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
     check(claim_job21(sw, range(1, 9)) == 8, "job 21 holds eight aggregators")
-    exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
-    check(sw.telemetry("/ina/aggregators")["in_use"] == 8, "a refresh keeps them")
+    exchange(None, ["h2"], [("h2", ctrl(1, workers, status=1, epoch=1))], timeout=1, want={"h2": 1})
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 8, "a refresh (renewal of epoch 1) keeps them")
     exchange(None, ["h2"], [("h2", ctrl(2, []))], timeout=1, want={"h2": 1})
     time.sleep(0.2)
     check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "unregistering frees all eight at once")
@@ -566,16 +570,54 @@ def case_unregister_frees(sw, lcores=1):
     # A new registration with other content (the job restarted with worker
     # 1's bit moved) must not see the old run's partial sums.
     exchange(None, ["h2"], [("h2", ctrl(1, workers))], timeout=1, want={"h2": 1})
-    check(claim_job21(sw, [1], value=1000) == 1, "the old run holds a partial sum for seq 1")
+    check(claim_job21(sw, [1], value=1000, epoch=2) == 1, "the old run (epoch 2) holds a partial sum for seq 1")
     moved = [(HOSTS[0][0], HOSTS[0][1], 1), (HOSTS[1][0], HOSTS[1][1], 0)]
     exchange(None, ["h2"], [("h2", ctrl(1, moved))], timeout=1, want={"h2": 1})
     time.sleep(0.2)
     check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "re-registration with new content frees it")
-    g = [("h0", gradient(0, 1, [4] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0))),
-         ("h1", gradient(1, 1, [5] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0)))]
+    g = [("h0", gradient(0, 1, [4] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0), epoch=3)),
+         ("h1", gradient(1, 1, [5] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=3))]
     got = exchange(None, ["h2"], g, want={"h2": 1})["h2"]
     check(len(got) == 1 and got[0]["values"] == [9] * 62,
           f"the new run's sum has nothing of the old one ({got[0]['values'][:2] if got else None})")
+
+
+def case_restart_dead_run(sw, lcores=1):
+    """A job's only worker dies mid-run (its PS too: nothing ACKs), and the
+    same job id is restarted at once, before any sweep (gc_timeout_ms = 0),
+    with identical content. The new run gets a new epoch; the dead run's
+    aggregators are freed and its late packets dropped, so the new run's sums
+    are exact. Before epochs the identical registration was a refresh: the
+    new run's gradients matched the dead run's <job, seq> and came out with
+    the dead run's 1000 added."""
+    one = [(HOSTS[0][0], HOSTS[0][1], 0)]
+    got = exchange(None, ["h2"], [("h2", ctrl(1, one, fan_in=1))], timeout=1, want={"h2": 1})["h2"]
+    check(ack_epochs(got) == [1], f"run 1 gets epoch 1 ({ack_epochs(got)})")
+    dead = [("h0", gradient(0, s, [1000] * 62, bit=0, job=21, fan_in=(1, 0, 0, 0), epoch=1))
+            for s in range(1, 9)]
+    got = exchange(None, ["h2"], dead, want={"h2": 8})["h2"]
+    check(len(got) == 8 and sw.telemetry("/ina/aggregators")["in_use"] == 8,
+          "run 1's worker completed eight fragments, no ACK came: eight aggregators held")
+    got = exchange(None, ["h2"], [("h2", ctrl(1, one, fan_in=1))], timeout=1, want={"h2": 1})["h2"]
+    check(ack_epochs(got) == [2], f"the restart (a new run, same content) gets epoch 2 ({ack_epochs(got)})")
+    time.sleep(0.2)
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "the dead run's aggregators are freed at once")
+    # Late packets of the dead run: dropped, never claim an aggregator.
+    send_now("h0", [gradient(0, s, [1000] * 62, bit=0, job=21, fan_in=(1, 0, 0, 0), epoch=1)
+                    for s in range(9, 13)])
+    time.sleep(0.2)
+    s = sw.telemetry("/ina/summary")
+    j = sw.telemetry("/ina/job,21")
+    check(s["stale_epoch_drops"] == 4 and j["stale_epoch_drops"] == 4,
+          f"the dead run's late packets are counted as stale_epoch_drops ({s['stale_epoch_drops']})")
+    check(sw.telemetry("/ina/aggregators")["in_use"] == 0, "and hold nothing")
+    new = [("h0", gradient(0, s, [3] * 62, bit=0, job=21, fan_in=(1, 0, 0, 0), epoch=2))
+           for s in range(1, 13)]
+    got = exchange(None, ["h2"], new, want={"h2": 12})["h2"]
+    vals = sorted({tuple(p["values"]) for p in got if p["job"] == 21})
+    check(len(got) == 12 and vals == [tuple([3] * 62)],
+          f"the new run's sums are exact ({len(got)} results, values {[v[:1] for v in vals]})")
+    check(all(p["flags"] >> 8 == 2 for p in got), "its results carry epoch 2")
 
 
 def case_sweep(sw, lcores=1):
@@ -599,10 +641,11 @@ def case_lease(sw, lcores=1):
     aggregators are freed."""
     workers = [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]
     for i in range(8):
-        send_now("h2", [ctrl(1, workers, refresh_ms=200)])
+        # The first registration is a new run (epoch 1), the rest renew it.
+        send_now("h2", [ctrl(1, workers, refresh_ms=200, status=min(i, 1), epoch=min(i, 1))])
         time.sleep(0.15)
         if i == 1:
-            send_now("h0", [gradient(0, s, [1] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0))
+            send_now("h0", [gradient(0, s, [1] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=1)
                             for s in range(1, 5)])
     check(21 in sw.telemetry("/ina/jobs"), "a refreshing PS keeps its job")
     check(sw.telemetry("/ina/aggregators")["in_use"] == 4, "and its aggregators")
@@ -747,6 +790,113 @@ def case_malformed(sw, lcores=1):
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
 
 
+def fuzz_templates():
+    """Valid frames of every kind a port sees, as raw bytes: gradients from
+    each worker (plain, resend, collision, jumbo length), a parameter packet
+    from the PS, a control message, plain UDP."""
+    from scapy.all import Ether, IP, UDP, Raw
+    t = []
+    for w in range(3):
+        ip, mac = HOSTS[w]
+        t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 500 + w, [w + 1] * 62, bit=w))))
+        t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 600, [7] * 62, bit=w, flags=F_RESEND))))
+        t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 700, [1] * 3, bit=w, levels=2, level=1))))
+    ack = ina_frame(PS_IP, "239.18.0.7", "01:00:5e:12:00:07", PS_MAC, JOB, 500, [6] * 62, flags=F_ACK,
+                    bitmaps=(7, 0, 0, 0))
+    t.append(("h2", bytes(ack)))
+    t.append(("h2", bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0)], job=22))))
+    t.append(("h0", bytes(Ether(dst=PS_MAC, src=HOSTS[0][1]) / IP(src=HOSTS[0][0], dst=PS_IP) /
+                          UDP(sport=1, dport=UDP_PORT + 1) / Raw(b"x" * 64))))
+    return t
+
+
+def fuzz_frame(rnd, tmpl):
+    """One mutation of a template: header fields set to random or edge
+    values, bytes flipped anywhere, the frame cut short or extended."""
+    f = bytearray(tmpl)
+    edge = (0, 1, 0x7F, 0x80, 0xFF, 0xFFFF, 0xFFFFFFFF, 0x80000000)
+    for _ in range(rnd.randint(1, 4)):
+        op = rnd.randrange(8)
+        if op <= 2 and len(f) >= 86:  # an INA header field (offsets from wire.h's layout)
+            off, size = rnd.choice(((42, 1), (43, 1), (44, 2), (46, 2), (48, 2), (50, 4), (54, 4),
+                                    (58, 4), (62, 2), (64, 1), (65, 1), (66, 4), (70, 4), (82, 1),
+                                    (83, 1)))
+            v = rnd.choice(edge) if rnd.random() < 0.5 else rnd.getrandbits(8 * size)
+            f[off:off + size] = (v & ((1 << (8 * size)) - 1)).to_bytes(size, "big")
+        elif op == 3 and len(f) >= 42:  # IP or UDP header field
+            off, size = rnd.choice(((14, 1), (16, 2), (20, 2), (22, 1), (23, 1), (38, 2), (40, 2), (12, 2)))
+            f[off:off + size] = rnd.getrandbits(8 * size).to_bytes(size, "big")
+        elif op == 4:
+            del f[rnd.randrange(14, len(f) + 1):]
+        elif op == 5:
+            f += rnd.randbytes(rnd.randrange(1, 200))
+        else:
+            i = rnd.randrange(len(f))
+            f[i] ^= 1 << rnd.randrange(8)
+    # At most the links' 1514 bytes: a longer frame never reaches switchd
+    # (the veth drops it), and jumbo frames have their own cases.
+    return bytes(f[:1514]) if len(f) >= 14 else bytes(tmpl[:14])
+
+
+def case_fuzz(sw, lcores=1):
+    """INA_FUZZ_FRAMES (default 10^6) mutated frames from every host port,
+    paced so that switchd reads them: it stays up, answers telemetry, counts
+    what it drops, and (ina-switchd-asan) reports nothing at exit."""
+    import random
+    n = int(os.environ.get("INA_FUZZ_FRAMES", "1000000"))
+    seed = int(os.environ.get("INA_FUZZ_SEED", "1"))
+    rnd = random.Random(seed)
+    templates = fuzz_templates()
+    socks = {}
+    for iface in ("h0", "h1", "h2"):
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((iface, 0))
+        socks[iface] = s
+    before = sw.telemetry("/ina/summary")
+    t0 = time.time()
+    sent = refused = 0
+    while sent + refused < n:
+        for _ in range(min(200, n - sent - refused)):
+            iface, tmpl = templates[rnd.randrange(len(templates))]
+            try:
+                socks[iface].send(fuzz_frame(rnd, tmpl))
+                sent += 1
+            except OSError:  # the kernel refuses some lengths on a packet socket
+                refused += 1
+        # Pace to what switchd reads (its af_packet rings hold a few
+        # hundred frames): wait while it is more than 400 behind and still
+        # reading (a frame the kernel lost never arrives).
+        last, still = -1, time.time()
+        while time.time() - still < 0.05:
+            got = sw.telemetry("/ina/summary")["rx_packets"] - before["rx_packets"]
+            if sent - got < 400:
+                break
+            if got != last:
+                last, still = got, time.time()
+            time.sleep(0.002)
+        if sw.p.poll() is not None:
+            fail(f"ina-switchd died after {sent} fuzzed frames:\n{sw.output()[-3000:]}")
+    time.sleep(1)
+    after = sw.telemetry("/ina/summary")
+    secs = time.time() - t0
+    got = after["rx_packets"] - before["rx_packets"]
+    drops = {k: after[k] - before.get(k, 0) for k in after
+             if isinstance(after[k], int) and after[k] != before.get(k, 0)}
+    print(f"fuzz: seed {seed}, {sent} frames sent in {secs:.1f} s ({refused} refused by the "
+          f"kernel), switchd received {got}")
+    print("fuzz: counters that moved: " + json.dumps(drops, sort_keys=True))
+    check(got >= 0.9 * sent, f"switchd read at least 90% of the fuzzed frames ({got} of {sent})")
+    check(after["malformed"] > before["malformed"], "malformed frames counted")
+    # Still a working switch: a fresh fragment aggregates and reaches the PS.
+    res = exchange(True, ["h2"], [("h0", gradient(0, 90000, [1] * 62, bit=0)),
+                                  ("h1", gradient(1, 90000, [2] * 62, bit=1)),
+                                  ("h1", gradient(2, 90000, [3] * 62, bit=2))], want={"h2": 1})
+    got_ps = [p for p in res["h2"] if p["seq"] == 90000]
+    check(got_ps and got_ps[0]["values"] == [6] * 62, "a fragment after the fuzz aggregates exactly")
+    for s in socks.values():
+        s.close()
+
+
 _last_counter = [0]
 
 
@@ -761,20 +911,22 @@ def ip_u32(ip):
 
 
 def ctrl(op, workers, job=21, src=(PS_IP, PS_MAC), key=KEY, counter=None, ps_ip=None,
-         refresh_ms=0):
+         refresh_ms=0, status=0, epoch=0, fan_in=2):
     """A control message from the PS at `src`: register (op 1) `workers` [(ip, mac, bit)]
     for a one-level job with fan-in 2, or unregister (op 2); signed with `key`
     (None: MAC left zero) over the addresses, the INA header and the payload.
-    `refresh_ms`: the PS says it repeats the registration this often."""
+    `refresh_ms`: the PS says it repeats the registration this often.
+    `status` 0: a new run (the switch gives the next epoch); 1: a renewal of
+    `epoch` (INA header flags bits 8-15)."""
     ip, mac = src
-    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, 0, ip_u32(ps_ip or ip),
-                       bytes.fromhex(mac.replace(":", "")), 2, 0, 0, 0, refresh_ms)
+    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, status, ip_u32(ps_ip or ip),
+                       bytes.fromhex(mac.replace(":", "")), fan_in, 0, 0, 0, refresh_ms)
     for wip, wmac, bit in workers:
         body += struct.pack(">I6s4BH", ip_u32(wip), bytes.fromhex(wmac.replace(":", "")),
                             bit, 255, 255, 255, 0)
     body += struct.pack(">Q", next_counter() if counter is None else counter)
     frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
-                      fan_in=(0, 0, 0, 0), extra=body + bytes(32))
+                      fan_in=(0, 0, 0, 0), extra=body + bytes(32), epoch=epoch)
     if key:
         from scapy.all import Raw
         signed = bytes(frame[Raw])[:-32]
@@ -803,6 +955,13 @@ def acks(parsed, key=KEY):
     return out
 
 
+def ack_epochs(parsed, key=KEY):
+    """The epochs (INA flags bits 8-15) of the verified control ACKs among parsed frames."""
+    return [p["flags"] >> 8 for p in parsed
+            if p["type"] == 1 and len(p["raw"]) == 44 + 20 + 40 and p["raw"][44] == 3 and
+            acks([p], key)]
+
+
 def case_churn(sw, lcores=1):
     """Job 21 registered and unregistered in a loop for 6 s while its workers'
     gradients flow and telemetry reads the job table: every reader (lcores,
@@ -811,10 +970,13 @@ def case_churn(sw, lcores=1):
     where ASan and UBSan check that."""
     import threading
     # Every message needs a fresh counter: a copy would be a replay.
-    regs = [bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)]))
-            for _ in range(1500)]
+    # The first registration is a new run (epoch 1); the others renew it,
+    # so the gradients (epoch 1) stay current and reach the aggregators.
+    regs = [bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)],
+                       status=min(i, 1), epoch=min(i, 1)))
+            for i in range(1500)]
     unregs = [bytes(ctrl(2, [])) for _ in range(1500)]
-    grads = [bytes(gradient(w, seq, [1] * 62, bit=w, job=21, fan_in=(2, 0, 0, 0)))
+    grads = [bytes(gradient(w, seq, [1] * 62, bit=w, job=21, fan_in=(2, 0, 0, 0), epoch=1))
              for seq in range(64) for w in (0, 1)]
     stop = threading.Event()
     counts = {"gradients": 0, "telemetry": 0}
@@ -879,8 +1041,10 @@ def case_control(sw, lcores=1):
     check(21 in sw.telemetry("/ina/jobs"), "job 21 registered by a control message")
     check(acks(got["h2"]) == [(21, 0, ctrl_counter(reg))],
           f"the registration is ACKed to the PS: applied, its counter echoed, signed ({acks(got['h2'])})")
-    g = [("h0", gradient(0, 1, [4] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0))),
-         ("h1", gradient(1, 1, [5] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0)))]
+    check(ack_epochs(got["h2"]) == [1], f"with the run's epoch, 1 ({ack_epochs(got['h2'])})")
+    check(sw.telemetry("/ina/job,21")["epoch"] == 1, "the job table holds epoch 1")
+    g = [("h0", gradient(0, 1, [4] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=1)),
+         ("h1", gradient(1, 1, [5] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0), epoch=1))]
     got = exchange(None, ["h2"], g, want={"h2": 2})["h2"]
     check(len(got) == 1 and got[0]["values"] == [9] * 62, "job 21 aggregates without a restart")
     exchange(None, ["h0"], [("h2", ctrl(2, []))], timeout=0.5)
@@ -1266,11 +1430,13 @@ CASES = {
     "unregister_frees": (case_unregister_frees, {"extra_switch": "gc_timeout_ms = 0"}),
     "sweep": (case_sweep, {"extra_switch": "gc_timeout_ms = 500"}),
     "lease": (case_lease, {"extra_switch": "gc_timeout_ms = 0"}),
+    "restart_dead_run": (case_restart_dead_run, {"extra_switch": "gc_timeout_ms = 0"}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
     "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
     "malformed": (case_malformed, {}),
+    "fuzz": (case_fuzz, {}),
     "churn": (case_churn, {}),
     "control": (case_control, {}),
     "goat": (case_goat, {"goat": True, "job_extra": 'control = "allow"'}),

@@ -231,6 +231,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 	};
 	const std::map<std::string, Setter> setters = {
 		{"job", u(&c->job_id, 0xFFFF)},
+		{"epoch", u(&c->epoch, 0xFF)},
 		{"rank", u(&c->rank, 0xFFFFFFFF)},
 		{"levels", u(&c->levels, INA_MAX_LEVELS)},
 		{"start_level", u(&c->start_level, INA_MAX_LEVELS - 1)},

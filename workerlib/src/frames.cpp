@@ -28,6 +28,7 @@ FrameWriter::FrameWriter(const Endpoint &src, const Endpoint &dst, const Gradien
     : src_(src), dst_(dst)
 {
 	t_.job_id = t.job_id;
+	t_.flags = ina_flags_with_epoch(0, t.epoch);
 	t_.agg_node = t.agg_node;
 	t_.level = t.level;
 	t_.levels = t.levels;
@@ -43,7 +44,7 @@ uint32_t FrameWriter::header(uint8_t *buf, uint32_t seq, uint32_t index, uint16_
 	Endpoint src = src_;
 	src.port = steering_src_port(index);
 	InaHeader h = t_;
-	h.flags = flags;
+	h.flags = ina_flags_with_epoch(flags, ina_flags_epoch(t_.flags));
 	h.seq = seq;
 	h.agg_index = index;
 	h.elem_count = n;

@@ -82,6 +82,7 @@ GradientTemplate template_of(const WorkerConfig &cfg)
 {
 	GradientTemplate t;
 	t.job_id = cfg.job_id;
+	t.epoch = cfg.epoch;
 	t.agg_node = cfg.agg_node;
 	t.level = cfg.start_level;
 	t.levels = cfg.levels;

@@ -61,6 +61,7 @@ struct Options {
 	std::string ps, bits = "0", fan_in, next_hop_mac, ip;
 	bool bits_given = false;
 	uint32_t levels = 1, start_level = 0;
+	uint32_t epoch = 0;
 	double tolerance = -1;
 	std::string goat_plan, goat_worker;
 };
@@ -121,6 +122,9 @@ int parse_options(int argc, char **argv, Options &o)
 	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS"};
 	ina::WorkerConfig &cfg = o.cfg;
 	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
+	app.add_option("--epoch", o.epoch,
+		       "the job's run, as the switch gave it to the PS (ina-ps prints it); 0 for a config job")
+		->check(CLI::Range(0u, 255u));
 	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required();
 	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")
 		->required()
@@ -197,6 +201,7 @@ int configure(Options &o)
 	}
 	bool ok = (roce ? set("roce_ranks", std::to_string(o.workers)) : set("ps", o.ps)) &&
 		  set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
+		  set("epoch", std::to_string(o.epoch)) &&
 		  set("start_level", std::to_string(o.start_level)) &&
 		  set("bit", o.bits_given ? o.bits : std::to_string(cfg.rank)) &&
 		  set("fan_in", o.fan_in.empty() ? std::to_string(o.workers) : o.fan_in) &&

@@ -23,6 +23,10 @@ namespace ina {
  * small. */
 uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
 			    uint64_t counter, uint8_t *out, uint32_t cap);
+/* The same for a REGISTER that renews the run `epoch` (the epoch an earlier
+ * ACK gave; 0: a new run, docs/protocol.md "Epochs"). */
+uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
+			    uint64_t counter, uint8_t epoch, uint8_t *out, uint32_t cap);
 
 class ControlClient {
 public:
@@ -58,6 +62,10 @@ public:
 	bool take(const uint8_t *frame, uint32_t len);
 
 	State state(uint16_t job) const;
+	/* The job's epoch from the switch's last applied registration; 0
+	 * before one (and after an applied unregistration). The first
+	 * registration asks for a new run, later ones renew this epoch. */
+	uint8_t epoch(uint16_t job) const;
 	bool pending() const;
 	/* Requests sent for the job's current request so far. */
 	uint32_t attempts(uint16_t job) const;
@@ -79,6 +87,7 @@ private:
 	Timing timing_;
 	uint64_t last_counter_ = 0;
 	std::map<uint16_t, Request> req_;
+	std::map<uint16_t, uint8_t> epoch_;
 	Stats stats_;
 };
 

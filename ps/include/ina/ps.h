@@ -56,6 +56,11 @@ struct PsJobConfig {
 	/* Sent in the registration: how often the PS repeats it (ms, 0 =
 	 * never); the switch expires the job after a few missed repeats. */
 	uint16_t refresh_ms = 0;
+	/* The job's run (docs/protocol.md, "Epochs"): stamped on every
+	 * packet the PS sends for the job; packets of another epoch are
+	 * dropped (stale_epoch). The switch's ACK gives it (set_epoch); 0
+	 * without one (no switch, or a job of the switch's config). */
+	uint8_t epoch = 0;
 	bool has_switch = false;    /* register with it; next hop for unicast requests */
 	uint32_t switch_ip = 0;
 	uint8_t switch_mac[6] = {};
@@ -97,6 +102,7 @@ struct PsJobConfig {
 	X(bad_levels, "packets whose levels differ from the job's, dropped")        \
 	X(bad_elements, "elem_count above the job's or differing within a fragment") \
 	X(unexpected_ack, "parameter packets received by the PS, dropped")          \
+	X(stale_epoch, "packets of another run (epoch) of the job, dropped")        \
 	X(tx_full, "frames not sent: TxQueue full")
 
 struct PsJobStats {
@@ -177,6 +183,9 @@ public:
 	 * *error for a bad config or a job id already served. */
 	bool add_job(const PsJobConfig &cfg, std::string *error);
 	bool has_job(uint16_t job) const;
+	/* The epoch the switch gave the job's run (its registration's ACK);
+	 * between frames, before its workers start. */
+	void set_epoch(uint16_t job, uint8_t epoch);
 	std::vector<uint16_t> jobs() const;
 
 	/* Handles one received frame; appends what must be sent to `tx`. Needs

@@ -61,6 +61,10 @@ struct GoatAggregators {
 
 struct WorkerConfig {
 	uint16_t job_id = 1;
+	/* The job's run (docs/protocol.md, "Epochs"): the epoch the switch
+	 * gave the PS's registration (ina-ps prints it); 0 for a job of the
+	 * switch's config or one without a switch. Every frame carries it. */
+	uint8_t epoch = 0;
 	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
 	/* In-network levels of the job (0..4) and the level of this worker's
 	 * first aggregation point. */
@@ -219,7 +223,7 @@ public:
 bool validate(const WorkerConfig &cfg, std::string *error);
 
 /* Sets one config field from text (used by the C API and ina-worker):
- * job, rank, levels, start_level, bit, fan_in (comma lists, one per level),
+ * job, epoch, rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,

@@ -18,6 +18,7 @@ namespace ina {
  * job from one worker. */
 struct GradientTemplate {
 	uint16_t job_id = 0;
+	uint8_t epoch = 0; /* the job's run: flags bits 8-15 of every frame */
 	uint16_t agg_node = INA_AGG_NODE_ANY;
 	uint8_t level = 0;  /* the worker's start level */
 	uint8_t levels = 1; /* in-network levels */
