@@ -277,6 +277,10 @@ class Switchd:
             self.p.kill()
             fail("ina-switchd did not stop on SIGINT")
         check(rc == 0, f"ina-switchd exits 0 on SIGINT (rc {rc})")
+        out = self.output()
+        report = re.search(r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:", out)
+        check(not report, "no sanitizer report" +
+              (f":\n{out[max(0, report.start() - 200):report.start() + 3000]}" if report else ""))
 
 
 class Wire:
