@@ -34,6 +34,7 @@ import argparse
 import json
 import math
 import os
+import re
 import signal
 import sys
 import time
@@ -88,6 +89,9 @@ def start_ps(lab, plan, build_dirs):
         if p.poll() is not None or time.monotonic() > deadline:
             raise DemoError(f"ina-ps did not start: {p.tail(3)}")
         time.sleep(0.05)
+    # The run's epoch from the switch, which the workers must carry.
+    m = re.search(rf"ina-ps: job {job['id']} epoch (\d+)", p.log_text())
+    job["epoch"] = int(m.group(1)) if m else 0
     return p
 
 
@@ -106,7 +110,8 @@ def run_mode(lab, plan, mode, a, outdir, env):
         if mode == "ina":
             cmd += ["--ps", f"{job['ps']['ip']}/{job['ps']['mac']}", "--ip", w["ip"],
                     "--device", netns.HOST_IF, "--transport", a.host_transport,
-                    "--job", str(job["id"]), "--levels", str(job["levels"]),
+                    "--job", str(job["id"]), "--epoch", str(job.get("epoch", 0)),
+                    "--levels", str(job["levels"]),
                     "--start-level", str(w["start_level"]),
                     "--bit", ",".join(str(b) for b in w["bit"]),
                     "--fan-in", ",".join(str(f) for f in job["fan_in"]),

@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--params")
     # ina worker config (docs/worker.md keys)
     ap.add_argument("--job", type=int, default=1)
+    ap.add_argument("--epoch", type=int, default=0,
+                    help="the job's run, as ina-ps prints it (docs/protocol.md, Epochs)")
     ap.add_argument("--ps", help="PS as IP/MAC")
     ap.add_argument("--ip")
     ap.add_argument("--device", default="eth0")
@@ -111,7 +113,7 @@ def main():
         if not a.ps:
             print("ddp_digits: --mode ina needs --ps IP/MAC", file=sys.stderr)
             return 2
-        keys = dict(job=a.job, ps=a.ps, device=a.device, transport=a.transport,
+        keys = dict(job=a.job, epoch=a.epoch, ps=a.ps, device=a.device, transport=a.transport,
                     levels=a.levels, start_level=a.start_level, elements=a.elements,
                     aggregators=a.aggregators, stall_timeout_ms=30000)
         if a.ip:
