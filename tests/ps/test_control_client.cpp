@@ -63,9 +63,10 @@ CtrlMessage request(const TxQueue &tx, uint32_t i, InaFrame *f = nullptr)
 
 /* The switch's answer to a request with `counter`. */
 std::vector<uint8_t> ack(uint16_t job_id, uint64_t counter, uint8_t status, const PsJobConfig &c,
-			 bool sign = true)
+			 bool sign = true, uint8_t epoch = 0)
 {
 	CtrlMessage a;
+	a.epoch = epoch;
 	a.op = INA_CTRL_ACK;
 	a.status = status;
 	a.ps_ip = kPsIp;
@@ -189,4 +190,45 @@ TEST(ControlClient, UnsignedWithoutAKeyAndCountersIncreaseAcrossJobs)
 	EXPECT_EQ(cc.state(5), ControlClient::State::kApplied);
 	EXPECT_EQ(cc.state(6), ControlClient::State::kInvalid);
 	EXPECT_EQ(cc.state(7), ControlClient::State::kIdle);
+}
+
+/* Epochs (docs/protocol.md): the first registration asks for a new run; the
+ * epoch in the switch's ACK is kept and every later registration renews it;
+ * an applied unregistration forgets it. */
+TEST(ControlClient, NewRunThenRenewsTheEpochTheSwitchGave)
+{
+	const PsJobConfig c = job(5, true);
+	ControlClient cc(ps_ep(), ControlClient::Timing{100, 400});
+	TxQueue tx(8);
+	EXPECT_EQ(cc.epoch(5), 0u);
+	cc.start(c, false, 0, 10000000);
+	cc.poll(0, 1000, tx);
+	ASSERT_EQ(tx.size(), 1u);
+	InaFrame f;
+	CtrlMessage m = request(tx, 0, &f);
+	EXPECT_EQ(m.status, INA_CTRL_NEW_RUN);
+	EXPECT_EQ(ina_flags_epoch(f.hdr.flags), 0u);
+	auto a = ack(5, m.counter, INA_CTRL_APPLIED, c, true, 42);
+	EXPECT_TRUE(cc.take(a.data(), static_cast<uint32_t>(a.size())));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kApplied);
+	EXPECT_EQ(cc.epoch(5), 42u);
+
+	tx.clear();
+	cc.start(c, false, 1000, 10000000);
+	cc.poll(1000, 2000, tx);
+	ASSERT_EQ(tx.size(), 1u);
+	m = request(tx, 0, &f);
+	EXPECT_EQ(m.status, INA_CTRL_RENEW) << "a refresh renews the run";
+	EXPECT_EQ(ina_flags_epoch(f.hdr.flags), 42u);
+	EXPECT_TRUE(verify_ctrl_frame(tx.data(0), f, c.switch_key)) << "the epoch is signed with the rest";
+
+	tx.clear();
+	cc.start(c, true, 2000, 10000000);
+	cc.poll(2000, 3000, tx);
+	ASSERT_EQ(tx.size(), 1u);
+	m = request(tx, 0, &f);
+	EXPECT_EQ(m.op, INA_CTRL_UNREGISTER);
+	a = ack(5, m.counter, INA_CTRL_APPLIED, c);
+	EXPECT_TRUE(cc.take(a.data(), static_cast<uint32_t>(a.size())));
+	EXPECT_EQ(cc.epoch(5), 0u) << "unregistered: the next registration is a new run";
 }
