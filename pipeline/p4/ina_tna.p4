@@ -67,10 +67,22 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             default: port_metadata;
         }
     }
-    /* The pass state rides in the resubmit data (64 bits on Tofino 1). */
+    /* The pass state rides in the resubmit data (64 bits on Tofino 1).
+     * Restored in the extracting state itself (once per path): the parser
+     * copies a field only at a fixed offset from the state. */
     state resubmitted {
         pkt.extract(hdr.pass);
-        transition restore_pass;
+        meta.second = 1;
+        meta.value_op = hdr.pass.value_op;
+        meta.flags_op = hdr.pass.flags_op;
+        meta.clipped = hdr.pass.clipped;
+        meta.verdict = hdr.pass.verdict;
+        meta.reason = hdr.pass.reason;
+        meta.flags_in = hdr.pass.flags_in;
+        meta.side = hdr.pass.side;
+        meta.carry_flags = hdr.pass.carry;
+        hdr.pass.setInvalid();
+        transition parse_ethernet;
     }
     state port_metadata {
         pkt.advance(PORT_METADATA_SIZE);
@@ -82,9 +94,6 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     /* ... or in front of the frame, put there by egress. */
     state recirculated {
         pkt.extract(hdr.pass);
-        transition restore_pass;
-    }
-    state restore_pass {
         meta.second = 1;
         meta.value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -116,21 +125,23 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state parse_ipv4_options {
         transition select(hdr.ipv4.ihl) {
             5: parse_udp;
-            6: opt1;  7: opt2;  8: opt3;  9: opt4; 10: opt5;
-           11: opt6; 12: opt7; 13: opt8; 14: opt9; 15: opt10;
+            6 .. 15: opt0;
             default: accept;
         }
     }
-    state opt10 { pkt.extract(hdr.ipv4_opts.next); transition opt9; }
-    state opt9 { pkt.extract(hdr.ipv4_opts.next); transition opt8; }
-    state opt8 { pkt.extract(hdr.ipv4_opts.next); transition opt7; }
-    state opt7 { pkt.extract(hdr.ipv4_opts.next); transition opt6; }
-    state opt6 { pkt.extract(hdr.ipv4_opts.next); transition opt5; }
-    state opt5 { pkt.extract(hdr.ipv4_opts.next); transition opt4; }
-    state opt4 { pkt.extract(hdr.ipv4_opts.next); transition opt3; }
-    state opt3 { pkt.extract(hdr.ipv4_opts.next); transition opt2; }
-    state opt2 { pkt.extract(hdr.ipv4_opts.next); transition opt1; }
-    state opt1 { pkt.extract(hdr.ipv4_opts.next); transition parse_udp; }
+    /* Option word i in state opt<i>, a fixed stack index per state: the
+     * Tofino parser cannot follow `.next` through states entered at
+     * different depths. */
+    state opt0 { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp; default: opt1; } }
+    state opt1 { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp; default: opt2; } }
+    state opt2 { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp; default: opt3; } }
+    state opt3 { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp; default: opt4; } }
+    state opt4 { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp; default: opt5; } }
+    state opt5 { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp; default: opt6; } }
+    state opt6 { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp; default: opt7; } }
+    state opt7 { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp; default: opt8; } }
+    state opt8 { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp; default: opt9; } }
+    state opt9 { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp; }
     state parse_udp {
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dst_port) {
@@ -149,9 +160,14 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #else
         elems_left.set(hdr.ina.elem_count, 8w255, 8w0, 3w7, 8w0);
 #endif
-        transition select(hdr.ina.version, hdr.ina.type, meta.second) {
-            (INA_VERSION, INA_TYPE_DATA, 0): first_elems;
-            (INA_VERSION, INA_TYPE_DATA, 1): head;
+        /* The pass is told by the intrinsic metadata, as in start and
+         * port_metadata: Tofino's parser selects on packet data only, not
+         * on meta.second (a constant set in restore_pass). */
+        transition select(hdr.ina.version, hdr.ina.type, ig_intr_md.resubmit_flag,
+                          ig_intr_md.ingress_port) {
+            (INA_VERSION, INA_TYPE_DATA, 1, _): head;
+            (INA_VERSION, INA_TYPE_DATA, 0, INA_RECIRC_PORT): head;
+            (INA_VERSION, INA_TYPE_DATA, 0, _): first_elems;
             default: accept;
         }
     }
@@ -235,12 +251,23 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     counters() counters_0;
     forward() forward_0;
 
-    apply {
-        /* Target inputs of the shared stages. The clock is the MAC
-         * timestamp in units of 65.536 us (bits 47:16 of nanoseconds), so 32
-         * bits last 78 hours; gc_timeout is configured in the same unit. */
+    /* Target inputs of the shared stages. The clock is the MAC timestamp
+     * in units of 65.536 us (bits 47:16 of nanoseconds), so 32 bits last 78
+     * hours; gc_timeout is configured in the same unit. Set by a table so
+     * that ts_now stays a field: filter adds to it, and a Tofino action
+     * does one operation per field (~now + timeout would be two). */
+    action set_clock() {
         meta.now = ig_intr_md.ingress_mac_tstamp[47:16];
-        meta.ts_now = ~meta.now;
+        meta.ts_now = ~ig_intr_md.ingress_mac_tstamp[47:16];
+    }
+    table clock {
+        actions = { set_clock; }
+        default_action = set_clock();
+        size = 1;
+    }
+
+    apply {
+        clock.apply();
         /* No frame length in ingress on Tofino: the parser's own error
          * flags a frame cut short. */
         meta.frame_len = 0;
@@ -270,17 +297,19 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         hdr.bridge.flood_group = meta.flood_group;
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
-            hdr.pass.second = 1;
-            hdr.pass.value_op = meta.value_op;
-            hdr.pass.flags_op = meta.flags_op;
-            hdr.pass.clipped = meta.clipped;
-            hdr.pass.verdict = meta.verdict;
-            hdr.pass.carry = meta.carry_flags;
             hdr.pass.pad0 = 0;
+            hdr.pass.value_op = meta.value_op;
+            hdr.pass.pad1 = 0;
+            hdr.pass.flags_op = meta.flags_op;
+            hdr.pass.pad2 = 0;
+            hdr.pass.clipped = meta.clipped;
+            hdr.pass.pad3 = 0;
+            hdr.pass.verdict = meta.verdict;
+            hdr.pass.pad4 = 0;
+            hdr.pass.carry = meta.carry_flags;
             hdr.pass.reason = meta.reason;
             hdr.pass.flags_in = meta.flags_in;
             hdr.pass.side = meta.side;
-            hdr.pass.pad1 = 0;
             if (meta.verdict == VERDICT_DROP) {
                 ig_dprsr_md.resubmit_type = INA_RESUBMIT_TYPE;
                 hdr.bridge.setInvalid();
@@ -372,21 +401,23 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
     state parse_ipv4_options {
         transition select(hdr.ipv4.ihl) {
             5: parse_udp;
-            6: opt1;  7: opt2;  8: opt3;  9: opt4; 10: opt5;
-           11: opt6; 12: opt7; 13: opt8; 14: opt9; 15: opt10;
+            6 .. 15: opt0;
             default: accept;
         }
     }
-    state opt10 { pkt.extract(hdr.ipv4_opts.next); transition opt9; }
-    state opt9 { pkt.extract(hdr.ipv4_opts.next); transition opt8; }
-    state opt8 { pkt.extract(hdr.ipv4_opts.next); transition opt7; }
-    state opt7 { pkt.extract(hdr.ipv4_opts.next); transition opt6; }
-    state opt6 { pkt.extract(hdr.ipv4_opts.next); transition opt5; }
-    state opt5 { pkt.extract(hdr.ipv4_opts.next); transition opt4; }
-    state opt4 { pkt.extract(hdr.ipv4_opts.next); transition opt3; }
-    state opt3 { pkt.extract(hdr.ipv4_opts.next); transition opt2; }
-    state opt2 { pkt.extract(hdr.ipv4_opts.next); transition opt1; }
-    state opt1 { pkt.extract(hdr.ipv4_opts.next); transition parse_udp; }
+    /* Option word i in state opt<i>, a fixed stack index per state: the
+     * Tofino parser cannot follow `.next` through states entered at
+     * different depths. */
+    state opt0 { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp; default: opt1; } }
+    state opt1 { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp; default: opt2; } }
+    state opt2 { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp; default: opt3; } }
+    state opt3 { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp; default: opt4; } }
+    state opt4 { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp; default: opt5; } }
+    state opt5 { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp; default: opt6; } }
+    state opt6 { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp; default: opt7; } }
+    state opt7 { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp; default: opt8; } }
+    state opt8 { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp; default: opt9; } }
+    state opt9 { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp; }
     state parse_udp {
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dst_port) {

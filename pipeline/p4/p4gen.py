@@ -25,6 +25,8 @@ P4_MAX_ELEMENTS = 62          # two passes of 31 lanes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
+# Largest gc_timeout in ticks (filter.p4 needs it below 2^31).
+GC_TICKS_MAX = 2**31 - 1
 # Tofino's queue depth counts 80-byte cells; BMv2's counts packets.
 TOFINO_CELL_BYTES = 80
 # Table, action and register names, as the P4 program defines them.
@@ -252,6 +254,9 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         groups.append((flood_group, flood_group, all_ports))
     tick = TICK_NS[target]
     gc_ticks = (m["gc_timeout_ms"] * 1_000_000 + tick - 1) // tick
+    # Below 2^31 ticks (39 hours on Tofino, 38 on BMv2): filter.p4 compares
+    # the clock with it by the sign of a 32-bit difference.
+    gc_ticks = min(gc_ticks, GC_TICKS_MAX)
     ecn = []
     frame = 86 + 4 * min(m["elements"], P4_MAX_ELEMENTS)
     for i, p in enumerate(m["ports"]):

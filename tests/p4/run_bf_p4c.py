@@ -13,8 +13,17 @@ and fails if the compiler does (table placement that does not fit the
 pipeline is a compile error), or if the resource report it writes with -g
 (`*.res.json` / `resources.json`, the schema read by the back end's own
 create_mau_resources.py) names more MAU stages used than the target has.
-Prints, per target, the stages used and available and the tables placed in
-each stage, the figures docs/p4.md quotes.
+Prints, per target, the stages used and available, the tables placed in each
+stage, and the memories, stateful ALUs, gateways, hash units and PHV
+containers used, the figures docs/p4.md quotes. On a failed compile it prints
+the compiler's error lines.
+
+The p4c driver of the open-source back end (installed as bf-p4c) stops with a
+Python AttributeError when it starts the assembler (barefoot.py passes a Path
+where it expects a string): the back end has then compiled and placed the
+program and written its .bfa and resource report. In that case this script
+runs bfas (next to bf-p4c, or on PATH) on the .bfa itself, so that the
+assembler's checks still apply.
 """
 import argparse
 import glob
@@ -49,18 +58,83 @@ def stages(report):
     for st in mau.get("mau_stages", []):
         n = st["stage_number"]
         names = set()
-        # logical_tables: {"size": N, "ids": [{"table_name": ...}, ...]}
+        # logical_tables: {"size": N, "ids": [{"id": i, "table_name": ...}, ...]}
         for t in (st.get("logical_tables") or {}).get("ids", []):
             if t.get("table_name"):
                 names.add(t["table_name"])
-        for b in (st.get("xbar_bytes") or {}).get("bytes", []):
-            for u in b.get("usages", []):
-                if u.get("used_by"):
-                    names.add(u["used_by"])
         if names:
             tables[n] = sorted(names)
             used = max(used, n + 1)
     return used, available, tables
+
+
+def memories(report):
+    """Totals over the stages: SRAM, map RAM and TCAM blocks, stateful ALUs,
+    gateways, hash distribution units, and per stage the SRAM blocks and
+    stateful ALUs."""
+    tot = {"sram": 0, "map_ram": 0, "tcam": 0, "stateful_alu": 0, "gateway": 0, "hash_dist": 0}
+    per = {}
+    for st in report["resources"]["mau"].get("mau_stages", []):
+        n = st["stage_number"]
+        sram = len((st.get("rams") or {}).get("srams", []))
+        salu = len((st.get("meter_alus") or {}).get("meters", []))
+        tot["sram"] += sram
+        tot["map_ram"] += len((st.get("map_rams") or {}).get("maprams", []))
+        tot["tcam"] += len((st.get("tcams") or {}).get("tcams", []))
+        tot["stateful_alu"] += salu
+        tot["gateway"] += len((st.get("gateways") or {}).get("gateways", []))
+        tot["hash_dist"] += len((st.get("hash_distribution_units") or {}).get("units", []))
+        per[n] = (sram, salu)
+    return tot, per
+
+
+def phv(out):
+    """{gress: (containers, bits)} used, from logs/phv.json."""
+    found = sorted(glob.glob(os.path.join(out, "**", "phv.json"), recursive=True))
+    if not found:
+        return None
+    with open(found[0]) as f:
+        p = json.load(f)
+    used = {}
+    for c in p.get("containers", []):
+        g = c.get("gress", "?")
+        n, b = used.get(g, (0, 0))
+        used[g] = (n + 1, b + c.get("bit_width", 0))
+    return used
+
+
+def phv_available(report):
+    """(containers, bits) of the target's PHV, normal and tagalong, from the
+    resources.json (phv.json lists each group once per use)."""
+    have = {}
+    for kind, groups in (report["resources"].get("phv_containers") or {}).items():
+        have[kind] = (sum(g["units"] for g in groups), sum(g["units"] * g["width"] for g in groups))
+    return have
+
+
+def assemble(compiler, out, target):
+    """Runs bfas on the back end's .bfa; True when it succeeds."""
+    bfas = os.path.join(os.path.dirname(os.path.realpath(compiler)), "bfas")
+    if not os.access(bfas, os.X_OK):
+        bfas = shutil.which("bfas")
+    found = sorted(glob.glob(os.path.join(out, "**", "*.bfa"), recursive=True))
+    if not bfas or not found:
+        return False
+    r = subprocess.run([bfas, "-o", os.path.dirname(found[0]), found[0]], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {target}: bfas exited {r.returncode}")
+        print("\n".join((r.stdout + r.stderr).strip().splitlines()[-20:]))
+    return r.returncode == 0
+
+
+def error_lines(text):
+    """The compiler's error messages (each with the source line after it)."""
+    lines = text.splitlines()
+    keep = []
+    for i, line in enumerate(lines):
+        if "error" in line.lower() and "warning" not in line.lower():
+            keep.extend(lines[i:i + 2])
+    return keep[:60] or lines[-30:]
 
 
 def main():
@@ -87,20 +161,38 @@ def main():
                    "-o", out, os.path.join(P4, "ina_tna.p4")]
             print("$ " + " ".join(cmd), flush=True)
             r = subprocess.run(cmd, capture_output=True, text=True)
+            text = r.stdout + r.stderr
             if r.returncode != 0:
-                print(f"FAIL {t}: bf-p4c exited {r.returncode}")
-                print("\n".join((r.stdout + r.stderr).strip().splitlines()[-30:]))
-                status = 1
-                continue
+                driver_bug = ("runAssembler" in text and "AttributeError" in text
+                              and "\n0 errors," in text)
+                if not driver_bug:
+                    print(f"FAIL {t}: bf-p4c exited {r.returncode}")
+                    print("\n".join(error_lines(text)))
+                    status = 1
+                    continue
+                print(f"{t}: back end done; the driver stopped before the assembler, running bfas")
+                if not assemble(compiler, out, t):
+                    status = 1
+                    continue
             path, report = resource_report(out)
             if report is None:
                 print(f"FAIL {t}: compiled, but no resource report (-g) under {out}")
                 status = 1
                 continue
             used, available, tables = stages(report)
+            tot, per = memories(report)
             print(f"{t}: {used} of {available} MAU stages used ({os.path.relpath(path, out)})")
+            print(f"  SRAM blocks {tot['sram']}, map RAMs {tot['map_ram']}, TCAM blocks {tot['tcam']}, "
+                  f"stateful ALUs {tot['stateful_alu']}, gateways {tot['gateway']}, "
+                  f"hash distribution units {tot['hash_dist']}")
+            phv_used = phv(out)
+            if phv_used:
+                parts = ", ".join(f"{g} {n} containers / {b} bits" for g, (n, b) in sorted(phv_used.items()))
+                have = ", ".join(f"{k} {n} / {b}" for k, (n, b) in sorted(phv_available(report).items()))
+                print(f"  PHV: {parts} (the target has, per gress: {have})")
             for n in sorted(tables):
-                print(f"  stage {n:2}: {', '.join(tables[n])}")
+                sram, salu = per.get(n, (0, 0))
+                print(f"  stage {n:2} ({sram} SRAM, {salu} SALU): {', '.join(tables[n])}")
             if available is not None and used > available:
                 print(f"FAIL {t}: {used} stages used, the target has {available}")
                 status = 1

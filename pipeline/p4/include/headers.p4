@@ -76,19 +76,25 @@ header ina_elem_h {
 /* State carried from the first pass to the second (resubmit or recirculate).
  * On Tofino the resubmit path carries at most 64 bits (Tofino 1), so the
  * fields that the second pass needs are packed into 8 bytes; the recirculate
- * path carries the same 8 bytes as a bridged header in front of the frame. */
+ * path carries the same 8 bytes as a bridged header in front of the frame.
+ * One metadata field per byte, low-aligned: a Tofino action writes a
+ * container from one PHV source at most when it also writes a constant
+ * (the zero padding). The parser tells the second pass by the intrinsic
+ * metadata (resubmit flag, recirculation port), not by a field here. */
 header ina_pass_h {
-    bit<1>  second;      /* this is the second pass */
+    bit<5>  pad0;
     bit<3>  value_op;    /* value_op_t */
+    bit<5>  pad1;
     bit<3>  flags_op;    /* flags_op_t */
+    bit<7>  pad2;
     bit<1>  clipped;     /* a lane of pass 1 saturated */
+    bit<5>  pad3;
     bit<3>  verdict;     /* verdict_t of the packet */
+    bit<7>  pad4;
     bit<1>  carry;       /* the aggregator's flags go into the packet */
-    bit<4>  pad0;
     bit<8>  reason;      /* reason_t of the packet */
     bit<8>  flags_in;    /* aggregator flag bits the packet brings */
     bit<8>  side;        /* side counters to bump (SIDE_*) */
-    bit<24> pad1;
 }
 
 /* Tofino only: what ingress tells egress (the two pipelines share no

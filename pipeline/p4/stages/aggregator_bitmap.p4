@@ -28,6 +28,19 @@ control aggregator_bitmap(inout ina_headers_t hdr, inout ina_meta_t meta) {
         result = 0;
     )
 
+    /* The overlap is a field of its own, set by a table's action so that
+     * the compiler keeps it: a Tofino gateway tests a field against a
+     * constant, not the AND of two fields. */
+    bit<32> overlap = 0;
+    action old_and_new() {
+        overlap = meta.old_bitmap & meta.bitmap;
+    }
+    table compare {
+        actions = { old_and_new; }
+        const default_action = old_and_new();
+        size = 1;
+    }
+
     apply {
         meta.old_bitmap = 0;
         if (meta.cls == CLASS_GRADIENT) {
@@ -35,14 +48,6 @@ control aggregator_bitmap(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 bitmap_init();
             } else if (meta.id_hit == ID_MATCH) {
                 bitmap_or();
-                if ((meta.old_bitmap & meta.bitmap) != 0) {
-                    /* ATP Figure 7 box 7: already aggregated; the aggregator
-                     * keeps the copy's congestion mark only. */
-                    meta.verdict = VERDICT_DROP;
-                    meta.reason = CTR_duplicate;
-                    meta.flags_op = FLAGS_MERGE;
-                    meta.flags_in = meta.flags_in & AGG_ECN;
-                }
             }
         } else if (meta.cls == CLASS_RESEND) {
             if (meta.id_hit == ID_RELEASED) {
@@ -57,9 +62,18 @@ control aggregator_bitmap(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 bitmap_clear();
             }
         }
+        compare.apply();
+        if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH && overlap != 0) {
+            /* ATP Figure 7 box 7: already aggregated; the aggregator keeps
+             * the copy's congestion mark only. */
+            meta.verdict = VERDICT_DROP;
+            meta.reason = CTR_duplicate;
+            meta.flags_op = FLAGS_MERGE;
+            meta.flags_in = meta.flags_in & AGG_ECN;
+        }
         meta.merged = meta.old_bitmap | meta.bitmap;
         meta.fresh = 0;
-        if ((meta.old_bitmap & meta.bitmap) == 0) {
+        if (overlap == 0) {
             meta.fresh = 1;
         }
     }

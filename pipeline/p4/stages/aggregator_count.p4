@@ -25,6 +25,19 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
         result = 0;
     )
 
+    /* count >= fan_in by subtraction, in a table's action so that the
+     * difference stays a field (a Tofino gateway compares with constants
+     * only); fan_in <= 32, so a count with its top bit set is above it. */
+    bit<32> count_left = 0;
+    action count_minus_fan_in() {
+        count_left = meta.count - (bit<32>)meta.fan_in;
+    }
+    table compare {
+        actions = { count_minus_fan_in; }
+        const default_action = count_minus_fan_in();
+        size = 1;
+    }
+
     /* The result leaves this level: downstream with level + 1. */
     action leave(reason_t why) {
         meta.verdict = VERDICT_DOWNSTREAM;
@@ -50,8 +63,9 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 count_add();
                 meta.flags_op = FLAGS_MERGE;
             }
+            compare.apply();
             if (meta.id_hit == ID_CLAIMED || (meta.id_hit == ID_MATCH && meta.reason != CTR_duplicate)) {
-                if (meta.count >= (bit<32>)meta.fan_in) {
+                if (meta.count[31:31] == 1 || count_left[31:31] == 0) {
                     meta.complete = 1;
                     leave(CTR_completed);
                     meta.side = meta.side | SIDE_AGGREGATED;

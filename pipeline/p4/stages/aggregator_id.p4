@@ -17,47 +17,45 @@
 control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
     INA_PAIR_REGISTER(aggregator_id_reg, INA_AGGREGATORS);
 
-    /* id_claim / id_match: claim if empty, refresh if equal, else collide. */
-    INA_PAIR_REGISTER_ACTION(id_hit_t, aggregator_id_reg, id_claim_or_match, meta.row, meta.id_hit,
+    /* Each register action returns the word's old key (or 0), and the
+     * outcome (id_hit) is derived from it below: a Tofino stateful ALU has
+     * one output and cannot return a different constant per branch. */
+    bit<32> old_key = 0;
+
+    /* id_claim / id_match: claim if empty, refresh if equal, else collide.
+     * old 0: claimed; old == key: match; else collide. */
+    INA_PAIR_REGISTER_ACTION(bit<32>, aggregator_id_reg, id_claim_or_match, meta.row, old_key,
+        result = value.key;
         if (value.key == 0) {
             value.key = meta.key;
             value.ts = meta.ts_now;
-            result = ID_CLAIMED;
         } else if (value.key == meta.key) {
             value.ts = meta.ts_now;
-            result = ID_MATCH;
-        } else {
-            result = ID_COLLIDE;
         }
     )
 
     /* id_release: a resent gradient frees its own aggregator, and reports
-     * whether another <job, seq> holds it. */
-    INA_PAIR_REGISTER_ACTION(id_hit_t, aggregator_id_reg, id_release, meta.row, meta.id_hit,
+     * whether another <job, seq> holds it. old == key: released; old 0:
+     * miss; else collide. */
+    INA_PAIR_REGISTER_ACTION(bit<32>, aggregator_id_reg, id_release, meta.row, old_key,
+        result = value.key;
         if (value.key == meta.key) {
             value.key = 0;
             value.ts = 0;
-            result = ID_RELEASED;
-        } else if (value.key == 0) {
-            result = ID_MISS;
-        } else {
-            result = ID_COLLIDE;
         }
     )
 
     /* id_release_ack: a parameter packet frees its own aggregator, or a
-     * foreign one idle for longer than gc_timeout (ATP section 3.7). */
-    INA_PAIR_REGISTER_ACTION(id_hit_t, aggregator_id_reg, id_release_ack, meta.row, meta.id_hit,
-        if (value.key == meta.key) {
+     * foreign one idle for longer than gc_timeout (ATP section 3.7). The
+     * old key is returned only when the word is freed: old == key:
+     * released; other nonzero: released stale; 0: miss (an empty word's
+     * timestamp, 0, is never stale). */
+    INA_PAIR_REGISTER_ACTION(bit<32>, aggregator_id_reg, id_release_ack, meta.row, old_key,
+        result = 0;
+        if (value.key == meta.key || value.ts > meta.gc_before) {
+            result = value.key;
             value.key = 0;
             value.ts = 0;
-            result = ID_RELEASED;
-        } else if (value.ts > meta.gc_before) {
-            value.key = 0;
-            value.ts = 0;
-            result = ID_RELEASED_STALE;
-        } else {
-            result = ID_MISS;
         }
     )
 
@@ -65,10 +63,31 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.id_hit = ID_NONE;
         if (meta.cls == CLASS_GRADIENT) {
             id_claim_or_match();
+            if (old_key == 0) {
+                meta.id_hit = ID_CLAIMED;
+            } else if (old_key == meta.key) {
+                meta.id_hit = ID_MATCH;
+            } else {
+                meta.id_hit = ID_COLLIDE;
+            }
         } else if (meta.cls == CLASS_RESEND) {
             id_release();
+            if (old_key == meta.key) {
+                meta.id_hit = ID_RELEASED;
+            } else if (old_key == 0) {
+                meta.id_hit = ID_MISS;
+            } else {
+                meta.id_hit = ID_COLLIDE;
+            }
         } else if (meta.cls == CLASS_ACK) {
             id_release_ack();
+            if (old_key == meta.key) {
+                meta.id_hit = ID_RELEASED;
+            } else if (old_key != 0) {
+                meta.id_hit = ID_RELEASED_STALE;
+            } else {
+                meta.id_hit = ID_MISS;
+            }
         }
     }
 }

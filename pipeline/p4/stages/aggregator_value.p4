@@ -96,11 +96,57 @@
             value_read_##I(); \
             hdr.elems[I].v = (bit<32>)old_##I; \
         } \
-    } else if (meta.value_op == VALUE_WRITE && I < row_lanes) { \
+    } else if (meta.value_op == VALUE_WRITE && row_mask[I:I] == 1) { \
         value_clear_##I(); \
     }
 
 control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    bit<16> row_lanes = 0;
+    /* Bit i: lane i belongs to the row in this pass (i < row_lanes). */
+    bit<32> row_mask = 0;
+    action set_row_mask(bit<32> mask) { row_mask = mask; }
+    table lane_mask {
+        key = { row_lanes : exact; }
+        actions = { set_row_mask; }
+        /* row_lanes above 31: every lane of the pass */
+        const default_action = set_row_mask(0x7FFFFFFF);
+        size = 32;
+        const entries = {
+            0 : set_row_mask(32w0x00000000);
+            1 : set_row_mask(32w0x00000001);
+            2 : set_row_mask(32w0x00000003);
+            3 : set_row_mask(32w0x00000007);
+            4 : set_row_mask(32w0x0000000f);
+            5 : set_row_mask(32w0x0000001f);
+            6 : set_row_mask(32w0x0000003f);
+            7 : set_row_mask(32w0x0000007f);
+            8 : set_row_mask(32w0x000000ff);
+            9 : set_row_mask(32w0x000001ff);
+            10 : set_row_mask(32w0x000003ff);
+            11 : set_row_mask(32w0x000007ff);
+            12 : set_row_mask(32w0x00000fff);
+            13 : set_row_mask(32w0x00001fff);
+            14 : set_row_mask(32w0x00003fff);
+            15 : set_row_mask(32w0x00007fff);
+            16 : set_row_mask(32w0x0000ffff);
+            17 : set_row_mask(32w0x0001ffff);
+            18 : set_row_mask(32w0x0003ffff);
+            19 : set_row_mask(32w0x0007ffff);
+            20 : set_row_mask(32w0x000fffff);
+            21 : set_row_mask(32w0x001fffff);
+            22 : set_row_mask(32w0x003fffff);
+            23 : set_row_mask(32w0x007fffff);
+            24 : set_row_mask(32w0x00ffffff);
+            25 : set_row_mask(32w0x01ffffff);
+            26 : set_row_mask(32w0x03ffffff);
+            27 : set_row_mask(32w0x07ffffff);
+            28 : set_row_mask(32w0x0fffffff);
+            29 : set_row_mask(32w0x1fffffff);
+            30 : set_row_mask(32w0x3fffffff);
+            31 : set_row_mask(32w0x7fffffff);
+        }
+    }
+
     INA_LANE(0)
     INA_LANE(1)
     INA_LANE(2)
@@ -162,11 +208,14 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 meta.need_second = 1;
             }
         }
-        /* Lanes of this pass that belong to the row (`elements`). */
-        bit<16> row_lanes = meta.cfg.elements;
+        /* Lanes of this pass that belong to the row (`elements`), as a bit
+         * mask: a Tofino gateway tests a bit, not `I < row_lanes`, in the
+         * few bytes each lane's condition may read. */
+        row_lanes = meta.cfg.elements;
         if (meta.second == 1) {
             row_lanes = meta.cfg.elements - INA_LANES_16;
         }
+        lane_mask.apply();
         meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
         bit<32> clip = 0;
         INA_LANE_APPLY(0)

@@ -15,7 +15,30 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.reason = why;
     }
 
+    /* Field comparisons by subtraction, in a table's action so that the
+     * differences stay fields (a Tofino gateway compares with constants
+     * only; parse.p4). parse let through level <= levels <= 4 only, so
+     * level >= levels is levels - level == 0; the index is below 65536 and
+     * aggregators at most 65536 (parse); gc_timeout is below 2^31 (p4gen
+     * caps it), so a clock with its top bit set is past it. */
+    bit<8>  levels_left = 0;
+    bit<32> index_left = 0;
+    bit<32> clock_left = 0;
+    action differences() {
+        levels_left = hdr.ina.levels - hdr.ina.level;
+        index_left = hdr.ina.agg_index - meta.cfg.aggregators;
+        clock_left = meta.cfg.gc_timeout - meta.now;
+    }
+    table compare {
+        actions = { differences; }
+        const default_action = differences();
+        size = 1;
+    }
+
     apply {
+        compare.apply();
+        bool index_over = hdr.ina.agg_index[31:16] != 0 || index_left[31:31] == 0;
+        bool clock_past = meta.now[31:31] == 1 || clock_left[31:31] == 1;
         meta.cls = CLASS_NONE;
         if (meta.reason == CTR_NONE) {
             bool ack = (hdr.ina.flags & INA_F_ACK) != 0;
@@ -29,13 +52,13 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
             } else if (!ack && hdr.ina.agg_node != INA_AGG_NODE_ANY &&
                        hdr.ina.agg_node != meta.cfg.switch_id) {
                 forward_untouched(CTR_goat_forwarded);
-            } else if (!ack && hdr.ina.level >= hdr.ina.levels) {
+            } else if (!ack && levels_left == 0) {
                 forward_untouched(CTR_past_levels);
             } else if (!ack && hdr.ina.level >= INA_P4_LEVELS) {
                 /* Levels 2 and 3: the P4 build implements ATP's two levels
                  * (docs/p4.md); the software switch would aggregate here. */
                 forward_untouched(CTR_past_levels);
-            } else if (ack && hdr.ina.agg_index >= meta.cfg.aggregators) {
+            } else if (ack && index_over) {
                 /* A parameter packet for an index this switch does not have
                  * still reaches the workers; it frees nothing. */
                 meta.verdict = VERDICT_MULTICAST;
@@ -46,9 +69,11 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 /* GC: a foreign aggregator last written before now - timeout
                  * is stale (process.cpp id_release_ack). The register holds
                  * the timestamp inverted (aggregator_id.p4), so the test
-                 * becomes "stored > ~(now - timeout)"; 0 never matches. */
-                if (meta.cfg.gc_timeout != 0 && meta.now > meta.cfg.gc_timeout) {
-                    meta.gc_before = ~(meta.now - meta.cfg.gc_timeout);
+                 * becomes "stored > ~(now - timeout)"; 0 never matches.
+                 * ~(now - timeout) is ~now + timeout: one ALU operation,
+                 * as a Tofino action has one per field. */
+                if (meta.cfg.gc_timeout != 0 && clock_past) {
+                    meta.gc_before = meta.ts_now + meta.cfg.gc_timeout;
                 } else {
                     meta.gc_before = 0xFFFFFFFF;
                 }

@@ -116,12 +116,11 @@ control forward(inout ina_headers_t hdr, inout ina_meta_t meta) {
 control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
                    in bit<9> egress_port, in bit<16> rid, in bit<32> qdepth,
                    out bit<1> drop) {
+    /* Whether the address changed is tested after the table: an action
+     * cannot compare a header field with its data on Tofino. */
     action rewrite(bit<48> mac, bit<32> ip) {
         hdr.ethernet.dst = mac;
-        if (hdr.ipv4.dst != ip) {
-            hdr.ipv4.dst = ip;
-            meta.ip_changed = 1;
-        }
+        hdr.ipv4.dst = ip;
     }
     action group_mac(bit<48> mac) {
         hdr.ethernet.dst = mac;
@@ -149,6 +148,20 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
         size = 64;
     }
 
+    /* qdepth >= threshold by subtraction, in a table's action so that the
+     * difference stays a field (a Tofino gateway compares with constants
+     * only); both are below 2^31 (a 19-bit queue depth, a threshold of the
+     * same range). */
+    bit<32> depth_left = 0;
+    action depth_minus_threshold() {
+        depth_left = qdepth - threshold;
+    }
+    table depth_compare {
+        actions = { depth_minus_threshold; }
+        const default_action = depth_minus_threshold();
+        size = 1;
+    }
+
     apply {
         drop = 0;
         meta.ip_changed = 0;
@@ -156,12 +169,17 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
             drop = 1;
         } else {
             if (rid != 0 && hdr.ina.isValid()) {
+                bit<32> dst_before = hdr.ipv4.dst;
                 mcast_rewrite.apply();
+                if (hdr.ipv4.dst != dst_before) {
+                    meta.ip_changed = 1;
+                }
             }
             ecn_threshold.apply();
             /* As switchd (config/README.md, ecn_threshold): INA packets get
              * the INA ECN flag and IP CE, other ECN-capable IPv4 packets CE. */
-            if (threshold != 0 && qdepth >= threshold && hdr.ipv4.isValid()) {
+            depth_compare.apply();
+            if (threshold != 0 && depth_left[31:31] == 0 && hdr.ipv4.isValid()) {
                 if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
                     hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
                     hdr.ipv4.tos[1:0] = 3;

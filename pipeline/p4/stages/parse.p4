@@ -102,8 +102,11 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 malformed(CTR_malformed_length);
             } else if (truncated) {
                 malformed(CTR_malformed_short);
-            } else if (hdr.ina.elem_count > INA_P4_MAX_ELEMENTS ||
-                       elems_left[15:15] == 1) {
+            } else if (hdr.ina.elem_count > INA_P4_MAX_ELEMENTS) {
+                malformed(CTR_malformed_elements);
+            } else if (elems_left[15:15] == 1) {
+                /* above `elements` (two gateways: one would read too many
+                 * bytes) */
                 malformed(CTR_malformed_elements);
             } else if (hdr.ina.job_id == 0) {
                 malformed(CTR_malformed_job);
