@@ -165,7 +165,7 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	/* A packet of another run of the job (a dead one's late packets, or a
 	 * restarted worker that missed the new epoch) never reaches the
 	 * aggregators (docs/security.md, "Job incarnations"). */
-	if (refused == LcoreCtr::kCount && ina_flags_epoch(d.ina.flags) != job->epoch) {
+	if (refused == LcoreCtr::kCount && job->epoch_checked && ina_flags_epoch(d.ina.flags) != job->epoch) {
 		jc[JobCtr::stale_epoch_drops]++;
 		return drop(m, LcoreCtr::stale_epoch_drops);
 	}

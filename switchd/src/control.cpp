@@ -74,10 +74,11 @@ bool same_registration(const JobConfig &a, const JobConfig &b)
 
 } /* namespace */
 
-void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t epoch)
+void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t epoch, bool epoch_checked)
 {
 	const Job *old = app.jobs_owner->find(cfg.id);
-	if (old && old->epoch == epoch && same_registration(old->cfg, cfg)) {
+	if (old && old->epoch == epoch && old->epoch_checked == epoch_checked &&
+	    same_registration(old->cfg, cfg)) {
 		/* A refresh: same content, the lease (refresh_ms) may change. */
 		if (old->cfg.refresh_ms != cfg.refresh_ms || old->cfg.control_allowed != cfg.control_allowed) {
 			auto job = std::make_shared<Job>(*old);
@@ -87,7 +88,7 @@ void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t ep
 		}
 		return;
 	}
-	auto job = build_job(cfg, *app.fwd, epoch);
+	auto job = build_job(cfg, *app.fwd, epoch, epoch_checked);
 	for (const std::string &w : job->warnings)
 		spdlog::warn("job {}: {}", cfg.id, w);
 	std::string ports;

@@ -26,7 +26,8 @@ std::string install_goat(App &app, const GoatJobConfig &g, const char *origin);
 /* `epoch`: the run this registration is (docs/protocol.md, "Epochs"); a
  * registration with other content or another epoch than the job's current
  * one replaces it and frees its aggregators. */
-void register_job(App &app, const JobConfig &job, const char *origin, uint8_t epoch = 0);
+void register_job(App &app, const JobConfig &job, const char *origin, uint8_t epoch = 0,
+		  bool epoch_checked = true);
 
 /* Creates the rings through which the control thread sends its ACKs and
  * logs how control messages are authenticated. Empty, or the error. */

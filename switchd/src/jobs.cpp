@@ -8,11 +8,13 @@
 
 namespace switchd {
 
-std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch)
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch,
+				     bool epoch_checked)
 {
 	auto job = std::make_shared<Job>();
 	job->cfg = cfg;
 	job->epoch = epoch;
+	job->epoch_checked = epoch_checked;
 	job->group_ip = ina::job_group(cfg.id);
 	job->ps_mac = ForwardingTable::mac_key(cfg.ps_mac.data());
 	const NextHop *ps = fwd.by_ip(cfg.ps_ip);

@@ -39,6 +39,11 @@ struct Job {
 	 * the job must carry it in flags bits 8-15 (stale_epoch_drops). 0 for
 	 * a config job until a PS registers it anew (docs/security.md). */
 	uint8_t epoch = 0;
+	/* False for a job of the config that no PS registered: a switch
+	 * below the one its PS registers with (multi-level jobs) never
+	 * learns the run's epoch, so it admits any; the epoch still keeps
+	 * runs apart in the aggregator key. */
+	bool epoch_checked = true;
 	std::vector<uint32_t> worker_ip;   /* parallel to cfg.workers */
 	std::vector<uint8_t> start_level;  /* first level with a bitmap bit */
 	/* Anti-spoofing (docs/security.md, "Data plane"): the port each
@@ -66,7 +71,8 @@ struct Job {
 	}
 };
 
-std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch = 0);
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch = 0,
+				     bool epoch_checked = true);
 
 /* The job a decoded register (or unregister) request describes. Returns an
  * empty string and fills *out on success, else the reason it is invalid. */

@@ -525,7 +525,7 @@ static int run_switchd(int argc, char **argv)
 	app->jobs_owner = std::make_unique<JobTable>();
 	app->jobs.store(app->jobs_owner.get());
 	for (const JobConfig &j : cfg.jobs)
-		register_job(*app, j, "config");
+		register_job(*app, j, "config", 0, false);
 	app->goat_owner = std::make_unique<GoatTable>();
 	app->goat.store(app->goat_owner.get());
 	for (const GoatJobConfig &g : cfg.goat) {
