@@ -435,6 +435,7 @@ def _switch_summary(snap):
         "spoof_port_drops": summ.get("spoof_port_drops"),
         "spoof_mac_drops": summ.get("spoof_mac_drops"),
         "forged_result_drops": summ.get("forged_result_drops"),
+        "stale_epoch_drops": summ.get("stale_epoch_drops"),
         "collision": pipe.get("collision"),
         "completed": pipe.get("completed"),
         "rx_packets": summ.get("rx_packets"),
