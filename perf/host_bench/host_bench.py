@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The end-host stack alone: one worker thread against one PS, no switch.
 
-    sudo perf/host_bench/host_bench.py [--build DIR] [--transports udp,af_packet,af_xdp,dpdk]
+    sudo perf/host_bench/host_bench.py [--build DIR] [--transports udp,udp_gso,af_packet,af_xdp,dpdk]
                                        [--size-mb 64] [--elements 62,768] [--repeat 1] [--json]
 
 For every transport and fragment size, one `ina-worker` (one sender thread)
 all-reduces a tensor with one `ina-ps` (a job of one worker, no in-network
 level: every fragment goes to the PS and comes back as its parameter packet).
-The kernel transports (udp, af_packet, af_xdp) run over a veth pair between
+`udp_gso` is the udp transport with UDP GSO runs at both ends (its udp_gso
+key). The kernel transports (udp, af_packet, af_xdp) run over a veth pair between
 two network namespaces made for the run; `dpdk` runs both ends on DPDK over
 a memif pair (shared memory, no kernel on the path).
 
@@ -118,10 +119,13 @@ def one_run(build, transport, elements, size_mb, timeout, tmp):
         w_cmd = [w_bin] + worker_args + ["--transport", "dpdk", "--device", "net_memif0", "--ip", IP_W,
                                          "--set", "eal_args=" + eal.format(p="inahbw", r="client", s=sock)]
     else:
-        ps_cmd = ["ip", "netns", "exec", NS_P, ps_bin, "--job", job, "--transport", transport,
-                  "--device", IF_P, "--ip", IP_P, "--no-register", "--json"]
+        # udp_gso: the udp transport with UDP GSO runs at both ends.
+        kind = "udp" if transport == "udp_gso" else transport
+        gso = transport == "udp_gso"
+        ps_cmd = ["ip", "netns", "exec", NS_P, ps_bin, "--job", job, "--transport", kind,
+                  "--device", IF_P, "--ip", IP_P, "--no-register", "--json"] + (["--udp-gso"] if gso else [])
         w_cmd = ["ip", "netns", "exec", NS_W, w_bin] + worker_args + [
-            "--transport", transport, "--device", IF_W, "--ip", IP_W]
+            "--transport", kind, "--device", IF_W, "--ip", IP_W] + (["--set", "udp_gso=1"] if gso else [])
     ps_log = open(os.path.join(tmp, "ps.log"), "w+")
     w_log = open(os.path.join(tmp, "worker.log"), "w+")
     ps = spawn(ps_cmd, ps_log)
@@ -157,7 +161,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))), "build"))
-    ap.add_argument("--transports", default="udp,af_packet,af_xdp,dpdk")
+    ap.add_argument("--transports", default="udp,udp_gso,af_packet,af_xdp,dpdk")
     ap.add_argument("--elements", default="62,768", help="values per fragment, comma separated")
     ap.add_argument("--size-mb", type=float, default=64.0)
     ap.add_argument("--repeat", type=int, default=1)
@@ -165,13 +169,13 @@ def main():
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     transports = a.transports.split(",")
-    bad = [t for t in transports if t not in ("udp", "af_packet", "af_xdp", "dpdk")]
+    bad = [t for t in transports if t not in ("udp", "udp_gso", "af_packet", "af_xdp", "dpdk")]
     try:
         elements = [int(e) for e in a.elements.split(",")]
     except ValueError:
         elements = [0]
     if bad or any(not 1 <= e <= 2048 for e in elements) or not 0 < a.size_mb <= 4096 or not 1 <= a.repeat <= 100:
-        print("host_bench: error: transports from udp,af_packet,af_xdp,dpdk; elements 1..2048; "
+        print("host_bench: error: transports from udp,udp_gso,af_packet,af_xdp,dpdk; elements 1..2048; "
               "size-mb 0..4096; repeat 1..100", file=sys.stderr)
         return 2
     if os.geteuid() != 0:

@@ -196,10 +196,11 @@ def t_jumbo(build):
 
 
 def t_udp_hosts(build):
-    # Workers and PS on kernel UDP sockets (GSO runs of datagrams, kernel
-    # checksums) through switchd: the switch rewrites every packet, so it
+    # Workers and PS on kernel UDP sockets (the workers sending GSO runs of
+    # datagrams, kernel checksums) through switchd: the switch rewrites every packet, so it
     # must leave UDP checksum 0 or the PS's kernel drops each result.
-    r = run("single-rack", build, "--iterations", "2", "--host-transport", "udp")
+    r = run("single-rack", build, "--iterations", "2", "--host-transport", "udp",
+            "--worker-arg=--set", "--worker-arg=udp_gso=1")
     show(r)
     assert_exact(r)
     j = r["jobs"][0]

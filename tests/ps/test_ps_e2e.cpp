@@ -16,6 +16,8 @@
  */
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
@@ -163,6 +165,7 @@ struct MiniJob {
 	Endpoint next_hop{}; /* gradients' destination MAC when set (the switch) */
 	bool via_switch = false;
 	bool overflow = true; /* fragment kOverflowSeq saturates int32 */
+	uint8_t epoch = 0;    /* the run's epoch, as the PS got it from the switch */
 
 	void send_frag(uint32_t wi, uint32_t seq, uint16_t flags, bool floats)
 	{
@@ -170,7 +173,7 @@ struct MiniJob {
 		p.job = kJob;
 		p.seq = seq;
 		p.index = aggregator_index(kJob, seq, kAggregators);
-		p.flags = flags;
+		p.flags = ina_flags_with_epoch(flags, epoch);
 		p.levels = 1;
 		p.bitmap[0] = 1u << wi;
 		p.fan_in[0] = 2;
@@ -647,6 +650,11 @@ void run_through_switchd(double faults, uint32_t threads)
 	ASSERT_TRUE(d.start({"--job", job, "--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100",
 			     "--register-interval-ms", "500", "--json", "--threads", std::to_string(threads)}))
 		<< d.text;
+	/* The registration's ACK gives the run its epoch, which ina-ps prints
+	 * before "serving" and every gradient of the run carries. */
+	std::smatch m;
+	ASSERT_TRUE(std::regex_search(d.text, m, std::regex("ina-ps: job \\d+ epoch (\\d+)")))
+		<< "ina-ps printed no epoch:\n" << d.text;
 	usleep(300000); /* the registration reaches switchd's control plane */
 
 	std::vector<std::unique_ptr<Transport>> ts;
@@ -665,6 +673,7 @@ void run_through_switchd(double faults, uint32_t threads)
 	}
 	mj.ps = Endpoint{{2, 0, 0, 0, 0, 0x64}, (10u << 24) | 100u, INA_UDP_PORT};
 	mj.via_switch = true;
+	mj.epoch = static_cast<uint8_t>(std::stoi(m[1].str()));
 	uint8_t swmac[6] = {2, 0, 0, 0, 0, 0xFE};
 	memcpy(mj.next_hop.mac, swmac, 6);
 	mj.fragments = 2000;

@@ -21,12 +21,13 @@ uint32_t local_ip(uint32_t host)
 	return (127u << 24) | (pid << 8) | host;
 }
 
-std::unique_ptr<Transport> open_udp_at(uint32_t ip, std::vector<uint32_t> groups = {})
+std::unique_ptr<Transport> open_udp_at(uint32_t ip, std::vector<uint32_t> groups = {}, bool gso = false)
 {
 	TransportConfig cfg;
 	cfg.kind = "udp";
 	cfg.ip = ip;
 	cfg.groups = groups;
+	cfg.udp_gso = gso;
 	std::string err;
 	auto t = open_transport(cfg, &err);
 	EXPECT_TRUE(t) << err;
@@ -82,11 +83,13 @@ TEST(TransportUdp, WholeFramesBothWays)
 }
 
 /* One send() of runs that the transport packs into UDP GSO messages (same
- * destination, same size), broken by a second destination, another size
+ * destination, same size; with udp_gso), broken by a second destination, another size
  * and a malformed frame: every datagram arrives once, whole, in order. */
-TEST(TransportUdp, BatchesOfManyDatagramsArriveWhole)
+class TransportUdpGso : public ::testing::TestWithParam<bool> {};
+
+TEST_P(TransportUdpGso, BatchesOfManyDatagramsArriveWhole)
 {
-	auto a = open_udp_at(local_ip(8));
+	auto a = open_udp_at(local_ip(8), {}, GetParam());
 	auto b = open_udp_at(local_ip(9));
 	auto c = open_udp_at(local_ip(10));
 	ASSERT_TRUE(a && b && c);
@@ -132,6 +135,8 @@ TEST(TransportUdp, BatchesOfManyDatagramsArriveWhole)
 		EXPECT_EQ(seqs, *want);
 	}
 }
+
+INSTANTIATE_TEST_SUITE_P(WithAndWithoutGso, TransportUdpGso, ::testing::Bool());
 
 TEST(TransportUdp, MulticastGroupReachesEveryMember)
 {

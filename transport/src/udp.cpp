@@ -47,6 +47,7 @@ public:
 	bool open(const TransportConfig &cfg, std::string *error, bool reuseport = false)
 	{
 		reuseport_ = reuseport;
+		gso_ = cfg.udp_gso;
 		if (!cfg.device.empty()) {
 			Netdev nd;
 			if (!netdev_lookup(cfg.device, &nd, error))
@@ -103,10 +104,10 @@ public:
 		return true;
 	}
 
-	/* Consecutive frames to one unicast destination with one payload size
-	 * leave as one UDP GSO message (UDP_SEGMENT): the kernel walks its
-	 * UDP/IP path once per message, not once per frame, and cuts the
-	 * datagrams at the end (each a normal datagram on the wire). */
+	/* With udp_gso, consecutive frames to one unicast destination with one
+	 * payload size leave as one UDP GSO message (UDP_SEGMENT): the kernel
+	 * walks its UDP/IP path once per message, not once per frame, and cuts
+	 * the datagrams at the end (each a normal datagram on the wire). */
 	uint32_t send(const FrameBuf *frames, uint32_t n) override
 	{
 		uint32_t done = 0;
@@ -361,7 +362,7 @@ private:
 	 * datagram's 64 KiB less its headers). */
 	static constexpr size_t kGsoSegments = 64;
 	static constexpr size_t kGsoBytes = 65535 - 20 - 8;
-	bool gso_ = true;
+	bool gso_ = false;
 
 	struct mmsghdr tx_msg_[kTransportBatch];
 	struct iovec tx_iov_[kTransportBatch];

@@ -244,6 +244,7 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"eal_args", [c](const std::string &s) { c->transport.eal_args = s; return true; }},
 		{"ip", [c](const std::string &s) { return parse_ipv4(s, &c->transport.ip); }},
 		{"udp_port", u(&c->transport.udp_port, 0xFFFF)},
+		{"udp_gso", u(&c->transport.udp_gso, 1)},
 		{"drop", d(&c->transport.drop, 0, 1)},
 		{"duplicate", d(&c->transport.duplicate, 0, 1)},
 		{"reorder", d(&c->transport.reorder, 0, 1)},

@@ -47,6 +47,14 @@ struct TransportConfig {
 	uint32_t ip = 0;
 	/* Local UDP port for the udp transport and the source port of frames. */
 	uint16_t udp_port = 0;
+	/* udp: send runs of frames to one destination as UDP GSO messages
+	 * (UDP_SEGMENT). Off by default: a GSO message that reaches a socket
+	 * on the same host or through a veth without XDP stays one packet up
+	 * to the receiving socket, so SO_REUSEPORT steering (ina-ps --threads)
+	 * and raw captures of that veth see the run, not its datagrams. Over a
+	 * NIC, or a veth into switchd's AF_XDP ports, the datagrams are cut
+	 * before they leave. */
+	bool udp_gso = false;
 	/* IPv4 multicast groups (host order) to receive, e.g. a job's
 	 * 239.18.hi.lo. The udp transport joins them; the frame transports
 	 * (af_xdp, af_packet, dpdk, rdma) receive the INA multicast frames of

@@ -225,7 +225,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
 /* Sets one config field from text (used by the C API and ina-worker):
  * job, epoch, rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
- * udp_port, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
+ * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,

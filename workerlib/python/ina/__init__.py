@@ -37,7 +37,7 @@ __all__ = ["Error", "Worker", "Work", "config_keys_from_env", "auto_scale"]
 # Worker's own argument.
 CONFIG_KEYS = (
     "job", "epoch", "levels", "start_level", "bit", "fan_in", "ps", "next_hop_mac", "transport",
-    "device", "eal_args", "ip", "udp_port", "drop", "duplicate", "reorder", "seed", "elements",
+    "device", "eal_args", "ip", "udp_port", "udp_gso", "drop", "duplicate", "reorder", "seed", "elements",
     "aggregators", "cc", "scale", "agg_node", "goat", "goat_aggregators", "threads", "initial_window", "min_window",
     "max_window", "ssthresh", "ps_window", "a2tp_w", "a2tp_g", "a2tp_h", "a2tp_gamma_smoothing",
     "acw_increase", "initial_acw", "a2tp_bypass", "a2tp_flows", "min_rto_us", "max_rto_us",
