@@ -17,6 +17,7 @@
 
 #include "ina/wire.h"
 #include "netdev.h"
+#include "rdma_device.h"
 #include "rdma_flow.h"
 #include "transports.h"
 
@@ -50,32 +51,10 @@ public:
 
 	bool open(const TransportConfig &cfg, std::string *error)
 	{
-		int n = 0;
-		struct ibv_device **list = ibv_get_device_list(&n);
-		if (!list || n == 0) {
-			if (list)
-				ibv_free_device_list(list);
-			*error = "no RDMA device found (ibv_get_device_list returned 0 devices)";
-			return false;
-		}
-		struct ibv_device *dev = nullptr;
-		std::string names;
-		for (int i = 0; i < n; i++) {
-			const char *name = ibv_get_device_name(list[i]);
-			names += (names.empty() ? "" : ", ") + std::string(name);
-			if (!dev && (cfg.device.empty() || cfg.device == name))
-				dev = list[i];
-		}
-		if (!dev) {
-			ibv_free_device_list(list);
-			*error = "no RDMA device named " + cfg.device + " (found: " + names + ")";
-			return false;
-		}
-		std::string dev_name = ibv_get_device_name(dev);
-		ctx_ = ibv_open_device(dev);
-		ibv_free_device_list(list);
+		std::string dev_name;
+		ctx_ = open_rdma_device(cfg.device, &dev_name, error);
 		if (!ctx_)
-			return fail(error, "cannot open " + dev_name);
+			return false;
 		struct ibv_port_attr pattr;
 		if (ibv_query_port(ctx_, kPort, &pattr) != 0)
 			return fail(error, "cannot query port 1 of " + dev_name);

@@ -21,6 +21,7 @@
 
 #include "ina/roce_msg.h"
 #include "ina/roce_ring.h"
+#include "rdma_device.h"
 #include "roce_setup.h"
 
 namespace ina {
@@ -158,32 +159,12 @@ bool RoceRingImpl::find_gid(const std::string &dev, std::string *error)
 
 bool RoceRingImpl::open(std::string *error)
 {
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	if (!list || n == 0) {
-		if (list)
-			ibv_free_device_list(list);
-		*error = "roce transport: no RDMA device found (ibv_get_device_list returned 0 devices)";
+	std::string dev_name, why;
+	ctx_ = open_rdma_device(cfg_.device, &dev_name, &why);
+	if (!ctx_) {
+		*error = "roce transport: " + why;
 		return false;
 	}
-	struct ibv_device *dev = nullptr;
-	std::string names;
-	for (int i = 0; i < n; i++) {
-		const char *name = ibv_get_device_name(list[i]);
-		names += (names.empty() ? "" : ", ") + std::string(name);
-		if (!dev && (cfg_.device.empty() || cfg_.device == name))
-			dev = list[i];
-	}
-	if (!dev) {
-		ibv_free_device_list(list);
-		*error = "roce transport: no RDMA device named " + cfg_.device + " (found: " + names + ")";
-		return false;
-	}
-	const std::string dev_name = ibv_get_device_name(dev);
-	ctx_ = ibv_open_device(dev);
-	ibv_free_device_list(list);
-	if (!ctx_)
-		return fail(error, "cannot open " + dev_name);
 	struct ibv_port_attr pattr;
 	if (ibv_query_port(ctx_, cfg_.port, &pattr) != 0)
 		return fail(error, "cannot query port " + std::to_string(cfg_.port) + " of " + dev_name);
