@@ -100,8 +100,9 @@ struct Guarded {
 	}
 };
 
-/* Paths on which process() must leave the frame exactly as it came. */
-bool untouched(const ina::Result &r)
+/* Paths on which process() stops before it has parsed a data packet: it
+ * leaves the frame exactly as it came, UDP checksum included. */
+bool before_parse(const ina::Result &r)
 {
 	using ina::Counter;
 	switch (r.reason) {
@@ -117,6 +118,18 @@ bool untouched(const ina::Result &r)
 	case Counter::malformed_bitmap:
 	case Counter::malformed_index:
 	case Counter::malformed_job:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Paths on which process() leaves the frame as it came but for the UDP
+ * checksum, which every parsed data packet leaves with as 0. */
+bool untouched(const ina::Result &r)
+{
+	using ina::Counter;
+	switch (r.reason) {
 	case Counter::misrouted:
 	case Counter::bypass:
 	case Counter::float_forwarded:
@@ -129,31 +142,7 @@ bool untouched(const ina::Result &r)
 	case Counter::ack_unmatched:
 		return true;
 	default:
-		return false;
-	}
-}
-
-/* Paths on which process() got past parsing a data packet, and so wrote its
- * UDP checksum as 0 (docs/protocol.md). */
-bool zeroes_udp_checksum(const ina::Result &r)
-{
-	using ina::Counter;
-	switch (r.reason) {
-	case Counter::pass_through:
-	case Counter::control:
-	case Counter::malformed_short:
-	case Counter::malformed_version:
-	case Counter::malformed_type:
-	case Counter::malformed_length:
-	case Counter::malformed_elements:
-	case Counter::malformed_level:
-	case Counter::malformed_fan_in:
-	case Counter::malformed_bitmap:
-	case Counter::malformed_index:
-	case Counter::malformed_job:
-		return false;
-	default:
-		return true;
+		return before_parse(r);
 	}
 }
 
@@ -189,7 +178,7 @@ void check_one(const uint8_t *in, uint32_t len, uint64_t now, Pair &p, ina::Pipe
 
 	/* What the frame must look like outside the INA header and payload. */
 	std::vector<uint8_t> expect(in, in + len);
-	if (zeroes_udp_checksum(rs)) {
+	if (!before_parse(rs)) {
 		CHECK(is_ina && view.ina_offset >= 2);
 		expect[view.ina_offset - 2] = expect[view.ina_offset - 1] = 0;
 	}
