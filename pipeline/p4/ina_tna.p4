@@ -25,6 +25,7 @@
 #include "include/target.p4"
 #include "include/constants.p4"
 #include "include/headers.p4"
+#include "stages/admission.p4"
 #include "stages/parse.p4"
 #include "stages/filter.p4"
 #include "stages/aggregator_id.p4"
@@ -52,7 +53,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state start {
         meta = {
             cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, is_ina = 0, bitmap = 0, fan_in = 0, allowed = 0, key = 0,
+            second = 0, skip_pipeline = 0, adm_reason = 0, is_ina = 0, bitmap = 0, fan_in = 0, allowed = 0, key = 0,
             gc_before = 0, row = 0, value_row = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
             value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,
@@ -240,6 +241,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                    inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     switch_config() switch_config_0;
+    admission() admission_0;
     parse() parse_0;
     filter() filter_0;
     aggregator_id() aggregator_id_0;
@@ -278,17 +280,23 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 
         switch_config_0.apply(hdr, meta);
         if (meta.second == 0) {
-            parse_0.apply(hdr, meta);
-            filter_0.apply(hdr, meta);
-            aggregator_id_0.apply(hdr, meta);
-            aggregator_bitmap_0.apply(hdr, meta);
-            aggregator_count_0.apply(hdr, meta);
+            admission_0.apply(hdr, meta);
+            if (meta.skip_pipeline == 0) {
+                parse_0.apply(hdr, meta);
+                filter_0.apply(hdr, meta);
+                aggregator_id_0.apply(hdr, meta);
+                aggregator_bitmap_0.apply(hdr, meta);
+                aggregator_count_0.apply(hdr, meta);
+            }
         }
         aggregator_value_0.apply(hdr, meta);
         if (meta.second == 1 || meta.need_second == 0) {
             aggregator_flags_0.apply(hdr, meta);
         }
-        deparse_0.apply(hdr, meta);
+        if (meta.skip_pipeline == 0) {
+            /* A packet admission forwards unregistered leaves untouched. */
+            deparse_0.apply(hdr, meta);
+        }
 
         hdr.bridge.setValid();
         hdr.bridge.recirculate = 0;
@@ -361,7 +369,7 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
     state start {
         meta = {
             cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, is_ina = 0, bitmap = 0, fan_in = 0, allowed = 0, key = 0,
+            second = 0, skip_pipeline = 0, adm_reason = 0, is_ina = 0, bitmap = 0, fan_in = 0, allowed = 0, key = 0,
             gc_before = 0, row = 0, value_row = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
             value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,

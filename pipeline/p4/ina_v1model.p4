@@ -14,6 +14,7 @@
 #include "include/target.p4"
 #include "include/constants.p4"
 #include "include/headers.p4"
+#include "stages/admission.p4"
 #include "stages/parse.p4"
 #include "stages/filter.p4"
 #include "stages/aggregator_id.p4"
@@ -147,6 +148,7 @@ control InaVerifyChecksum(inout ina_headers_t hdr, inout ina_meta_t meta) {
 control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                    inout standard_metadata_t sm) {
     switch_config() switch_config_0;
+    admission() admission_0;
     parse() parse_0;
     filter() filter_0;
     aggregator_id() aggregator_id_0;
@@ -174,17 +176,23 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 
         switch_config_0.apply(hdr, meta);
         if (meta.second == 0) {
-            parse_0.apply(hdr, meta);
-            filter_0.apply(hdr, meta);
-            aggregator_id_0.apply(hdr, meta);
-            aggregator_bitmap_0.apply(hdr, meta);
-            aggregator_count_0.apply(hdr, meta);
+            admission_0.apply(hdr, meta);
+            if (meta.skip_pipeline == 0) {
+                parse_0.apply(hdr, meta);
+                filter_0.apply(hdr, meta);
+                aggregator_id_0.apply(hdr, meta);
+                aggregator_bitmap_0.apply(hdr, meta);
+                aggregator_count_0.apply(hdr, meta);
+            }
         }
         aggregator_value_0.apply(hdr, meta);
         if (meta.second == 1 || meta.need_second == 0) {
             aggregator_flags_0.apply(hdr, meta);
         }
-        deparse_0.apply(hdr, meta);
+        if (meta.skip_pipeline == 0) {
+            /* A packet admission forwards unregistered leaves untouched. */
+            deparse_0.apply(hdr, meta);
+        }
 
         if (meta.second == 0 && meta.need_second == 1) {
             /* Two passes (ATP Appendix C): a packet that is dropped after

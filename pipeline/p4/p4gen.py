@@ -38,6 +38,16 @@ T_L2 = INGRESS + ".forward_0.l2_forward"
 T_JOB_MC = INGRESS + ".forward_0.job_multicast"
 T_MC_REWRITE = EGRESS + ".egress_ina_0.mcast_rewrite"
 T_ECN = EGRESS + ".egress_ina_0.ecn_threshold"
+ADM = INGRESS + ".admission_0."
+T_JOB_ADM = ADM + "job_admission"
+T_SRC_IP = ADM + "source_ip"
+T_SRC_PORT = ADM + "source_port"
+T_PS_ADM = ADM + "ps_admission"
+T_WORKER_ADM = ADM + "worker_admission"
+# Keys of worker_admission's level: 0..3, and 4 for any level above
+# (stages/admission.p4).
+ADM_LEVEL_KEYS = 5
+NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
 RESOLVE_HINT = "expected the resolved configuration of `ina-switchd --check-config FILE`"
 
 
@@ -154,6 +164,8 @@ def model_from_resolved(raw, where="config"):
             })
         m["jobs"].append({
             "id": _get(j, "id", int, jw),
+            "ps_ip": ip_int(_get(j, "ps_ip", str, jw), jw + ".ps_ip"),
+            "ps_mac": mac_int(_get(j, "ps_mac", (str, type(None)), jw), jw + ".ps_mac"),
             "levels": _get(j, "levels", int, jw),
             "fan_in": _ints(j, "fan_in", jw),
             "workers": workers,
@@ -201,6 +213,45 @@ def parse_port_map(text, m):
     return mapping
 
 
+def admission_entries(j, port_of, p4port):
+    """The admission entries of one job (stages/admission.p4), as switchd's
+    build_job() binds its members: each to the port its neighbour entry
+    names (by IP, else by MAC) and to its configured MAC. A job in the
+    resolved configuration has no epoch (switchd does not check a config
+    job's); a caller that mirrors a PS's registration sets j["epoch"]."""
+    out = {"job": (j["id"], j.get("epoch", 0), 0 if j.get("epoch") is None else 1),
+           "ip": [], "port": [], "ps": [], "worker": []}
+    warnings = []
+    jid, ps_ip = j["id"], j["ps_ip"]
+    out["ip"].append((jid, ps_ip, "ps_ip"))
+    ps_port = port_of(ps_ip, j["ps_mac"])
+    if ps_port is None:
+        warnings.append(f"job {jid}: PS {ip_str(ps_ip)} is not a neighbour of any port: its "
+                        f"parameter packets are dropped (forged_result_drops)")
+    else:
+        out["port"].append((jid, ps_ip, p4port(ps_port)))
+        out["ps"].append((jid, ps_ip, p4port(ps_port), j["ps_mac"]))
+    for w in j["workers"]:
+        if w["ip"] == ps_ip:
+            continue  # admit() takes the PS's IP as the PS's, whatever else it is
+        out["ip"].append((jid, w["ip"], "worker_ip"))
+        port = port_of(w["ip"], w["mac"])
+        if port is None:
+            continue  # plan() warns: it has no parameter copy either
+        out["port"].append((jid, w["ip"], p4port(port)))
+        bits = w["bit"] + [NOT_AT_LEVEL] * (j["levels"] - len(w["bit"]))
+        start = next((l for l in range(j["levels"]) if bits[l] != NOT_AT_LEVEL), j["levels"])
+        for level in range(ADM_LEVEL_KEYS):
+            if level >= j["levels"] or level > start:
+                rule = ("admit_level", None)      # a lower switch's result, or past the levels
+            elif level < start:
+                rule = ("below_first_level", None)
+            else:
+                rule = ("check_bit", 1 << bits[level])
+            out["worker"].append((jid, w["ip"], p4port(port), w["mac"], level) + rule)
+    return out, warnings
+
+
 def plan(m, port_map, cpu_port, target, flood_group=None):
     """Everything both targets need, target-neutral."""
     if target not in TICK_NS:
@@ -219,11 +270,20 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         flood_group = 0xFFFF
         while flood_group in job_ids:
             flood_group -= 1
+    def port_of(ip, mac):
+        hop = by_ip.get(ip)
+        return hop[0] if hop else by_mac.get(mac)
+    admission = {"job": [], "ip": [], "port": [], "ps": [], "worker": []}
     groups = []      # (group, rid, [ports])
     job_mc = []      # (job, group)
     rewrites = []    # (rid, port, mac, ip)
     warnings = []
     for j in m["jobs"]:
+        entries, notes = admission_entries(j, port_of, p4port)
+        warnings += notes
+        admission["job"].append(entries["job"])
+        for k in ("ip", "port", "ps", "worker"):
+            admission[k] += entries[k]
         gid = j["id"]
         group_ip = (239 << 24) | (18 << 16) | j["id"]
         group_mac = 0x01005E120000 | j["id"]
@@ -233,7 +293,8 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
             port = hop[0] if hop else by_mac.get(w["mac"])
             if port is None:
                 warnings.append(f"job {j['id']}: worker {ip_str(w['ip'])} is not a neighbour "
-                                f"of any port: no parameter copy for it")
+                                f"of any port: no parameter copy for it, and its gradients "
+                                f"are dropped (spoof_port_drops)")
                 continue
             per_port.setdefault(port, []).append(w)
         ports = sorted(per_port)
@@ -280,6 +341,7 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         "job_multicast": job_mc,
         "rewrites": rewrites,
         "ecn": ecn,
+        "admission": admission,
         "warnings": warnings + check_p4_limits(m),
     }
 
@@ -301,12 +363,52 @@ def emit_bmv2(pl):
         out.append(f"table_add {T_MC_REWRITE} rewrite {rid} {port} => {mac_str(mac)} {ip_str(ip)}")
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
+    out += bmv2_admission(pl["admission"])
     # The PRE numbers nodes in creation order, from 0.
     for node, (gid, rid, ports) in enumerate(pl["groups"]):
         out.append(f"mc_mgrp_create {gid}")
         out.append(f"mc_node_create {rid} {' '.join(str(p) for p in ports)}")
         out.append(f"mc_node_associate {gid} {node}")
     return "\n".join(out) + "\n"
+
+
+def bmv2_admission(a):
+    out = []
+    for job, epoch, checked in a["job"]:
+        out.append(f"table_add {T_JOB_ADM} registered {job} => {epoch} {checked}")
+    for job, ip, role in a["ip"]:
+        out.append(f"table_add {T_SRC_IP} {role} {job} {ip_str(ip)} =>")
+    for job, ip, port in a["port"]:
+        out.append(f"table_add {T_SRC_PORT} right_port {job} {ip_str(ip)} {port} =>")
+    for job, ip, port, mac in a["ps"]:
+        out.append(f"table_add {T_PS_ADM} is_ps {job} {ip_str(ip)} {port} {mac_str(mac)} =>")
+    for job, ip, port, mac, level, action, mask in a["worker"]:
+        data = "" if mask is None else f" {mask}"
+        out.append(f"table_add {T_WORKER_ADM} {action} {job} {ip_str(ip)} {port} "
+                   f"{mac_str(mac)} {level} =>{data}")
+    return out
+
+
+def tofino_admission(a):
+    out = []
+    adm = "ig.admission_0"
+    for job, epoch, checked in a["job"]:
+        out.append(f"{adm}.job_admission.add_with_registered(job_id={job}, epoch={epoch}, "
+                   f"checked={checked})")
+    for job, ip, role in a["ip"]:
+        out.append(f"{adm}.source_ip.add_with_{role}(job_id={job}, src_ip='{ip_str(ip)}')")
+    for job, ip, port in a["port"]:
+        out.append(f"{adm}.source_port.add_with_right_port(job_id={job}, src_ip='{ip_str(ip)}', "
+                   f"in_port={port})")
+    for job, ip, port, mac in a["ps"]:
+        out.append(f"{adm}.ps_admission.add_with_is_ps(job_id={job}, src_ip='{ip_str(ip)}', "
+                   f"in_port={port}, src_mac='{mac_str(mac)}')")
+    for job, ip, port, mac, level, action, mask in a["worker"]:
+        data = "" if mask is None else f", mask={mask}"
+        out.append(f"{adm}.worker_admission.add_with_{action}(job_id={job}, "
+                   f"src_ip='{ip_str(ip)}', in_port={port}, src_mac='{mac_str(mac)}', "
+                   f"level={level}{data})")
+    return out
 
 
 def emit_tofino(pl, program="ina_tna"):
@@ -323,7 +425,9 @@ def emit_tofino(pl, program="ina_tna"):
         "eg = p4.InaEgress",
         "for t in (ig.forward_0.ipv4_route, ig.forward_0.l2_forward,",
         "          ig.forward_0.job_multicast, eg.egress_ina_0.mcast_rewrite,",
-        "          eg.egress_ina_0.ecn_threshold):",
+        "          eg.egress_ina_0.ecn_threshold, ig.admission_0.job_admission,",
+        "          ig.admission_0.source_ip, ig.admission_0.source_port,",
+        "          ig.admission_0.ps_admission, ig.admission_0.worker_admission):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
         f"elements={c['elements']}, switch_id={c['switch_id']}, gc_timeout={c['gc_timeout']}, "
@@ -342,6 +446,7 @@ def emit_tofino(pl, program="ina_tna"):
     for port, depth in pl["ecn"]:
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
+    out += tofino_admission(pl["admission"])
     out += ["pre = bfrt.pre",
             "pre.mgid.clear()",
             "pre.node.clear()"]

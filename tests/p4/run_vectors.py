@@ -12,13 +12,23 @@ line does not name `p4` are counted as skipped (`--all` runs them anyway, to
 see which of the listed differences still hold).
 
 Each vector runs in a fresh simple_switch that reads and writes pcap files
-(--use-files): port 1 is where every packet comes in, port 2 leads to the PS
-(10.0.0.100, the vectors' destination), ports 3 and 4 hold the job's workers
-(the multicast group), port 5 is the CPU port (control messages). The tables
-are written by pipeline/p4/p4gen.py from a resolved configuration (the same
-code and input format that program a deployment), the
-`before` registers by simple_switch_CLI, and the counters and registers are
-read back the same way once every packet has been counted.
+(--use-files): port 1 is where packets come in (10.0.0.1, the vectors'
+sender), port 2 leads to the PS (10.0.0.100, the vectors' destination), ports
+3 and 4 hold the job's workers (10.0.1.1 and 10.0.1.2, the multicast group),
+port 5 is the CPU port (control messages). The tables are written by
+pipeline/p4/p4gen.py from a resolved configuration (the same code and input
+format that program a deployment), the `before` registers by
+simple_switch_CLI, and the counters and registers are read back the same way
+once every packet has been counted.
+
+Admission (stages/admission.p4) runs ahead of the switch program. A vector
+of tests/vectors describes the switch program (process()) alone: the runner
+registers each job its frames name with the sender as the job's PS, which
+admission lets through on its port and MAC without a bit check (the PS's
+float requests), so every packet reaches the program as in the cpu runner.
+The vectors of tests/p4/admission state their registrations (`job:` and
+`worker:` lines) and the port, source IP and MAC of each packet, and check
+the admission counters (the names of switchd's; docs/p4.md).
 """
 
 import argparse
@@ -39,6 +49,8 @@ P4_MAIN = os.path.join(P4_DIR, "ina_v1model.p4")
 PIPELINE_H = os.path.join(ROOT, "pipeline", "include", "ina", "pipeline.h")
 CONSTANTS_P4 = os.path.join(P4_DIR, "include", "constants.p4")
 VECTOR_DIR = os.path.join(ROOT, "tests", "vectors")
+ADMISSION_DIR = os.path.join(ROOT, "tests", "p4", "admission")
+SWITCHD_STATS_H = os.path.join(ROOT, "switchd", "src", "stats.h")
 sys.path.insert(0, P4_DIR)
 import p4gen  # noqa: E402
 
@@ -48,6 +60,18 @@ P4_AGGREGATORS = 4096          # INA_AGGREGATORS of the build
 PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU = 1, 2, 3, 4, 5
 PORTS = (PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU)
 PS_IP, PS_MAC = 0x0A000064, 0x020000000002
+SENDER_IP, SENDER_MAC = 0x0A000001, 0x020000000001
+# The hosts behind each port (the neighbour entries of the resolved config).
+NEIGHBOURS = {PORT_IN: [(SENDER_IP, SENDER_MAC)],
+              PORT_PS: [(PS_IP, PS_MAC)],
+              PORT_W1: [(0x0A000101, 0x020000000101)],
+              PORT_W2: [(0x0A000102, 0x020000000102)]}
+# Keys of an `in:` line (tests/vectors/README.md); `port`, `src_ip` and
+# `src_mac` are the admission vectors' (tests/p4/admission).
+IN_KEYS = {"now", "raw", "version", "type", "flags", "job", "agg_node", "seq", "index", "remap",
+           "elems", "level", "levels", "bitmaps", "fan_ins", "values", "eth_type", "ip_vihl",
+           "ip_tos", "ip_len", "ip_proto", "udp_dport", "udp_len", "frame_len",
+           "port", "src_ip", "src_mac"}
 FLAGS = {"ACK": 0x1, "RESEND": 0x2, "COLLISION": 0x4, "ECN": 0x8, "OVERFLOW": 0x10,
          "COL": 0x20, "BYPASS": 0x40, "FLOAT": 0x80}
 ING = "InaIngress"
@@ -58,6 +82,7 @@ REG_COUNT = ING + ".aggregator_count_0.aggregator_count_reg"
 REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
 REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
 CTR_REASON = ING + ".counters_0.reason_counter"
+CTR_ADMISSION = ING + ".admission_0.admission_counter"
 CTR_SIDE = {"claimed": ING + ".counters_0.claimed_counter",
             "aggregated": ING + ".counters_0.aggregated_counter",
             "overflow": ING + ".counters_0.overflow_counter",
@@ -120,7 +145,8 @@ def kv(words):
 
 def parse_vector(path):
     v = {"path": path, "name": os.path.basename(path)[:-4], "targets": [], "skip": {},
-         "config": {}, "before": [], "after": [], "io": [], "counters": {}}
+         "config": {}, "before": [], "after": [], "io": [], "counters": {},
+         "jobs": [], "workers": []}
     with open(path) as f:
         for no, line in enumerate(f, 1):
             line = line.strip()
@@ -149,7 +175,15 @@ def parse_vector(path):
                         agg.update(kv(w[1:]))
                     v[key].append(agg)
                 elif key == "in":
-                    v["io"].append({"in": kv(rest.split()), "out": None})
+                    fields = kv(rest.split())
+                    unknown = sorted(set(fields) - IN_KEYS)
+                    if unknown:
+                        raise VectorError(f"unknown in key(s) {unknown}")
+                    v["io"].append({"in": fields, "out": None})
+                elif key == "job":
+                    v["jobs"].append(kv(rest.split()))
+                elif key == "worker":
+                    v["workers"].append(kv(rest.split()))
                 elif key == "out":
                     w = rest.split()
                     if not v["io"] or v["io"][-1]["out"] is not None:
@@ -196,13 +230,14 @@ def build_frame(f):
     values = parse_values(f["values"]) if "values" in f else [0] * parse_int(f.get("elems", "0"))
     payload = 4 * len(values)
     b = bytearray(86 + payload)
-    b[0:6] = bytes.fromhex("020000000002")
-    b[6:12] = bytes.fromhex("020000000001")
+    b[0:6] = PS_MAC.to_bytes(6, "big")
+    b[6:12] = p4gen.mac_int(f.get("src_mac", p4gen.mac_str(SENDER_MAC)), "src_mac").to_bytes(6, "big")
     b[12:14] = struct.pack("!H", parse_int(f.get("eth_type", "0x0800")))
     ip = bytearray(struct.pack(
         "!BBHHHBBHII", parse_int(f.get("ip_vihl", "0x45")), parse_int(f.get("ip_tos", "0")),
         parse_int(f.get("ip_len", str(20 + 8 + 44 + payload))), 0, 0x4000, 64,
-        parse_int(f.get("ip_proto", "17")), 0, 0x0A000001, 0x0A000064))
+        parse_int(f.get("ip_proto", "17")), 0,
+        p4gen.ip_int(f.get("src_ip", p4gen.ip_str(SENDER_IP)), "src_ip"), PS_IP))
     s = sum(struct.unpack("!10H", ip))
     while s >> 16:
         s = (s & 0xFFFF) + (s >> 16)
@@ -226,9 +261,12 @@ def build_expected(fields, in_frame):
 # ---- pcap ------------------------------------------------------------------
 
 def write_pcap(path, frames):
+    """frames: (sequence number, frame). simple_switch --use-files replays
+    the packets of all ports in timestamp order, so the number (as the
+    timestamp) keeps the vector's order across ports."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
+        for i, fr in frames:
             f.write(struct.pack("<IIII", 1 + i, 0, len(fr), len(fr)))
             f.write(fr)
 
@@ -271,6 +309,25 @@ def counter_names():
     if len(p4) != len(names):
         extra = sorted(set(p4) - set(names))
         raise VectorError(f"constants.p4 has counters pipeline.h lacks: {extra}")
+    return names, admission_counter_names()
+
+
+def admission_counter_names():
+    """The admission counters of constants.p4 (ADM_*), in their numbering;
+    each must be one of switchd's per-lcore counters of the same name
+    (SWITCHD_LCORE_COUNTERS), so that both builds count a refusal alike."""
+    text = open(SWITCHD_STATS_H).read()
+    block = text[text.index("#define SWITCHD_LCORE_COUNTERS"):]
+    block = block[:block.index("\n\n")]
+    switchd = set(re.findall(r"X\((\w+),", block))
+    p4 = re.findall(r"const adm_reason_t ADM_(\w+) = (\d+);", open(CONSTANTS_P4).read())
+    names = [n for n, _ in sorted(p4, key=lambda x: int(x[1]))]
+    if [int(i) for _, i in sorted(p4, key=lambda x: int(x[1]))] != list(range(len(names))):
+        raise VectorError("constants.p4: the ADM_ counters are not numbered 0..n-1")
+    for n in names:
+        if n not in switchd:
+            raise VectorError(f"admission counter '{n}' of constants.p4 is not a switchd counter "
+                              f"(switchd/src/stats.h)")
     return names
 
 
@@ -311,17 +368,22 @@ class Cli:
         return arrays
 
     def read_counters(self, names):
-        cmds = [f"counter_read {CTR_REASON} {i}" for i in range(len(names))]
+        """names: (pipeline counters, admission counters). Returns every
+        counter by name, and how many packets were counted: each packet
+        bumps one reason or one admission counter."""
+        pipeline, admission = names
+        cmds = [f"counter_read {CTR_REASON} {i}" for i in range(len(pipeline))]
+        cmds += [f"counter_read {CTR_ADMISSION} {i}" for i in range(len(admission))]
         cmds += [f"counter_read {CTR_SIDE[n]} 0" for n in sorted(CTR_SIDE)]
         out = self.run(cmds)
         vals = [int(x) for x in re.findall(r"(\d+) packets", out)]
         if len(vals) != len(cmds):
             raise VectorError(f"counter_read: {len(vals)} values for {len(cmds)} reads")
-        c = dict(zip(names, vals[:len(names)]))
-        reasons = sum(vals[:len(names)])
-        for n, x in zip(sorted(CTR_SIDE), vals[len(names):]):
-            c[n] += x
-        return c, reasons
+        n = len(pipeline) + len(admission)
+        c = dict(zip(pipeline + admission, vals[:n]))
+        for name, x in zip(sorted(CTR_SIDE), vals[n:]):
+            c[name] += x
+        return c, sum(vals[:n])
 
 
 def tools_or_skip():
@@ -383,13 +445,44 @@ def before_commands(v, elements):
     return cmds
 
 
+def stated_jobs(v):
+    """The `job:` and `worker:` lines (tests/p4/admission) as the [[job]]
+    tables of a resolved configuration, and the epochs a PS registered."""
+    jobs, epochs = {}, {}
+    for j in v["jobs"]:
+        jid = parse_int(j["id"])
+        levels = parse_int(j.get("levels", "1"))
+        jobs[jid] = {"id": jid, "ps_ip": j.get("ps_ip", p4gen.ip_str(PS_IP)),
+                     "ps_mac": j.get("ps_mac", p4gen.mac_str(PS_MAC)), "levels": levels,
+                     "fan_in": [parse_int(x) for x in j["fan_ins"].split(",")][:levels],
+                     "control": "deny", "worker": []}
+        if "epoch" in j:
+            epochs[jid] = parse_int(j["epoch"])
+    for w in v["workers"]:
+        jid = parse_int(w["job"])
+        if jid not in jobs:
+            raise VectorError(f"worker: job {jid} has no job: line")
+        jobs[jid]["worker"].append({"ip": w["ip"], "mac": w.get("mac"),
+                                    "bit": [parse_int(x) for x in w["bits"].split(",")]})
+    return [jobs[j] for j in sorted(jobs)], epochs
+
+
 def resolved_config(v, jobs):
     """The vector's switch as `ina-switchd --check-config` would print it
-    (config/README.md), the only input p4gen takes."""
+    (config/README.md), the only input p4gen takes. Without `job:` lines,
+    each job the frames name, with the sender as its PS (see the top)."""
     cfg = v["config"]
-    neighbours = {PORT_PS: [(PS_IP, PS_MAC)],
-                  PORT_W1: [(0x0A000101, 0x020000000101)],
-                  PORT_W2: [(0x0A000102, 0x020000000102)]}
+    if v["jobs"]:
+        job_tables, _ = stated_jobs(v)
+    else:
+        # Two workers, one behind each worker port, so that the group has
+        # two ports; their addresses are never rewritten here (below).
+        job_tables = [{"id": j, "ps_ip": p4gen.ip_str(SENDER_IP),
+                       "ps_mac": p4gen.mac_str(SENDER_MAC), "levels": 1, "fan_in": [2],
+                       "control": "deny", "worker": [
+                           {"ip": "10.0.1.1", "mac": "02:00:00:00:01:01", "bit": [0]},
+                           {"ip": "10.0.1.2", "mac": "02:00:00:00:01:02", "bit": [1]}]}
+                      for j in sorted(jobs)]
     return {
         "switch": {"id": cfg.get("switch_id", 1), "ip": "10.0.0.254", "mac": None,
                    "aggregators": cfg.get("aggregators", 4096),
@@ -398,21 +491,19 @@ def resolved_config(v, jobs):
             {"device": f"p{p}", "name": f"p{p}", "vdev": True, "rate_gbps": 0.0,
              "queue_capacity": 1024, "ecn_threshold": 0, "drop_rate": 0.0,
              "neighbour": [{"ip": p4gen.ip_str(ip), "mac": p4gen.mac_str(mac)}
-                           for ip, mac in neighbours.get(p, [])]}
+                           for ip, mac in NEIGHBOURS.get(p, [])]}
             for p in PORTS],
-        # Two workers, one behind each worker port, so that the group has
-        # two ports; their addresses are never rewritten here (below).
-        "job": [{"id": j, "ps_ip": p4gen.ip_str(PS_IP), "ps_mac": p4gen.mac_str(PS_MAC),
-                 "levels": 1, "fan_in": [2], "worker": [
-                     {"ip": "10.0.1.1", "mac": "02:00:00:00:01:01", "bit": [0]},
-                     {"ip": "10.0.1.2", "mac": "02:00:00:00:01:02", "bit": [1]}]}
-                for j in sorted(jobs)],
+        "job": job_tables,
     }
 
 
-def table_commands(v, jobs):
+def switch_plan(v, jobs):
     cfg = v["config"]
     model = p4gen.model_from_resolved(resolved_config(v, jobs), v.get("name", "vector"))
+    _, epochs = stated_jobs(v)
+    for j in model["jobs"]:
+        if j["id"] in epochs:
+            j["epoch"] = epochs[j["id"]]
     port_map = {i: p for i, p in enumerate(PORTS)}
     pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
     # A vector states the frame process() returns, before switchd's per-port
@@ -420,15 +511,21 @@ def table_commands(v, jobs):
     # are the vector's own, not capped.
     pl["rewrites"] = []
     pl["config"]["elements"] = cfg.get("elements", 62)
+    return pl
+
+
+def table_commands(pl):
     return [l for l in p4gen.emit_bmv2(pl).splitlines() if l and not l.startswith("#")]
 
 
-def pass_ports(frame):
+def pass_ports(frame, in_port):
     """Where the forwarding tables the runner installs send a frame that the
     switch program passes (stages/forward.p4, as switchd's forward_ipv4 and
-    forward_l2): flood for broadcast and multicast, the PS port for its
-    addresses."""
-    flood = [p for p in PORTS if p != PORT_IN]
+    forward_l2): flood (every port but the one it came in on) for broadcast
+    and multicast, a neighbour's port for its addresses."""
+    flood = [p for p in PORTS if p != in_port]
+    by_ip = {ip: p for p, hosts in NEIGHBOURS.items() for ip, _ in hosts}
+    by_mac = {mac: p for p, hosts in NEIGHBOURS.items() for _, mac in hosts}
     if len(frame) < 14:
         # A runt: process() passes it and switchd's L2 lookup sends it to
         # the PS's address. The P4 build drops it (docs/p4.md difference
@@ -438,18 +535,37 @@ def pass_ports(frame):
         dst = struct.unpack("!I", frame[30:34])[0]
         if dst >> 28 == 0xE or dst == 0xFFFFFFFF:
             return flood
-        if dst == PS_IP:
-            return [PORT_PS]
+        if dst in by_ip:
+            return [by_ip[dst]]
     if frame[0] & 1:
         return flood
-    if int.from_bytes(frame[0:6], "big") == PS_MAC:
-        return [PORT_PS]
-    return []
+    mac = int.from_bytes(frame[0:6], "big")
+    return [by_mac[mac]] if mac in by_mac else []
 
 
-def expected_outputs(v):
-    """Per port, the frames that must come out, in order."""
+def frame_job(frame):
+    """The job id of an INA frame (IPv4, options included, UDP to the INA
+    port), else None: the jobs a vector's frames name, raw ones included."""
+    if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
+        return None
+    udp = 14 + 4 * (frame[14] & 0xF)
+    if len(frame) < udp + 8 + 6 or struct.unpack("!H", frame[udp + 2:udp + 4])[0] != 18766:
+        return None
+    return struct.unpack("!H", frame[udp + 12:udp + 14])[0]
+
+
+def in_port(step):
+    p = parse_int(step["in"].get("port", str(PORT_IN)))
+    if p not in PORTS:
+        raise VectorError(f"in: port={p} is not one of the runner's ports {PORTS}")
+    return p
+
+
+def expected_outputs(v, pl):
+    """Per port, the frames that must come out."""
     exp = {p: [] for p in PORTS}
+    group_ports = {gid: ports for gid, _, ports in pl["groups"]}
+    job_group = dict(pl["job_multicast"])
     for step in v["io"]:
         frame = build_frame(step["in"])
         o = step["out"]
@@ -463,11 +579,11 @@ def expected_outputs(v):
         else:
             out = build_expected(o["fields"], frame)
         if verdict == "multicast":
-            ports = [PORT_W1, PORT_W2]
+            ports = group_ports.get(job_group.get(frame_job(frame)), [])
         elif verdict == "control":
             ports = [PORT_CPU]
         elif verdict == "pass":
-            ports = pass_ports(frame)
+            ports = pass_ports(frame, in_port(step))
         else:
             ports = [PORT_PS]
         for p in ports:
@@ -523,17 +639,16 @@ def run_vector(v, tools, json_path, names, args):
                           "(mark it `targets: cpu`)")
     if cfg.get("aggregators", 4096) > P4_AGGREGATORS:
         raise VectorError(f"aggregators above the build's {P4_AGGREGATORS}")
-    jobs = set()
-    for step in v["io"]:
-        if "job" in step["in"]:
-            jobs.add(parse_int(step["in"]["job"]))
-    jobs.discard(0)
     frames = [build_frame(s["in"]) for s in v["io"]]
-    exp = expected_outputs(v)
+    ports = [in_port(s) for s in v["io"]]
+    jobs = {frame_job(f) for f in frames} - {None, 0}
+    pl = switch_plan(v, jobs)
+    exp = expected_outputs(v, pl)
     work = tempfile.mkdtemp(prefix=f"ina-p4-{v['name']}-")
     try:
         for p in PORTS:
-            write_pcap(os.path.join(work, f"p{p}_in.pcap"), frames if p == PORT_IN else [])
+            write_pcap(os.path.join(work, f"p{p}_in.pcap"),
+                       [(i, f) for i, (f, q) in enumerate(zip(frames, ports)) if q == p])
         thrift = free_port()
         cmd = [tools["switch"], "--use-files", str(args.wait), "--thrift-port", str(thrift),
                "--device-id", "0"]
@@ -554,11 +669,12 @@ def run_vector(v, tools, json_path, names, args):
                     if time.monotonic() > deadline or sw.poll() is not None:
                         raise VectorError("simple_switch did not start (switch.log in --keep)")
                     time.sleep(0.05)
-            cli.run(table_commands(v, jobs) + before_commands(v, cfg.get("elements", 62)))
+            cli.run(table_commands(pl) + before_commands(v, cfg.get("elements", 62)))
             if time.monotonic() - start > args.wait - 0.2:
                 raise VectorError(f"programming took longer than --wait {args.wait}s; "
                                   f"packets may have run before it")
-            # Every packet bumps exactly one reason counter, in its last pass.
+            # Every packet bumps exactly one reason or admission counter,
+            # in its last pass.
             time.sleep(max(0.0, start + args.wait - time.monotonic()))
             deadline = time.monotonic() + 20
             while True:
@@ -588,8 +704,12 @@ def run_vector(v, tools, json_path, names, args):
 
     for p in PORTS:
         problems += compare_port(p, exp[p], got[p])
-    want = {n: v["counters"].get(n, 0) for n in names}
-    for n in names:
+    all_names = names[0] + names[1]
+    unknown = sorted(set(v["counters"]) - set(all_names))
+    if unknown:
+        problems.append(f"counters: unknown counter(s) {unknown}")
+    want = {n: v["counters"].get(n, 0) for n in all_names}
+    for n in all_names:
         if c[n] != want[n]:
             problems.append(f"counter {n} = {c[n]}, expected {want[n]}")
     problems += check_registers(v, regs)
@@ -649,7 +769,7 @@ def check_registers(v, regs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="*", default=[VECTOR_DIR])
+    ap.add_argument("paths", nargs="*", default=[VECTOR_DIR, ADMISSION_DIR])
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep each run's pcap files and log")
     ap.add_argument("--all", action="store_true", help="also run vectors not marked for p4")
@@ -691,7 +811,7 @@ def main():
             t0 = time.monotonic()
             try:
                 problems = run_vector(v, tools, json_path, names, args)
-            except VectorError as e:
+            except (VectorError, p4gen.ConfigError) as e:
                 problems = [str(e)]
             tag = "" if "p4" in v["targets"] else " (not a p4 vector)"
             if problems:

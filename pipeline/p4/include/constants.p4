@@ -110,6 +110,34 @@ const reason_t CTR_multicast = 29;
 /* "Nothing decided yet": no counter. */
 const reason_t CTR_NONE = 0xFF;
 
+/* Admission counters (stages/admission.p4): the names of switchd's per-lcore
+ * counters (switchd/src/stats.h SWITCHD_LCORE_COUNTERS), which the vector
+ * runner checks. Numbered here only; switchd has no such numbering. */
+typedef bit<8> adm_reason_t;
+const adm_reason_t ADM_unregistered_job = 0;
+const adm_reason_t ADM_admission_drops = 1;
+const adm_reason_t ADM_spoof_port_drops = 2;
+const adm_reason_t ADM_spoof_mac_drops = 3;
+const adm_reason_t ADM_forged_result_drops = 4;
+const adm_reason_t ADM_stale_epoch_drops = 5;
+#define ADM_COUNTERS 6
+/* Admitted, or not judged by admission: no counter. */
+const adm_reason_t ADM_NONE = 0xFF;
+
+/* Whose address a packet's source IP is, for its job (table source_ip). */
+typedef bit<2> adm_role_t;
+const adm_role_t ROLE_NONE = 0;
+const adm_role_t ROLE_WORKER = 1;
+const adm_role_t ROLE_PS = 2;
+
+/* What a worker's registration says about the packet's level (table
+ * worker_admission). */
+typedef bit<2> adm_rule_t;
+const adm_rule_t RULE_NO_MATCH = 0;    /* no entry: not its MAC */
+const adm_rule_t RULE_ADMIT = 1;       /* above its first level, or past the job's levels */
+const adm_rule_t RULE_CHECK_BIT = 2;   /* its first level: bitmap must be exactly its bit */
+const adm_rule_t RULE_BELOW_START = 3; /* a level it takes no part in */
+
 /* Outcome of the aggregator_id stage (process.cpp enum IdHit). */
 typedef bit<8> id_hit_t;
 const id_hit_t ID_NONE = 0;

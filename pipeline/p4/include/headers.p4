@@ -148,6 +148,10 @@ struct ina_meta_t {
     bit<1>  parse_short; /* the parser ran out of bytes */
     INA_PRESERVE bit<1>  second;      /* second pass */
 
+    /* admission */
+    bit<1>  skip_pipeline; /* refused or unregistered: the stages do not run */
+    adm_reason_t adm_reason; /* its admission counter, ADM_NONE if admitted */
+
     /* parse */
     bit<1>  is_ina;
     bit<32> bitmap;      /* bitmap[level] */
