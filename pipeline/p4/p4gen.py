@@ -231,6 +231,9 @@ def admission_entries(j, port_of, p4port):
     else:
         out["port"].append((jid, ps_ip, p4port(ps_port)))
         out["ps"].append((jid, ps_ip, p4port(ps_port), j["ps_mac"]))
+        if not j["ps_mac"]:
+            warnings.append(f"job {jid}: PS {ip_str(ps_ip)} has no ps_mac: its parameter "
+                            f"packets are dropped (forged_result_drops), as switchd does")
     for w in j["workers"]:
         if w["ip"] == ps_ip:
             continue  # admit() takes the PS's IP as the PS's, whatever else it is
@@ -239,6 +242,9 @@ def admission_entries(j, port_of, p4port):
         if port is None:
             continue  # plan() warns: it has no parameter copy either
         out["port"].append((jid, w["ip"], p4port(port)))
+        if not w["mac"]:
+            warnings.append(f"job {jid}: worker {ip_str(w['ip'])} has no mac: its gradients "
+                            f"are dropped (spoof_mac_drops), as switchd does")
         bits = w["bit"] + [NOT_AT_LEVEL] * (j["levels"] - len(w["bit"]))
         start = next((l for l in range(j["levels"]) if bits[l] != NOT_AT_LEVEL), j["levels"])
         for level in range(ADM_LEVEL_KEYS):

@@ -41,9 +41,11 @@ mac = "02:00:00:00:00:64"
 [[job]]
 id = 9
 ps_ip = "10.0.0.100"
+ps_mac = "02:00:00:00:00:64"
 fan_in = [1]
 [[job.worker]]
 ip = "10.0.0.1"
+mac = "02:00:00:00:00:01"
 bit = [0]
 """
 
@@ -83,6 +85,20 @@ def generated(binary, tmp):
     check("to_group 9 => 9" in b.stdout and "mc_node_create 9 1" in b.stdout, "bmv2: job group")
     check("set_threshold 2 => 4" in b.stdout and "set_threshold 1 =>" not in b.stdout,
           "bmv2: ECN threshold only where set")
+    # Admission (stages/admission.p4): members bound to their neighbour's
+    # port and their configured MAC; a config job's epoch is not checked.
+    adm = "table_add InaIngress.admission_0."
+    for line, what in (
+            (f"{adm}job_admission registered 9 => 0 0", "job registered, epoch unchecked"),
+            (f"{adm}source_ip ps_ip 9 10.0.0.100 =>", "the PS's IP"),
+            (f"{adm}source_ip worker_ip 9 10.0.0.1 =>", "the worker's IP"),
+            (f"{adm}source_port right_port 9 10.0.0.1 1 =>", "the worker's port"),
+            (f"{adm}ps_admission is_ps 9 10.0.0.100 2 02:00:00:00:00:64 =>", "the PS, whole"),
+            (f"{adm}worker_admission check_bit 9 10.0.0.1 1 02:00:00:00:00:01 0 => 1",
+             "the worker's bit at its first level"),
+            (f"{adm}worker_admission admit_level 9 10.0.0.1 1 02:00:00:00:00:01 4 =>",
+             "any level past the job's admitted")):
+        check(line in b.stdout.splitlines(), f"bmv2: admission: {what}")
     path = os.path.join(tmp, "sw.json")
     with open(path, "w") as f:
         f.write(resolved)
@@ -91,6 +107,17 @@ def generated(binary, tmp):
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
     check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
+    check("ig.admission_0.ps_admission.add_with_is_ps(job_id=9, src_ip='10.0.0.100', in_port=1, "
+          "src_mac='02:00:00:00:00:64')" in t.stdout, "tofino: admission of the PS")
+    check("ig.admission_0.worker_admission.add_with_check_bit(job_id=9, src_ip='10.0.0.1', "
+          "in_port=0, src_mac='02:00:00:00:00:01', level=0, mask=1)" in t.stdout,
+          "tofino: admission of the worker")
+    # A member without a MAC is bound to 00:..:00 as switchd binds it: said.
+    c = json.loads(resolved)
+    c["job"][0]["worker"][0]["mac"] = None
+    w = p4gen("--target", "bmv2", "-", stdin=json.dumps(c))
+    check(w.returncode == 0 and "worker 10.0.0.1 has no mac" in w.stderr and
+          "spoof_mac_drops" in w.stderr, f"a worker without a mac is warned about ({w.stderr.strip()})")
     return json.loads(resolved)
 
 
