@@ -46,6 +46,14 @@ def ps_job_toml(plan, job, switches, with_switch=True, key_file=None):
         lines += ["", f"[[workers]]  # {w['name']}", f"ip = {q(w['ip'])}", f"mac = {q(w['mac'])}"]
         if job["levels"]:
             lines.append("bits = [" + ", ".join(str(b) for b in w["bit"]) + "]")
+    if with_switch and job["mode"] == "goat" and job["goat_install"] == "ps":
+        # The PS sends each switch on the path its part of the plan
+        # (docs/goat.md, "Installing a plan"), signed with the lab's key.
+        lines += ["", "[goat]", f"plan = {q(job['goat_plan'])}"]
+        for n in job["switches"]:
+            sw = switches[n]
+            lines += [f"[[goat.switch]]  # {n}", f"id = {job['switch_ids'][n]}",
+                      f"ip = {q(sw['ip'])}", f"mac = {q(sw['mac'])}"]
     return "\n".join(lines) + "\n"
 
 
@@ -395,6 +403,13 @@ def run_jobs(lab, plan, build_dirs, args):
                           spoofers, wall, switch_snap_before)
     report["faults"]["killed_ps"] = sorted(killed_ps)
     report["starts"] = [starts[j] for j in sorted(starts)]
+    # GOAT: each switch's assignments as it logged them (from its config or
+    # from the PS's control messages, docs/goat.md "Installing a plan").
+    for s in plan["switches"]:
+        p = lab.procs.get(f"switchd-{s['name']}")
+        text = p.log_text() if p else ""
+        report["switches"][s["name"]]["goat_assignments"] = [
+            line[line.find("job "):] for line in text.splitlines() if "GOAT assignment" in line]
     return report
 
 
@@ -440,7 +455,7 @@ def _switch_summary(snap):
         "completed": pipe.get("completed"),
         "rx_packets": summ.get("rx_packets"),
         "jobs": {j: {k: (c or {}).get(k) for k in ("aggregated", "completed", "collisions",
-                                                   "resends", "gc_frees")}
+                                                   "resends", "gc_frees", "goat_passed")}
                  for j, c in (snap.get("jobs") or {}).items()},
     }
 

@@ -74,6 +74,10 @@ JOB_KEYS = {
     "goat_submodels": 8,
     "goat_seed": 1,
     "goat_memory_bytes": 0,
+    # Who installs the plan on the switches: "ps" (ina-ps sends each switch
+    # its part by control message, [goat] of its job file) or "config" (each
+    # switch's [[goat]] table names the plan).
+    "goat_install": "ps",
 }
 
 
@@ -359,7 +363,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
               "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
-              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes"):
+              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install"):
         result[k] = j[k]
 
     wl = []
@@ -376,6 +380,8 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
         # the one switch that aggregates it, the others forward.
         if not 1 <= j["goat_submodels"] <= min(j["tensor"], 255):
             raise TopologyError(f"{where}: goat_submodels must be 1..255 and at most tensor")
+        if j["goat_install"] not in ("ps", "config"):
+            raise TopologyError(f"{where}: goat_install must be \"ps\" or \"config\"")
         levels, fan_in = 1, [len(workers)]
         for i, w in enumerate(workers):
             wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,

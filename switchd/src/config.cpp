@@ -369,7 +369,7 @@ void read_goat(Section &top, SwitchConfig *cfg)
 				if (!f || !l || *f < 0 || *l < 0 || *f > UINT32_MAX || *l > UINT32_MAX)
 					fail(s.file(), e.source(), s.key("aggregators"),
 					     "each entry must be [first, end], two indices >= 0");
-				g.ranges.push_back(GoatRange{uint32_t(*f), uint32_t(*l)});
+				g.ranges.push_back(GoatRange{uint32_t(*f), uint32_t(*l), 0, 0});
 			}
 			const std::string err = goat_check_ranges(&g.ranges, cfg->aggregators);
 			if (!err.empty())

@@ -36,8 +36,28 @@ void publish_goat(App &app, std::unique_ptr<GoatTable> next)
 	app.goat_owner = std::move(next);
 }
 
+namespace {
+
+bool same_ranges(const std::vector<GoatRange> &a, const std::vector<GoatRange> &b)
+{
+	if (a.size() != b.size())
+		return false;
+	for (size_t i = 0; i < a.size(); i++)
+		if (a[i].first != b[i].first || a[i].end != b[i].end || a[i].fan_in != b[i].fan_in ||
+		    a[i].children != b[i].children)
+			return false;
+	return true;
+}
+
+} /* namespace */
+
 std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
 {
+	/* A PS repeats its assignment with its registration: the same one
+	 * again changes nothing and is not logged. */
+	const GoatAssignment *old = app.goat_owner->find(g.job);
+	if ((old && same_ranges(old->cfg.ranges, g.ranges)) || (!old && g.ranges.empty()))
+		return "";
 	std::string err;
 	std::unique_ptr<GoatTable> next =
 		g.ranges.empty() ? app.goat_owner->without(g.job) : app.goat_owner->with(g, &err);
@@ -46,7 +66,9 @@ std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
 	publish_goat(app, std::move(next));
 	std::string ranges;
 	for (const GoatRange &r : g.ranges)
-		ranges += fmt::format(" [{}, {})", r.first, r.end);
+		ranges += r.fan_in ? fmt::format(" [{}, {}) for {} workers (bits {:#x})", r.first, r.end, r.fan_in,
+						 r.children)
+				   : fmt::format(" [{}, {})", r.first, r.end);
 	std::string subs;
 	for (const std::string &s : g.submodels)
 		subs += (subs.empty() ? " sub-models " : ", ") + s;
@@ -189,6 +211,7 @@ public:
 		} else {
 			spdlog::info("job {} unregistered ({})", job.id, origin);
 			publish_jobs(app_, app_.jobs_owner->without(job.id));
+			drop_goat(job.id, origin.c_str());
 			gate_.unregistered(job.id);
 			refreshed_.erase(job.id);
 		}
@@ -202,7 +225,8 @@ public:
 		GoatJobConfig g;
 		g.job = f.hdr.job_id;
 		uint32_t ps_ip = 0;
-		std::string err = goat_from_control(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
+		g.from_control = true;
+		std::string err = ina::goat_ctrl_parse(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
 		if (!err.empty())
 			return malformed(f.src_ip, err.c_str());
 		if (!authentic(frame, f)) {
@@ -265,6 +289,7 @@ public:
 				     id, ipv4_str(j->cfg.ps_ip), (now_ns - it->second) / 1000000u,
 				     app_.cfg.lease_refreshes, j->cfg.refresh_ms);
 			publish_jobs(app_, app_.jobs_owner->without(id));
+			drop_goat(id, "lease expired");
 			gate_.unregistered(id);
 			app_.lease_expiries++;
 			it = refreshed_.erase(it);
@@ -272,6 +297,19 @@ public:
 	}
 
 private:
+	/* A GOAT assignment its PS installed goes with the job's registration
+	 * (unregistered or expired), so that a dead PS's ranges do not stay
+	 * reserved; one from the config stays. */
+	void drop_goat(uint16_t job, const char *origin)
+	{
+		const GoatAssignment *a = app_.goat_owner->find(job);
+		if (!a || !a->cfg.from_control)
+			return;
+		GoatJobConfig none;
+		none.job = job;
+		install_goat(app_, none, origin);
+	}
+
 	/* The epoch of a REGISTER (docs/protocol.md, "Epochs"): a renewal
 	 * keeps the epoch its PS holds (and takes it back after a switch
 	 * restart or a lease expiry, so the running job carries on); a new run

@@ -278,6 +278,17 @@ def t_goat_vs_atp(build):
     done = {s: _job_counter(g, s, 1, "completed") or 0 for s in ("sw0", "sw1")}
     check(done["sw0"] > 0 and done["sw1"] > 0,
           f"GOAT: both switches aggregate their sub-models (completed {done})")
+    # The plan reached the switches only by ina-ps's control messages (the
+    # lab's switch configs have no [[goat]] table), and every fragment that
+    # named a switch fell in the ranges it installed.
+    for s in ("sw0", "sw1"):
+        lines = g["switches"][s].get("goat_assignments") or []
+        check(lines and all("(control message from" in x for x in lines) and
+              "aggregates aggregators [0, 512)" in lines[0],
+              f"GOAT: {s}'s assignment came from the PS's control message: {lines}")
+        check((_job_counter(g, s, 1, "goat_passed") or 0) == 0,
+              f"GOAT: nothing passed {s} outside its assignment "
+              f"({_job_counter(g, s, 1, 'goat_passed')})")
     check((_job_counter(a, "sw1", 1, "completed") or 0) == 0,
           "ATP: only the first switch on the path aggregates")
     print(f"PS bytes GOAT {gj['ps_bytes']} vs ATP {aj['ps_bytes']} "
