@@ -161,29 +161,126 @@ std::string goat_plan_read(const std::string &path, GoatPlan *out)
 	return err.empty() ? "" : path + ": " + err;
 }
 
+namespace {
+
+/* How a plan lays out the aggregators of a job (docs/goat.md, "Split
+ * sub-models"). A sub-model every worker sends to one node is whole; one
+ * whose workers go to different nodes is split, and its signature is the
+ * node of each worker. Sub-models with the same signature share a run of
+ * aggregators. With K signatures, every switch in one of them cuts the
+ * job's aggregators there into K + 1 equal parts: part k for signature k
+ * (the same indices on every switch, so that one parameter packet frees
+ * the aggregator on each), the last part for its whole sub-models. A switch
+ * in no split keeps all of them. */
+struct Layout {
+	std::vector<std::vector<uint16_t>> signatures; /* node per worker */
+	std::vector<int> sig_of;                       /* per sub-model: signature, -1 whole */
+
+	explicit Layout(const GoatPlan &plan)
+	{
+		for (size_t g = 0; g < plan.submodels.size(); g++) {
+			std::vector<uint16_t> sig;
+			for (size_t w = 0; w < plan.workers.size(); w++)
+				sig.push_back(plan.node[w][g]);
+			if (std::all_of(sig.begin(), sig.end(), [&](uint16_t n) { return n == sig[0]; })) {
+				sig_of.push_back(-1);
+				continue;
+			}
+			auto it = std::find(signatures.begin(), signatures.end(), sig);
+			sig_of.push_back(static_cast<int>(it - signatures.begin()));
+			if (it == signatures.end())
+				signatures.push_back(sig);
+		}
+	}
+	size_t parts() const { return signatures.size() + 1; }
+	bool in_split(uint16_t id) const
+	{
+		for (const std::vector<uint16_t> &sig : signatures)
+			if (std::find(sig.begin(), sig.end(), id) != sig.end())
+				return true;
+		return false;
+	}
+	/* Part k of [first, end). */
+	GoatSlots part(const GoatSlots &span, size_t k) const
+	{
+		const uint64_t n = span.end - span.first;
+		return GoatSlots{static_cast<uint32_t>(span.first + n * k / parts()),
+				 static_cast<uint32_t>(span.first + n * (k + 1) / parts()), 0, 0};
+	}
+	/* The workers of signature k at switch `id`, as level-0 bits. */
+	uint32_t children(size_t k, uint16_t id) const
+	{
+		uint32_t bits = 0;
+		for (size_t w = 0; w < signatures[k].size(); w++)
+			if (signatures[k][w] == id)
+				bits |= 1u << w;
+		return bits;
+	}
+	/* Can a switch in a split be given its parts of `span`? */
+	std::string check(const GoatPlan &plan, const GoatSlots &span) const
+	{
+		if (plan.workers.size() > INA_BITMAP_BITS)
+			return "a plan that splits sub-models between nodes needs at most " +
+			       std::to_string(INA_BITMAP_BITS) + " workers (one bitmap bit each), it has " +
+			       std::to_string(plan.workers.size());
+		if (span.end - span.first < parts())
+			return "aggregators [" + std::to_string(span.first) + ", " + std::to_string(span.end) +
+			       ") cannot be cut into the " + std::to_string(parts()) +
+			       " parts the plan's split sub-models need";
+		return "";
+	}
+};
+
+std::string split_names(const GoatPlan &plan, const Layout &l, size_t k)
+{
+	std::string out;
+	for (size_t g = 0; g < plan.submodels.size(); g++)
+		if (l.sig_of[g] == static_cast<int>(k))
+			out += (out.empty() ? "'" : ", '") + plan.submodels[g].name + "'";
+	return out;
+}
+
+} /* namespace */
+
 std::string goat_switch_part(const GoatPlan &plan, uint16_t id, const std::vector<GoatSlots> &given,
 			     GoatSwitchPart *out)
 {
-	const GoatPlan::Switch *sw = find_switch(plan, id);
-	if (!sw)
+	if (!find_switch(plan, id))
 		return "the plan has no switch with id " + std::to_string(id) + " (switch.id)";
 	out->submodels.clear();
 	out->slots.clear();
-	for (const std::string &name : sw->submodels) {
-		const size_t g = submodel_index(plan, name);
-		size_t here = 0;
+	const Layout l(plan);
+	bool whole = false;
+	for (size_t g = 0; g < plan.submodels.size(); g++) {
+		bool here = false;
 		for (size_t w = 0; w < plan.workers.size(); w++)
-			here += plan.node[w][g] == id;
-		if (here != plan.workers.size())
-			return "sub-model '" + name + "': " + std::to_string(here) + " of " +
-			       std::to_string(plan.workers.size()) + " workers send it to switch " +
-			       std::to_string(id) +
-			       "; the data plane needs all of a job's workers at one node per sub-model "
-			       "(the switch waits for the fan-in the fragments carry)";
-		out->submodels.push_back(name);
+			here = here || plan.node[w][g] == id;
+		if (here)
+			out->submodels.push_back(plan.submodels[g].name);
+		whole = whole || (here && l.sig_of[g] < 0);
 	}
-	for (const GoatSlots &r : given)
-		out->slots.push_back(GoatSlots{r.first, r.end, 0, 0});
+	if (!l.in_split(id)) {
+		for (const GoatSlots &r : given)
+			out->slots.push_back(GoatSlots{r.first, r.end, 0, 0});
+		return "";
+	}
+	if (given.size() != 1)
+		return "a switch that aggregates part of a split sub-model (" + split_names(plan, l, 0) +
+		       "...) needs one range of aggregators for the job, not " + std::to_string(given.size());
+	const std::string err = l.check(plan, given[0]);
+	if (!err.empty())
+		return err;
+	for (size_t k = 0; k < l.signatures.size(); k++) {
+		const uint32_t bits = l.children(k, id);
+		if (!bits)
+			continue;
+		GoatSlots s = l.part(given[0], k);
+		s.children = bits;
+		s.fan_in = static_cast<uint8_t>(__builtin_popcount(bits));
+		out->slots.push_back(s);
+	}
+	if (whole)
+		out->slots.push_back(l.part(given[0], l.signatures.size()));
 	return "";
 }
 
@@ -193,15 +290,47 @@ std::string goat_worker_routes(const GoatPlan &plan, size_t w,
 	if (w >= plan.workers.size())
 		return "the plan has no worker " + std::to_string(w);
 	out->clear();
+	const Layout l(plan);
 	for (size_t g = 0; g < plan.submodels.size(); g++) {
 		GoatRoute r;
 		r.end_element = plan.submodels[g].end;
 		r.node = plan.node[w][g];
-		if (r.node) {
-			const GoatSlots s = span_of(r.node);
-			r.first = s.first;
-			r.end = s.end;
+		const int k = l.sig_of[g];
+		if (k < 0) {
+			/* Whole: the switch's range (its last part if it is in a split). */
+			if (r.node) {
+				GoatSlots s = span_of(r.node);
+				if (l.in_split(r.node))
+					s = l.part(s, l.signatures.size());
+				r.first = s.first;
+				r.end = s.end;
+			}
+			out->push_back(r);
+			continue;
 		}
+		/* Split: part k, the same on every switch of the signature; a
+		 * worker sending to the PS takes the index too, so that the
+		 * parameter packet frees the switches' aggregators. */
+		const std::vector<uint16_t> &sig = l.signatures[size_t(k)];
+		uint16_t first_switch = 0;
+		for (uint16_t n : sig) {
+			if (!n)
+				continue;
+			const GoatSlots s = span_of(n), f = span_of(first_switch ? first_switch : n);
+			if (s.first != f.first || s.end != f.end)
+				return "sub-model '" + plan.submodels[g].name + "' is split between switches " +
+				       std::to_string(first_switch) + " and " + std::to_string(n) +
+				       ", which give the job different aggregators: a split needs the same on each";
+			if (!first_switch)
+				first_switch = n;
+		}
+		const GoatSlots span = span_of(first_switch);
+		const std::string err = l.check(plan, span);
+		if (!err.empty())
+			return err;
+		const GoatSlots p = l.part(span, size_t(k));
+		r.first = p.first;
+		r.end = p.end;
 		out->push_back(r);
 	}
 	return "";

@@ -59,7 +59,8 @@ inline Result finish(PipelineCounters &ctr, Verdict v, Counter reason)
 /* ---- stage: parse -------------------------------------------------------- */
 
 /* Returns the malformed reason, or Counter::kCount when the packet is sane. */
-Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, Packet *p)
+Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, const Children *children,
+	      Packet *p)
 {
 	if (len < ina_off + INA_HDR_LEN)
 		return Counter::malformed_short;
@@ -103,10 +104,17 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 
 	if (p->level < p->levels && !(p->flags & INA_F_ACK)) {
 		p->bitmap = ina_load32(h + kOffBitmap + 4u * p->level);
-		p->fan_in = h[offsetof(struct ina_hdr, fan_in) + p->level];
+		uint32_t allowed;
+		if (children) {
+			/* GOAT: the plan's children here, not the fragment's. */
+			p->fan_in = children->fan_in;
+			allowed = children->allowed;
+		} else {
+			p->fan_in = h[offsetof(struct ina_hdr, fan_in) + p->level];
+			allowed = p->fan_in == 32 ? kAllChildren : (1u << p->fan_in) - 1u;
+		}
 		if (p->fan_in == 0 || p->fan_in > INA_BITMAP_BITS)
 			return Counter::malformed_fan_in;
-		uint32_t allowed = p->fan_in == 32 ? kAllChildren : (1u << p->fan_in) - 1u;
 		if (p->bitmap == 0 || (p->bitmap & ~allowed) != 0)
 			return Counter::malformed_bitmap;
 	}
@@ -368,14 +376,15 @@ struct PipelineStages {
 	static uint32_t *occupied(AggregatorTable &t) { return &t.occupied_; }
 };
 
-Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now)
+Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now,
+	       const Children *children)
 {
 	/* parse */
 	uint32_t ina_off;
 	if (!find_ina_header(frame, len, &ina_off))
 		return finish(ctr, Verdict::kPass, Counter::pass_through);
 	Packet p{};
-	Counter bad = parse(table, frame, len, ina_off, &p);
+	Counter bad = parse(table, frame, len, ina_off, children, &p);
 	if (bad != Counter::kCount)
 		return finish(ctr, Verdict::kDrop, bad);
 

@@ -112,7 +112,7 @@ std::string config_json(const SwitchConfig &cfg)
 	for (const GoatJobConfig &g : cfg.goat) {
 		json r = json::array();
 		for (const GoatRange &x : g.ranges)
-			r.push_back({x.first, x.end});
+			r.push_back(x.fan_in ? json{x.first, x.end, x.fan_in, x.children} : json{x.first, x.end});
 		root["goat"].push_back({{"job", g.job},
 					{"plan", g.plan.empty() ? json(nullptr) : json(g.plan)},
 					{"submodels", g.submodels},

@@ -1058,11 +1058,14 @@ def case_control(sw, lcores=1):
 
 def goat_ctrl(ranges, job=JOB, key=KEY, src=(PS_IP, PS_MAC)):
     """A GOAT control message (op 4, docs/protocol.md): this job's aggregator
-    ranges [(first, end)] on the switch, signed like a registration."""
+    ranges [(first, end)] or [(first, end, fan_in, children)] on the switch,
+    signed like a registration."""
     ip, mac = src
     body = struct.pack(">BBBBI6s4BH", 4, len(ranges), 0, 0, ip_u32(ip), bytes(6), 0, 0, 0, 0, 0)
-    for first, end in ranges:
-        body += struct.pack(">II8s", first, end, bytes(8))
+    for r in ranges:
+        first, end = r[0], r[1]
+        fan_in, children = (r[2], r[3]) if len(r) > 2 else (0, 0)
+        body += struct.pack(">IIIB3s", first, end, children, fan_in, bytes(3))
     body += struct.pack(">Q", next_counter())
     frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
                       fan_in=(0, 0, 0, 0), extra=body + bytes(32))
@@ -1174,6 +1177,51 @@ def case_goat(sw, lcores=1):
     check(len(got) == 1 and got[0]["values"] == want, "without an assignment agg_node 0 aggregates again")
 
 
+def case_goat_split(sw, lcores=1):
+    """A sub-model split between nodes (docs/goat.md, "Split sub-models"):
+    the plan arrives only by control message (no [[goat]] table). Range
+    [0, 512) aggregates workers 0 and 1 only (fan-in 2, bits 0b011): their
+    fragments complete without worker 2, whatever fan-in they carry, and
+    leave with bitmap 0b011; worker 2 sends its part of the fragment to the
+    PS (bypass, the same index), and the PS's sum of the two is exact. Range
+    [512, 1024) is whole: all three, by the fragments' own fan-in. A worker
+    outside a range's children is dropped as a malformed bitmap."""
+    check("GOAT assignment" not in sw.output(), "no assignment at start-up (no [[goat]] table)")
+    m = goat_ctrl([(0, 512, 2, 0b011), (512, 1024)])
+    got = exchange(None, ["h2"], [("h2", m)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 0, ctrl_counter(m))], f"split assignment applied and ACKed ({acks(got)})")
+    check("switch 1 aggregates aggregators [0, 512) for 2 workers (bits 0x3) [512, 1024)" in sw.output(),
+          "the split range and its children are logged")
+    bad = goat_ctrl([(0, 512, 3, 0b011)])
+    got = exchange(None, ["h2"], [("h2", bad)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 2, ctrl_counter(bad))], "a fan-in that does not count its children: invalid")
+
+    vals = [[(i + 1) * (w + 3) * (-1) ** (i + w) for i in range(62)] for w in range(3)]
+    want = [sum(v[i] for v in vals) for i in range(62)]
+    sends = [("h0", gradient(0, 1, vals[0], bit=0, index=5, agg_node=1)),
+             ("h1", gradient(1, 1, vals[1], bit=1, index=5, agg_node=1)),
+             ("h1", gradient(2, 1, vals[2], bit=2, index=5, agg_node=0, flags=F_BYPASS))]
+    sends += [("h0" if w == 0 else "h1", gradient(w, 2, vals[w], bit=w, index=600, agg_node=1))
+              for w in range(3)]
+    sends += [("h1", gradient(2, 3, vals[2], bit=2, index=7, agg_node=1))]
+    before = sw.telemetry("/ina/pipeline")["malformed_bitmap"]
+    got = exchange(None, ["h2"], sends, want={"h2": 3})["h2"]
+    one = sorted((p for p in got if p["seq"] == 1), key=lambda p: p["bitmap"][0])
+    check(len(one) == 2 and one[0]["bitmap"][0] == 0b011 and one[0]["level"] == 1 and
+          one[0]["values"] == [vals[0][i] + vals[1][i] for i in range(62)],
+          f"seq 1: workers 0 and 1 aggregated into one result, bitmap 0b011 "
+          f"({[(p['bitmap'][0], p['level']) for p in one]})")
+    check(len(one) == 2 and one[1]["bitmap"][0] == 0b100 and one[1]["index"] == 5 and
+          [one[0]["values"][i] + one[1]["values"][i] for i in range(62)] == want,
+          "seq 1: worker 2's part reaches the PS at the same index; the PS's sum is exact")
+    two = [p for p in got if p["seq"] == 2]
+    check(len(two) == 1 and two[0]["bitmap"][0] == 0b111 and two[0]["values"] == want,
+          f"seq 2 in the whole range: all three workers ({len(two)} packets)")
+    check(not any(p["seq"] == 3 for p in got) and
+          sw.telemetry("/ina/pipeline")["malformed_bitmap"] == before + 1,
+          "seq 3: worker 2 in the range of workers 0 and 1 is dropped (malformed_bitmap)")
+
+
 def goat_table(tmp):
     plan = os.path.join(tmp, "goat-plan.json")
     with open(plan, "w") as f:
@@ -1203,6 +1251,12 @@ def goat_config_errors(binary, tmp):
     check(rc == 0 and json.loads(out)["goat"] == [{"job": 7, "plan": plan, "submodels": ["a", "c"],
                                                    "aggregators": [[0, 1024]]}],
           f"a plan's part validates and --check-config prints its ranges: {out[-300:]}")
+    # Worker 2 sends sub-model a to the PS: a split (docs/goat.md, "Split
+    # sub-models"). The switch's table is cut in two: [0, 512) for a's
+    # workers 0 and 1 (fan-in 2, bits 0b11), [512, 1024) for c, whole.
+    rc, out = run(f'\n[[goat]]\njob = 7\nplan = "{tmp}/split.json"\n')
+    check(rc == 0 and json.loads(out)["goat"][0]["aggregators"] == [[0, 512, 2, 3], [512, 1024]],
+          f"a split plan's part: a range per signature with its children: {out[-300:]}")
     for extra, msg in (
             ('[[goat]]\njob = 7\n', "give a plan"),
             ('[[goat]]\njob = 7\naggregators = [[5, 5]]\n', "is empty"),
@@ -1214,7 +1268,8 @@ def goat_config_errors(binary, tmp):
              "two [[goat]] tables"),
             ('[[goat]]\njob = 7\naggregators = [3]\n', "[first, end]"),
             (f'[[goat]]\njob = 7\nplan = "{tmp}/none.json"\n', "none.json"),
-            (f'[[goat]]\njob = 7\nplan = "{tmp}/split.json"\n', "2 of 3 workers send it to switch 1"),
+            (f'[[goat]]\njob = 7\nplan = "{tmp}/split.json"\naggregators = [[0, 100], [400, 1024]]\n',
+             "needs one range of aggregators for the job, not 2"),
             (f'[[goat]]\njob = 7\nplan = "{plan}"\nfrob = 1\n', "unknown key")):
         rc, out = run("\n" + extra)
         check(rc == 2 and re.search(r"goat\[\d\]\.\w+: .*" + re.escape(msg), out) is not None,
@@ -1440,6 +1495,7 @@ CASES = {
     "churn": (case_churn, {}),
     "control": (case_control, {}),
     "goat": (case_goat, {"goat": True, "job_extra": 'control = "allow"'}),
+    "goat_split": (case_goat_split, {"job_extra": 'control = "allow"'}),
     "control_auth": (case_control_auth, {}),
     "control_owner": (case_control_owner, {}),
     "control_open": (case_control_open, {"key": False, "extra_switch": "control_auth = false",

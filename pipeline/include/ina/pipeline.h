@@ -213,15 +213,31 @@ struct Result {
 };
 
 /*
+ * GOAT (docs/goat.md, "Split sub-models"): the children that aggregate at
+ * an aggregator where a plan gives only some of a job's workers. Their
+ * number completes the aggregation and only their bits are allowed, in
+ * place of the fragment's fan_in and the bits below it. The caller looks it
+ * up by <job, index> (switchd's GOAT table; in P4 the goat_children table,
+ * a range match that overwrites fan_in and the allowed bits after
+ * fan_in_mask); without it the fragment's own fan-in holds.
+ */
+struct Children {
+	uint8_t fan_in = 0;   /* 1..INA_BITMAP_BITS */
+	uint32_t allowed = 0; /* the children's bits: fan_in of them */
+};
+
+/*
  * Runs one frame through the switch program. `frame` is rewritten in place
  * (payload and INA header only; lengths never change); nothing outside
  * [frame, frame + len) is read or written. `now` is a monotonic time in the
  * unit of PipelineConfig::gc_timeout. Congestion seen by the caller (egress
  * queue above the ECN threshold) is signalled by setting INA_F_ECN in the
  * frame before the call: the aggregator keeps it until the result leaves.
+ * `children`: a gradient's children at its level instead of its header's
+ * (GOAT, above); nullptr for the header's.
  */
 Result process(AggregatorTable &table, PipelineCounters &counters, uint8_t *frame,
-	       uint32_t len, uint64_t now);
+	       uint32_t len, uint64_t now, const Children *children = nullptr);
 
 /* Parsed view of an INA frame's fixed fields, for steering and tools. */
 struct InaView {
