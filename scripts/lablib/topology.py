@@ -78,6 +78,10 @@ JOB_KEYS = {
     # its part by control message, [goat] of its job file) or "config" (each
     # switch's [[goat]] table names the plan).
     "goat_install": "ps",
+    # A plan written by hand (relative to the topology file) instead of
+    # ina-goat-plan's: worker i of the plan is the job's i-th worker, the
+    # switch ids those of the lab.
+    "goat_plan_file": "",
 }
 
 
@@ -363,7 +367,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
               "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
-              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install"):
+              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install", "goat_plan_file"):
         result[k] = j[k]
 
     wl = []

@@ -12,6 +12,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
+  lab_test.py --build DIR goat-split           GOAT plan splitting sub-models between nodes
   lab_test.py --build DIR udp-hosts            workers and PS on kernel UDP sockets
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
@@ -304,6 +305,46 @@ def t_goat_vs_atp(build):
           f"GOAT's PS bytes {gj['ps_bytes']} below ATP's {aj['ps_bytes']}")
 
 
+def t_goat_split(build):
+    """goat-split (docs/goat.md, "Split sub-models"): a hand-written plan
+    splits part1 between sw0 (w0, w1) and sw1 (w2, w3) and part3 between
+    sw1 (w0-w2) and the PS (w3). ina-ps installs it by control message;
+    each switch aggregates its workers of a split sub-model with their
+    fan-in, the PS adds the partial sums: exact results, and each switch
+    completes (at most) one result per fragment of every sub-model it has
+    workers for."""
+    # A window below the 170 aggregators a split's run gets (512 / 3).
+    wargs = ["--worker-arg=--cc", "--worker-arg=none"]
+    for kv in ("initial_window=128", "max_window=128", "min_rto_us=100000",
+               "initial_rto_us=300000", "max_rto_us=1000000"):
+        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    r = run("goat-split", build, *wargs)
+    show(r)
+    assert_exact(r)
+    with open(os.path.join(ROOT, "config", "labs", "goat-split-plan.json")) as f:
+        plan = json.load(f)["plan"]
+    elements, tensor, iterations = 62, 49152, 10
+    planned = {}
+    for s, sid in (("sw0", 1), ("sw1", 2)):
+        n = 0
+        for frag in range((tensor + elements - 1) // elements):
+            g = next(i for i, sm in enumerate(plan["submodels"])
+                     if sm["first_element"] <= frag * elements < sm["end_element"])
+            n += any(w["ranges"][g]["agg_node"] == sid for w in plan["workers"])
+        planned[s] = n * iterations
+    for s, want in (("sw0", ["[0, 170) for 2 workers (bits 0x3)", "[341, 512)"]),
+                    ("sw1", ["[0, 170) for 2 workers (bits 0xc)", "[170, 341) for 3 workers (bits 0x7)",
+                             "[341, 512)"])):
+        lines = r["switches"][s].get("goat_assignments") or []
+        check(lines and "(control message from" in lines[0] and all(x in lines[0] for x in want),
+              f"{s}: the PS installed its split ranges: {lines[:1]}")
+        done = _job_counter(r, s, 1, "completed") or 0
+        print(f"{s}: completed {done} of {planned[s]} planned")
+        check(planned[s] // 2 <= done <= planned[s],
+              f"{s} aggregates its part: completed {done}, planned {planned[s]}")
+        check((_job_counter(r, s, 1, "goat_passed") or 0) == 0, f"{s}: nothing outside its ranges")
+
+
 def t_loss(build, rate):
     if rate >= 0.005:
         # 1%: at the switch ports toward the PS and toward one worker.
@@ -436,7 +477,7 @@ def main():
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "jumbo": t_jumbo,
-             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "udp-hosts": t_udp_hosts}
+             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "goat-split": t_goat_split, "udp-hosts": t_udp_hosts}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
