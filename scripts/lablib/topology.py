@@ -323,7 +323,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
     mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
     if mode not in ("tree", "rack", "none", "goat"):
         raise TopologyError(f"{where}: mode must be \"tree\", \"rack\", \"none\" or \"goat\", got {mode!r}")
-    for k in ("tensor", "iterations", "window"):
+    for k in ("tensor", "iterations", "window", "goat_install"):
         if k in overrides:
             j[k] = overrides[k]
     if j["id"] in overrides.get("start_delay", {}):

@@ -321,6 +321,19 @@ def t_goat_split(build):
     r = run("goat-split", build, *wargs)
     show(r)
     assert_exact(r)
+    # The same plan from the switches' configs ([[goat]] plan = ...): the
+    # same layout, derived by each switch from the plan itself.
+    c = run("goat-split", build, "--goat-install", "config", *wargs)
+    show(c)
+    assert_exact(c)
+    def ranges(line):
+        return line.split(" aggregates ")[1].split(" sub-models ")[0]
+
+    for s in ("sw0", "sw1"):
+        lines = c["switches"][s].get("goat_assignments") or []
+        by_ps = r["switches"][s].get("goat_assignments") or [" aggregates ?"]
+        check(lines and "(config)" in lines[0] and ranges(lines[0]) == ranges(by_ps[0]),
+              f"{s}: the config path installs the ranges the PS sent: {lines[:1]} vs {by_ps[:1]}")
     with open(os.path.join(ROOT, "config", "labs", "goat-split-plan.json")) as f:
         plan = json.load(f)["plan"]
     elements, tensor, iterations = 62, 49152, 10
