@@ -190,8 +190,9 @@ bool ControlClient::take(const uint8_t *frame, uint32_t len)
 	Request *r = nullptr;
 	if (decode_ctrl(f.payload, f.payload_len, &m) == CtrlVerdict::kOk && m.op == INA_CTRL_ACK)
 		r = match(f, m);
-	const CtrlKey &k = r ? (r->goat ? r->goat->key : r->job->switch_key) : CtrlKey{};
-	if (!r || (!k.empty() && !verify_ctrl_frame(frame, f, k))) {
+	/* Signed with the key of the switch the request went to. */
+	const CtrlKey *k = r ? (r->goat ? &r->goat->key : &r->job->switch_key) : nullptr;
+	if (!r || (!k->empty() && !verify_ctrl_frame(frame, f, *k))) {
 		stats_.ignored++;
 		return true;
 	}
