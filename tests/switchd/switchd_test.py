@@ -1221,6 +1221,20 @@ def case_goat_split(sw, lcores=1):
           sw.telemetry("/ina/pipeline")["malformed_bitmap"] == before + 1,
           "seq 3: worker 2 in the range of workers 0 and 1 is dropped (malformed_bitmap)")
 
+    # An assignment its PS installed goes with the job's registration (job
+    # 7's, which takes the whole table, removed first).
+    exchange(None, ["h2"], [("h2", goat_ctrl([]))], timeout=1, want={"h2": 1})
+    reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
+    exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 1})
+    g21 = goat_ctrl([(600, 700)], job=21)
+    got = exchange(None, ["h2"], [("h2", g21)], timeout=2, want={"h2": 1})["h2"]
+    check(acks(got) == [(21, 0, ctrl_counter(g21))], "job 21's assignment applied")
+    exchange(None, ["h2"], [("h2", ctrl(2, []))], timeout=1, want={"h2": 1})
+    time.sleep(0.3)
+    check(re.search(r"job 21: GOAT assignment \(control message from 10\.0\.0\.100\): switch 1 aggregates "
+                    r"nothing \(removed\)", sw.output()) is not None,
+          "unregistering job 21 removes the assignment its PS installed")
+
 
 def goat_table(tmp):
     plan = os.path.join(tmp, "goat-plan.json")
