@@ -264,9 +264,13 @@ std::string goat_switch_part(const GoatPlan &plan, uint16_t id, const std::vecto
 			out->slots.push_back(GoatSlots{r.first, r.end, 0, 0});
 		return "";
 	}
-	if (given.size() != 1)
-		return "a switch that aggregates part of a split sub-model (" + split_names(plan, l, 0) +
-		       "...) needs one range of aggregators for the job, not " + std::to_string(given.size());
+	if (given.size() != 1) {
+		size_t k = 0;
+		while (!l.children(k, id))
+			k++;
+		return "a switch that aggregates part of a split sub-model (" + split_names(plan, l, k) +
+		       ") needs one range of aggregators for the job, not " + std::to_string(given.size());
+	}
 	const std::string err = l.check(plan, given[0]);
 	if (!err.empty())
 		return err;
