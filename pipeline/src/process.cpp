@@ -104,17 +104,13 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 
 	if (p->level < p->levels && !(p->flags & INA_F_ACK)) {
 		p->bitmap = ina_load32(h + kOffBitmap + 4u * p->level);
-		uint32_t allowed;
-		if (children) {
-			/* GOAT: the plan's children here, not the fragment's. */
-			p->fan_in = children->fan_in;
-			allowed = children->allowed;
-		} else {
-			p->fan_in = h[offsetof(struct ina_hdr, fan_in) + p->level];
-			allowed = p->fan_in == 32 ? kAllChildren : (1u << p->fan_in) - 1u;
-		}
+		/* GOAT: the plan's children here, when given, not the fragment's. */
+		p->fan_in = children ? children->fan_in : h[offsetof(struct ina_hdr, fan_in) + p->level];
 		if (p->fan_in == 0 || p->fan_in > INA_BITMAP_BITS)
 			return Counter::malformed_fan_in;
+		const uint32_t allowed = children	     ? children->allowed
+					 : p->fan_in == 32 ? kAllChildren
+							   : (1u << p->fan_in) - 1u;
 		if (p->bitmap == 0 || (p->bitmap & ~allowed) != 0)
 			return Counter::malformed_bitmap;
 	}
