@@ -264,6 +264,8 @@ std::string goat_switch_part(const GoatPlan &plan, uint16_t id, const std::vecto
 			out->slots.push_back(GoatSlots{r.first, r.end, 0, 0});
 		return "";
 	}
+	if (plan.workers.size() > INA_BITMAP_BITS)
+		return l.check(plan, given.empty() ? GoatSlots{} : given[0]);
 	if (given.size() != 1) {
 		size_t k = 0;
 		while (!l.children(k, id))
