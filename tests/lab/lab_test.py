@@ -13,6 +13,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
   lab_test.py --build DIR udp-hosts            workers and PS on kernel UDP sockets
+  lab_test.py --build DIR e2e-bench            perf/e2e_bench's three modes, one after another
 
 Exit 0 pass, 1 fail, 77 skip (not root, or ina-switchd not built). Each test
 uses its own namespace prefix and removes everything it made, also when it
@@ -408,6 +409,30 @@ def t_spoof(build):
     check(r["jobs"][1]["admission_drops"] == 0, "job 2's own packets were dropped at admission")
 
 
+def t_e2e_bench(build):
+    """perf/e2e_bench runs ina, ps and gloo one after another on one lab: each
+    run must meet a switch and a PS in the state its mode asks for (ps: the
+    job unknown to the switch, whatever the ina run before it registered;
+    the workers stamping the epoch of their own run's PS), and end exact."""
+    bench = os.path.join(ROOT, "perf", "e2e_bench", "e2e_bench.py")
+    p = subprocess.run(["/usr/bin/python3", bench, "--build", build, "--sizes", "1M",
+                        "--modes", "ina,ps,gloo,ina", "--timeout", "120", "--json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    for r in rows:
+        print(json.dumps(r))
+    check(p.returncode == 0, f"e2e_bench exited {p.returncode}: "
+          f"{(p.stderr.strip().splitlines() or [''])[-1]}")
+    check([r["mode"] for r in rows] == ["ina", "ps", "gloo", "ina"], f"modes run: {rows}")
+    for r in rows:
+        check(r["correct"], f"{r['mode']}: result not correct")
+        check(r["seconds"] < 60, f"{r['mode']}: {r['seconds']} s for 1 MB")
+    ina, ps = rows[0], rows[1]
+    check(ina["share_switch"] > 0.5, f"ina: only {ina['share_switch']} aggregated in the switch")
+    check(ps["share_switch"] == 0.0, f"ps: {ps['share_switch']} aggregated in the switch")
+    check(rows[3]["share_switch"] > 0.5, f"ina after ps: only {rows[3]['share_switch']} in the switch")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -425,7 +450,8 @@ def main():
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "jumbo": t_jumbo,
-             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "udp-hosts": t_udp_hosts}
+             "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "udp-hosts": t_udp_hosts,
+             "e2e-bench": t_e2e_bench}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
