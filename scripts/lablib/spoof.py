@@ -13,6 +13,10 @@ from this host's own address, as fast as --rate allows, until SIGTERM.
   The fragments never complete (one contribution of fan_in) and their seqs
   (from --seq-base, 0x90000000: half the seq space behind any real seq) are
   `stale` at the job's PS, so the job's own results do not change.
+- forge (--results: parameter packets, the ACK flag, of another job, sent
+  from this host's port with that job's PS address as source, to the job's
+  multicast group): a switch must drop them (forged_result_drops), neither
+  freeing an aggregator nor delivering them to the job's workers.
 
 Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
@@ -58,6 +62,9 @@ def frame(a, seq):
     fan = (a.fan_in + [0, 0, 0, 0])[:4]
     bitmap = [1 << a.bit] * 4  # claims this bit at every level
     flags = a.epoch << 8  # the run's epoch (docs/protocol.md, "Epochs")
+    if a.results:  # a parameter packet: ACK, no bitmaps, no fan-in
+        flags |= 1
+        bitmap, fan = [0] * 4, [0] * 4
     ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 0, flags, a.job, 0, seq, idx, 0xFFFFFFFF, n, 0,
                       a.levels, *bitmap, *fan)
     payload = struct.pack(f"!{n}i", *([a.value] * n))
@@ -90,6 +97,9 @@ def main():
     ap.add_argument("--seq-base", type=lambda x: int(x, 0), default=0, help="first seq")
     ap.add_argument("--cover", action="store_true",
                     help="cycle over one seq per aggregator index (hoarding)")
+    ap.add_argument("--results", action="store_true",
+                    help="parameter packets (ACK) instead of gradients (forged results)")
+    ap.add_argument("--count", type=int, default=0, help="stop after this many frames (0: never)")
     ap.add_argument("--rate", type=float, default=20000, help="frames per second")
     a = ap.parse_args()
     a.fan_in = [int(x) for x in a.fan_in.split(",") if x]
@@ -104,10 +114,10 @@ def main():
         print(f"spoof: {a.device}: {e.strerror}", file=sys.stderr)
         return 1
     seqs = covering_seqs(a) if a.cover else [(a.seq_base + i) & 0xFFFFFFFF for i in range(a.seqs)]
-    frames = [frame(a, q) for q in seqs] if a.cover else None
+    frames = [frame(a, q) for q in seqs] if a.cover or a.results else None
     sent, k, t0 = 0, 0, time.monotonic()
     last_report = t0
-    while not stop:
+    while not stop and not (a.count and sent >= a.count):
         try:
             s.send(frames[k] if frames else frame(a, seqs[k]))
             sent += 1

@@ -10,6 +10,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR restart-switch       switchd killed and restarted mid-job
   lab_test.py --build DIR spoof                another job's id from a foreign host
   lab_test.py --build DIR hoard                a job's worker hoards aggregators: job_share
+  lab_test.py --build DIR forge                1 M forged results for another job
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
@@ -409,6 +410,29 @@ def t_spoof(build):
     check(r["jobs"][1]["admission_drops"] == 0, "job 2's own packets were dropped at admission")
 
 
+def t_forge(build):
+    """Forged results (docs/security.md, "Data plane"): b0, a worker of job
+    2, sends 10^6 parameter packets of job 1 in the name of job 1's PS (its
+    IP and MAC, the run's epoch) from its own port, as fast as it can. Both
+    jobs start once the switch has dropped 200000 of them, so the forger is
+    sending while they run. Every forged result the switch reads is dropped
+    (forged_result_drops, job 1's), none frees an aggregator or reaches a
+    worker: both jobs exact."""
+    after = "forged_result_drops:1>=200000"
+    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "2",
+            "--fault", "forge:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
+    show(r)
+    assert_exact(r)
+    sent = r["faults"].get("forge_frames_sent", 0)
+    drops = r["jobs"][0]["forged_result_drops"]
+    print(f"forged results sent {sent}, dropped by the switch {drops}; job 1 in switch "
+          f"{r['jobs'][0]['share_switch']}, job 2 {r['jobs'][1]['share_switch']}")
+    check(sent >= 200000, f"the forger sent only {sent} frames")
+    # What the veth ring drops before switchd reads it is not counted.
+    check(drops >= 0.5 * sent, f"forged_result_drops {drops} for {sent} forged results")
+    check(r["jobs"][1]["forged_result_drops"] == 0, "job 2's own parameter packets were dropped")
+
+
 def t_hoard(build):
     """Aggregator hoarding (docs/security.md, "Fair share"): b0, a worker of
     job 2, sends from its own address, with its own job id, bit and epoch,
@@ -468,7 +492,7 @@ def main():
             return SKIP
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
-             "spoof": t_spoof, "hoard": t_hoard, "jumbo": t_jumbo,
+             "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "jumbo": t_jumbo,
              "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "udp-hosts": t_udp_hosts}
     if a.test not in tests:
         print(f"unknown test {a.test}")
