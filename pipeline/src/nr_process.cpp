@@ -5,7 +5,8 @@
  */
 #include <cstring>
 
-#include "ina/hash.h"
+#include <isa-l/crc.h>
+
 #include "nr_registers.h"
 
 namespace ina {
@@ -103,23 +104,23 @@ inline bool add_values(uint32_t *acc, const uint8_t *src, uint32_t n, uint8_t dt
 }
 
 /* The ICRC of a frame that carries slot s's values after hdr_len bytes of
- * headers: the headers' CRC combined with the slot's value CRC. */
+ * headers whose CRC is head_crc (roce_icrc_head()): combined with the
+ * slot's value CRC for a full packet, the values' CRC continued otherwise. */
 inline void store_result_icrc(const NrTable::Ring &r, uint32_t s, uint8_t *f, uint32_t hdr_len,
-			      uint32_t val_len)
+			      uint32_t val_len, uint32_t head_crc)
 {
-	const uint32_t len = hdr_len + val_len + ROCE_ICRC_LEN;
 	const CrcShift *sh = r.shift_for(val_len);
-	if (sh == nullptr)
-		return roce_icrc_store(f, len);
-	const uint32_t crc = crc_combine(*sh, roce_icrc_head_inplace(f, hdr_len), r.value_crc[s]);
-	std::memcpy(f + len - ROCE_ICRC_LEN, &crc, ROCE_ICRC_LEN);
+	const uint32_t crc = sh != nullptr ? crc_combine(*sh, head_crc, r.value_crc[s])
+					   : crc32_gzip_refl(head_crc, f + hdr_len, val_len);
+	std::memcpy(f + hdr_len + val_len, &crc, ROCE_ICRC_LEN);
 }
 
 /* The frame carries the slot's result for its own connection. */
-inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p)
+inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p,
+			 uint32_t head_crc)
 {
 	std::memcpy(f + p.hdr_len, r.value_of(s), p.val_len);
-	store_result_icrc(r, s, f, p.hdr_len, p.val_len);
+	store_result_icrc(r, s, f, p.hdr_len, p.val_len, head_crc);
 }
 
 } /* namespace */
@@ -143,11 +144,14 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_unknown);
 	}
 	/* Only now, with the packet known to be NetReduce's: a corrupted one
-	 * must neither fill the CLT nor reach a sum. */
+	 * must neither fill the CLT nor reach a sum. The headers' CRC is kept
+	 * for the results, which carry these headers; the check continues it
+	 * over the values. */
+	const uint32_t head_crc = roce_icrc_head(frame, p.hdr_len);
 	if (t.config().check_icrc) {
 		uint32_t icrc;
 		std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
-		if (icrc != roce_icrc_inplace(frame, p.len))
+		if (icrc != crc32_gzip_refl(head_crc, frame + p.hdr_len, p.val_len))
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
 	}
 	if (p.first) {
@@ -212,7 +216,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	if (r.bitmap[s] & bit) {
 		if (!(r.state[s] & kNrComplete) || r.val_len[s] != p.val_len)
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_duplicate);
-		write_result(r, s, frame, p);
+		write_result(r, s, frame, p, head_crc);
 		return finish(ctr, NrVerdict::kForward, NrCounter::roce_result_resent);
 	}
 	if (r.hdr_len[s] != p.hdr_len || r.val_len[s] != p.val_len)
@@ -220,6 +224,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	if (add_values(r.value_of(s), frame + p.hdr_len, p.val_len, r.cfg.dtype))
 		ctr[NrCounter::roce_overflow]++;
 	std::memcpy(r.hdr_of(s, e->rank), frame, p.hdr_len);
+	r.hdr_crc_of(s, e->rank) = head_crc;
 	r.bitmap[s] |= bit;
 	ctr[NrCounter::roce_aggregated]++;
 	if (r.bitmap[s] != r.full)
@@ -227,8 +232,9 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 
 	/* ---- deparse: the result into this connection ----------------------- */
 	r.state[s] |= kNrComplete;
-	r.value_crc[s] = crc32(r.value_of(s), p.val_len);
-	write_result(r, s, frame, p);
+	if (r.shift_for(p.val_len) != nullptr)
+		r.value_crc[s] = crc32_gzip_refl(0, reinterpret_cast<const uint8_t *>(r.value_of(s)), p.val_len);
+	write_result(r, s, frame, p, head_crc);
 	ctr[NrCounter::roce_completed]++;
 	return NrResult{NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s};
 }
@@ -247,7 +253,7 @@ uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t 
 		return 0;
 	std::memcpy(frame, r.hdr_of(s, rank), hdr_len);
 	std::memcpy(frame + hdr_len, r.value_of(s), r.val_len[s]);
-	store_result_icrc(r, s, frame, hdr_len, r.val_len[s]);
+	store_result_icrc(r, s, frame, hdr_len, r.val_len[s], r.hdr_crc_of(s, rank));
 	return flen;
 }
 
