@@ -3,6 +3,7 @@
  * The NetReduce stage (paper §3.1-3.2) over one RoCEv2 frame: parse, CLT,
  * addressing, aggregation, deparse. docs/netreduce.md explains each choice.
  */
+#include <cstddef>
 #include <cstring>
 
 #include <isa-l/crc.h>
@@ -30,10 +31,27 @@ struct RocePacket {
 	bool first;
 };
 
+/* An NrResult built as two integers: assembled field by field on the stack,
+ * GCC reloads it as one 8-byte word, and that load waits for the narrow
+ * stores to retire (a failed store-to-load forward on every packet). */
+static_assert(offsetof(NrResult, verdict) == 0 && offsetof(NrResult, reason) == 2 &&
+		      offsetof(NrResult, ring) == 4 && offsetof(NrResult, rank) == 6 &&
+		      offsetof(NrResult, slot) == 8 && sizeof(NrResult) == 12,
+	      "NrResult layout");
+inline NrResult result(NrVerdict v, NrCounter reason, uint16_t ring = 0, uint8_t rank = 0, uint32_t slot = 0)
+{
+	const uint64_t head = static_cast<uint64_t>(v) | static_cast<uint64_t>(reason) << 16 |
+			      static_cast<uint64_t>(ring) << 32 | static_cast<uint64_t>(rank) << 48;
+	NrResult r;
+	std::memcpy(&r, &head, sizeof(head));
+	r.slot = slot;
+	return r;
+}
+
 inline NrResult finish(NrCounters &ctr, NrVerdict v, NrCounter reason)
 {
 	ctr[reason]++;
-	return NrResult{v, reason, 0, 0, 0};
+	return result(v, reason);
 }
 
 /* Returns kCount for a data packet, else the counter of the path. */
@@ -184,13 +202,14 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_opcode_mismatch);
 	if (p.val_len > r.elems * 4u)
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
-	const uint32_t s = (msg % (2 * N)) * L + rel;
+	const uint32_t m2 = msg % (2 * N);
+	const uint32_t s = m2 * L + rel;
 
 	/* Release one window back: the slot of MsgID - N, which every rank
 	 * has received the result of before sending MsgID. Only that message:
 	 * a late retransmission must not free a newer one. Its value stays
 	 * until a new message claims the slot, for a lost result's resend. */
-	const uint32_t f = ((msg + N) % (2 * N)) * L + rel;
+	const uint32_t f = (m2 >= N ? m2 - N : m2 + N) * L + rel; /* (MsgID + N) % 2N */
 	if ((r.state[f] & (kNrUsed | kNrFreed)) == kNrUsed && r.tag[f] == msg - N) {
 		r.state[f] |= kNrFreed;
 		ctr[NrCounter::roce_freed]++;
@@ -223,12 +242,12 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
 	if (add_values(r.value_of(s), frame + p.hdr_len, p.val_len, r.cfg.dtype))
 		ctr[NrCounter::roce_overflow]++;
-	std::memcpy(r.hdr_of(s, e->rank), frame, p.hdr_len);
+	nr_copy_headers(r.hdr_of(s, e->rank), frame, p.hdr_len);
 	r.hdr_crc_of(s, e->rank) = head_crc;
 	r.bitmap[s] |= bit;
 	ctr[NrCounter::roce_aggregated]++;
 	if (r.bitmap[s] != r.full)
-		return NrResult{NrVerdict::kDrop, NrCounter::roce_aggregated, 0, 0, 0};
+		return result(NrVerdict::kDrop, NrCounter::roce_aggregated);
 
 	/* ---- deparse: the result into this connection ----------------------- */
 	r.state[s] |= kNrComplete;
@@ -236,7 +255,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		r.value_crc[s] = crc32_gzip_refl(0, reinterpret_cast<const uint8_t *>(r.value_of(s)), p.val_len);
 	write_result(r, s, frame, p, head_crc);
 	ctr[NrCounter::roce_completed]++;
-	return NrResult{NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s};
+	return result(NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s);
 }
 
 uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t *frame, uint32_t cap)
@@ -251,7 +270,7 @@ uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t 
 	const uint32_t flen = hdr_len + r.val_len[s] + ROCE_ICRC_LEN;
 	if (cap < flen)
 		return 0;
-	std::memcpy(frame, r.hdr_of(s, rank), hdr_len);
+	nr_copy_headers(frame, r.hdr_of(s, rank), hdr_len);
 	std::memcpy(frame + hdr_len, r.value_of(s), r.val_len[s]);
 	store_result_icrc(r, s, frame, hdr_len, r.val_len[s], r.hdr_crc_of(s, rank));
 	return flen;
