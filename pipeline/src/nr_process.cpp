@@ -157,9 +157,14 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		if (magic != NR_MAGIC)
 			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_untagged);
 	} else {
+		/* No entry: its first packet was lost, or the entry expired or
+		 * was cleared mid-message. Forwarded, the packet's raw values
+		 * would be accepted as the result by a receiver that expects
+		 * its PSN; dropped, the sender resends, and a resend from the
+		 * message's first packet fills the CLT again. */
 		e = NrStages::clt_find(t, p.key);
 		if (e == nullptr)
-			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_unknown);
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_clt_miss);
 	}
 	/* Only now, with the packet known to be NetReduce's: a corrupted one
 	 * must neither fill the CLT nor reach a sum. The headers' CRC is kept
