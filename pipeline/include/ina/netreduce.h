@@ -7,7 +7,7 @@
  *   parse      Ethernet/IPv4/UDP 4791/BTH, data opcodes only, ICRC checked
  *   clt        <SrcIP, DstIP, DstQP> -> <ring, rank, MsgID, PSN0>: filled by
  *              a message's first packet (nr_hdr with the InetTag), read by
- *              the others
+ *              the others; a later packet the CLT does not know is dropped
  *   address    slot = MsgID % 2N * MsgLen + (PSN - PSN0); the packet frees
  *              the slot of MsgID - N (= (MsgID + N) % 2N) one window back
  *   aggregate  per-rank bitmap: a go-back-N retransmission is never added
