@@ -370,6 +370,17 @@ def delta(before, after):
     return {k: after[k] - before[k] for k in after if isinstance(after[k], int) and after[k] != before.get(k)}
 
 
+def settled_delta(sw, before, want, timeout=5.0):
+    """The counters' delta once it holds at least `want` (a packet just sent
+    may still be in the veth or the switch's queue), or after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        d = delta(before, sw.counters())
+        if all(d.get(k, 0) >= v for k, v in want.items()) or time.monotonic() > deadline:
+            return d
+        time.sleep(0.02)
+
+
 # ------------------------------------------------------------------ cases
 
 def case_aggregate(sw, wire):
@@ -440,7 +451,7 @@ def case_loss(sw, wire):
     before = sw.counters()
     send_message(wire, 1, 1, 2, ks=[0, 2])
     send_message(wire, 1, 1, 2, ks=[1, 2])  # the resend
-    d = delta(before, sw.counters())
+    d = settled_delta(sw, before, {"roce_duplicate": 1})
     check(d.get("roce_duplicate") == 1, f"resent last packet counted as duplicate ({d})")
     for r in (0, 2):
         send_message(wire, 1, r, 2)
@@ -476,7 +487,7 @@ def case_gobackn(sw, wire):
     send_message(wire, 1, 2, 2, ks=[0])
     send_message(wire, 1, 2, 1, ks=[1, 2])  # go back
     send_message(wire, 1, 2, 2)
-    d = delta(before, sw.counters())
+    d = settled_delta(sw, before, {"roce_duplicate": 3})
     check(d.get("roce_duplicate") == 3, f"three resent packets, none added twice ({d})")
     for r in (0, 1):
         send_message(wire, 1, r, 1)
