@@ -172,7 +172,7 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--register-interval-ms", o.register_interval_ms,
 		       "repeat the job registration this often (0: once at start)")
 		->check(CLI::Range(0u, 86400000u));
-	app.add_flag("--udp-gso", tcfg.udp_gso, "udp transport: send runs of parameter packets as UDP GSO messages");
+	app.add_flag("--udp-gso", tcfg.udp_gso, "udp transport: send runs of parameter packets as UDP GSO messages, receive runs as UDP GRO messages");
 	app.add_flag("--no-register", o.no_register,
 		     "do not register the jobs with their switch (nor send their GOAT plans)");
 	app.add_flag("--json", o.json, "print the statistics as JSON");

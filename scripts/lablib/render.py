@@ -44,6 +44,7 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
         f"aggregators = {sw['aggregators']}",
         f"elements = {plan['elements']}",
         f"gc_timeout_ms = {plan['gc_timeout_ms']}",
+        f"job_share = {_num(plan.get('job_share', 1.0))}",
         f"stats_interval_s = {stats_interval_s}",
         f"mbufs = {plan['mbufs']}",
         # Poll, but sleep when a whole loop found nothing: the lab shares a

@@ -30,6 +30,7 @@ LAB_KEYS = {
     "elements": 62,
     "aggregators": 4096,
     "gc_timeout_ms": 1000,
+    "job_share": 1.0,  # ina-switchd job_share: the fraction of aggregators one job may hold
     "mbufs": 8191,
     "lcores": 1,
     "idle_sleep_us": 20,
@@ -151,11 +152,13 @@ def build_plan(raw, path, overrides):
         raise TopologyError(f"{path}: subnet: {e}")
     if net.version != 4 or net.prefixlen > 16:
         raise TopologyError(f"{path}: subnet: must be an IPv4 /16 or larger, got {lab['subnet']}")
-    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us"):
+    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us", "job_share"):
         if k in overrides:
             lab[k] = overrides[k]
     if not 1 <= lab["elements"] <= 2048:
         raise TopologyError(f"{path}: elements: must be 1..2048, got {lab['elements']}")
+    if not 0.0 < lab["job_share"] <= 1.0:
+        raise TopologyError(f"{path}: job_share: must be above 0 and at most 1, got {lab['job_share']}")
 
     switches = []
     for i, t in enumerate(lab["switch"]):
@@ -291,6 +294,7 @@ def build_plan(raw, path, overrides):
 
     return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
             "subnet": str(net), "elements": lab["elements"], "gc_timeout_ms": lab["gc_timeout_ms"],
+            "job_share": lab["job_share"],
             "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
 
 

@@ -135,6 +135,9 @@ void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
 	case ina::Counter::collision:
 		jc[JobCtr::collisions]++;
 		break;
+	case ina::Counter::share_refusals:
+		jc[JobCtr::share_refusals]++;
+		break;
 	case ina::Counter::resend_merged:
 	case ina::Counter::resend_flushed:
 	case ina::Counter::resend_forwarded:
@@ -202,7 +205,7 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 			jc[JobCtr::ecn_marks]++;
 		}
 	}
-	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now,
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now, job->lcore_share[lc_.index],
 					   children.fan_in ? &children : nullptr);
 	count_pipeline(jc, r.reason);
 	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)

@@ -94,10 +94,24 @@ bool same_registration(const JobConfig &a, const JobConfig &b)
 	return true;
 }
 
+/* The aggregators a job may hold: its [[job]]'s max_aggregators (also
+ * when a PS registers it: the operator's limit holds), else the switch's
+ * default (job_share). */
+uint32_t max_aggregators_of(const SwitchConfig &sw, uint16_t id)
+{
+	for (const JobConfig &j : sw.jobs)
+		if (j.id == id && j.max_aggregators)
+			return j.max_aggregators;
+	return default_max_aggregators(sw);
+}
+
 } /* namespace */
 
-void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t epoch, bool epoch_checked)
+void register_job(App &app, const JobConfig &request, const char *origin, uint8_t epoch, bool epoch_checked)
 {
+	JobConfig cfg = request;
+	if (!cfg.max_aggregators)
+		cfg.max_aggregators = max_aggregators_of(app.cfg, cfg.id);
 	const Job *old = app.jobs_owner->find(cfg.id);
 	if (old && old->epoch == epoch && old->epoch_checked == epoch_checked &&
 	    same_registration(old->cfg, cfg)) {
@@ -110,7 +124,8 @@ void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t ep
 		}
 		return;
 	}
-	auto job = build_job(cfg, *app.fwd, epoch, epoch_checked);
+	auto job = build_job(cfg, *app.fwd, app.cfg.aggregators, static_cast<unsigned>(app.lcores.size()), epoch,
+			     epoch_checked);
 	for (const std::string &w : job->warnings)
 		spdlog::warn("job {}: {}", cfg.id, w);
 	std::string ports;
@@ -120,9 +135,10 @@ void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t ep
 	std::string lease = "no lease";
 	if (cfg.refresh_ms && app.cfg.lease_refreshes)
 		lease = fmt::format("lease {} ms", uint64_t(cfg.refresh_ms) * app.cfg.lease_refreshes);
-	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, parameter copies to{}",
-		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels,
-		     ipv4_str(cfg.ps_ip), lease, ports.empty() ? " none" : ports);
+	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, max {} of {} aggregators, "
+		     "parameter copies to{}",
+		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
+		     lease, cfg.max_aggregators, app.cfg.aggregators, ports.empty() ? " none" : ports);
 	/* Replaced by different content: the lcores free what the old
 	 * registration holds before the new one's first packet. */
 	publish_jobs(app, app.jobs_owner->with(std::move(job), old != nullptr));

@@ -164,8 +164,8 @@ void check_one(const uint8_t *in, uint32_t len, uint64_t now, Pair &p, ina::Pipe
 		children.allowed = ina_load32(in + len - 5);
 		ch = &children;
 	}
-	ina::Result rs = ina::process(*p.scalar, cs, a.frame(), len, now, ch);
-	ina::Result rv = ina::process(*p.simd, cv, b.frame(), len, now, ch);
+	ina::Result rs = ina::process(*p.scalar, cs, a.frame(), len, now, ina::kNoShareLimit, ch);
+	ina::Result rv = ina::process(*p.simd, cv, b.frame(), len, now, ina::kNoShareLimit, ch);
 	a.check_guards();
 	b.check_guards();
 

@@ -582,6 +582,61 @@ def case_unregister_frees(sw, lcores=1):
           f"the new run's sum has nothing of the old one ({got[0]['values'][:2] if got else None})")
 
 
+def case_share(sw, lcores=1):
+    """Fair share (docs/security.md): config job 7 may hold max_aggregators = 4,
+    split over the lcores as the aggregators are. Worker 0 starts 12 fragments
+    (indices 0..11, six per lcore with two): 4 claim, the other 8 are refused
+    and go to the PS whole with RESEND|COLLISION, counted share_refusals per
+    lcore and per job. The other two workers' packets complete the 4 held
+    fragments in the switch and follow the refused ones to the PS: every sum
+    is exact. The parameter packets free the 4, and the job claims again. A
+    job a PS registers gets the switch's default, job_share (0.25) of 1024."""
+    vals = {w: [w * 100 + i for i in range(62)] for w in range(3)}
+    want = [sum(vals[w][i] for w in range(3)) for i in range(62)]
+    seqs = list(range(1000, 1012))
+    first = [("h0", gradient(0, q, vals[0], bit=0, index=q - 1000)) for q in seqs]
+    got = exchange(None, ["h2"], first, want={"h2": 8})["h2"]
+    refused = sorted(p["seq"] for p in got)
+    check(len(refused) == 8 and all(p["flags"] & 0xFF == F_RESEND | F_COLLISION and p["level"] == 1 and
+                                    p["values"] == vals[0] and p["bitmap"][0] == 1 for p in got),
+          f"8 of 12 claims refused, sent on whole with RESEND|COLLISION ({len(got)})")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["max_aggregators"] == 4 and t["aggregators_held"] == 4 and t["share_refusals"] == 8,
+          f"/ina/job: holds {t['aggregators_held']} of max {t['max_aggregators']}, "
+          f"share_refusals {t['share_refusals']}")
+    per_lcore = [sw.telemetry(f"/ina/lcore,{k}")["share_refusals"] for k in range(lcores)]
+    held = [sw.telemetry(f"/ina/lcore,{k}")["aggregators_in_use"] for k in range(lcores)]
+    check(per_lcore == [8 // lcores] * lcores and held == [4 // lcores] * lcores,
+          f"each lcore holds its share ({held}) and counts its refusals ({per_lcore})")
+    rest = [(("h1", gradient(w, q, vals[w], bit=w, index=q - 1000))) for q in seqs for w in (1, 2)]
+    got = exchange(None, ["h2"], rest, want={"h2": 20})["h2"]
+    results = {p["seq"]: p for p in got if not p["flags"] & F_RESEND}
+    whole = [p for p in got if p["flags"] & F_RESEND]
+    check(sorted(results) == sorted(set(seqs) - set(refused)) and
+          all(p["values"] == want and p["bitmap"][0] == 7 for p in results.values()),
+          f"the 4 held fragments complete in the switch with exact sums ({sorted(results)})")
+    sums = {q: [sum(p["values"][i] for p in whole if p["seq"] == q) + vals[0][i] for i in range(62)]
+            for q in refused}
+    check(len(whole) == 16 and all(v == want for v in sums.values()),
+          f"the refused fragments reach the PS whole, their sums exact ({len(whole)} packets)")
+    check(sw.telemetry(f"/ina/job,{JOB}")["share_refusals"] == 24, "24 refusals in all")
+    acks = [("h2", ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, q,
+                             want, flags=F_ACK, index=q - 1000)) for q in sorted(results)]
+    exchange(None, ["h0"], acks, want={"h0": 4})
+    check(sw.telemetry(f"/ina/job,{JOB}")["aggregators_held"] == 0 and
+          sw.telemetry("/ina/aggregators")["in_use"] == 0, "the parameter packets free all 4")
+    again = [("h0", gradient(0, q, vals[0], bit=0, index=q - 2000)) for q in range(2000, 2012)]
+    got = exchange(None, ["h2"], again, want={"h2": 8})["h2"]
+    check(len(got) == 8 and sw.telemetry(f"/ina/job,{JOB}")["aggregators_held"] == 4,
+          f"freed, the job claims its 4 again ({len(got)} refused)")
+    exchange(None, ["h2"], [("h2", ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0)]))], timeout=1, want={"h2": 1})
+    t = sw.telemetry("/ina/job,21")
+    check(t["registered"] == 1 and t["max_aggregators"] == 256,
+          f"a job registered by its PS may hold job_share 0.25 of 1024 ({t.get('max_aggregators')})")
+    check("max 256 of 1024 aggregators" in sw.output() and "max 4 of 1024 aggregators" in sw.output(),
+          "each registration logs its limit")
+
+
 def case_restart_dead_run(sw, lcores=1):
     """A job's only worker dies mid-run (its PS too: nothing ACKs), and the
     same job id is restarted at once, before any sweep (gc_timeout_ms = 0),
@@ -1500,6 +1555,8 @@ CASES = {
     "sweep": (case_sweep, {"extra_switch": "gc_timeout_ms = 500"}),
     "lease": (case_lease, {"extra_switch": "gc_timeout_ms = 0"}),
     "restart_dead_run": (case_restart_dead_run, {"extra_switch": "gc_timeout_ms = 0"}),
+    "share": (case_share, {"extra_switch": "gc_timeout_ms = 0\njob_share = 0.25",
+                           "job_extra": "max_aggregators = 4"}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
     "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
