@@ -59,11 +59,11 @@ def topology_text(workers, elements, link_gbps=0.0, ecn_threshold=0, ps_args=())
     return "\n".join(lines) + "\n"
 
 
-def run_ina(lab, topo_path, mode, floats, build_dirs, timeout, worker_args):
+def run_ina(lab, topo_path, mode, floats, build_dirs, timeout, worker_args, host_transport):
     plan = labmod.load_plan(topo_path, os.path.join(ROOT, "config", "labs"),
                             {"tensor": floats, "iterations": 1, "mode_all": mode})
     args = argparse.Namespace(timeout=timeout, fault=[], worker_arg=worker_args,
-                              host_transport=None)
+                              host_transport=host_transport)
     r = jobs.run_jobs(lab, plan, build_dirs, args)
     j = r["jobs"][0]
     sent = (j.get("fragments") or 0) * j["workers"]
@@ -133,6 +133,8 @@ def main():
                     help="extra ina-worker argument for ina and ps modes (repeatable)")
     ap.add_argument("--ps-arg", action="append", default=[], metavar="ARG",
                     help="extra ina-ps argument for ina and ps modes (repeatable), e.g. --ps-arg=--threads=2")
+    ap.add_argument("--host-transport", choices=("af_xdp", "af_packet", "udp"),
+                    help="transport of ina-worker and ina-ps in ina and ps modes (default: the lab's, af_xdp)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--plot", metavar="FILE")
     a = ap.parse_args()
@@ -179,7 +181,7 @@ def main():
                         r = run_gloo(lab, plan, size // 4, a.timeout)
                     else:
                         r = run_ina(lab, t.name, "tree" if mode == "ina" else "none", size // 4,
-                                    build_dirs, a.timeout, a.worker_arg)
+                                    build_dirs, a.timeout, a.worker_arg, a.host_transport)
                     secs = r["seconds"]
                     row = {"mode": mode, "workers": a.workers, "bytes": size, "seconds": secs,
                            "gbps_per_worker": size * 8 / secs / 1e9 if secs else None,

@@ -48,6 +48,7 @@ T_WORKER_ADM = ADM + "worker_admission"
 # (stages/admission.p4).
 ADM_LEVEL_KEYS = 5
 NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
+T_GOAT = INGRESS + ".parse_0.goat_children"
 RESOLVE_HINT = "expected the resolved configuration of `ina-switchd --check-config FILE`"
 
 
@@ -170,6 +171,18 @@ def model_from_resolved(raw, where="config"):
             "fan_in": _ints(j, "fan_in", jw),
             "workers": workers,
         })
+    # GOAT (docs/goat.md, "Split sub-models"): the ranges of a [[goat]] that
+    # carry their children, [first, end, fan_in, children]; whole ranges need
+    # no entry (the fragment's own fan-in).
+    m["goat_children"] = []
+    for i, g in enumerate(raw.get("goat") or []):
+        gw = f"{where}: goat[{i}]"
+        for k, r in enumerate(_get(g, "aggregators", list, gw)):
+            if not isinstance(r, list) or len(r) not in (2, 4) or \
+                    not all(isinstance(x, int) for x in r):
+                raise ConfigError(f"{gw}.aggregators[{k}]: want [first, end] or [first, end, fan_in, children]")
+            if len(r) == 4:
+                m["goat_children"].append((_get(g, "job", int, gw), r[0], r[1], r[2], r[3]))
     return m
 
 
@@ -348,6 +361,10 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         "rewrites": rewrites,
         "ecn": ecn,
         "admission": admission,
+        # (job, agg_node, first, last, fan_in, allowed): agg_node is this
+        # switch, so fragments for other switches miss (parse.p4).
+        "goat_children": [(job, m["switch_id"], first, end - 1, fan, bits)
+                          for job, first, end, fan, bits in m["goat_children"]],
         "warnings": warnings + check_p4_limits(m),
     }
 
@@ -370,6 +387,9 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
+    for job, node, first, last, fan, bits in pl["goat_children"]:
+        # A range table: the last number is the entry's priority.
+        out.append(f"table_add {T_GOAT} set_children {job} {node} {first}->{last} => {fan} {bits} 1")
     # The PRE numbers nodes in creation order, from 0.
     for node, (gid, rid, ports) in enumerate(pl["groups"]):
         out.append(f"mc_mgrp_create {gid}")
@@ -431,9 +451,10 @@ def emit_tofino(pl, program="ina_tna"):
         "eg = p4.InaEgress",
         "for t in (ig.forward_0.ipv4_route, ig.forward_0.l2_forward,",
         "          ig.forward_0.job_multicast, eg.egress_ina_0.mcast_rewrite,",
-        "          eg.egress_ina_0.ecn_threshold, ig.admission_0.job_admission,",
-        "          ig.admission_0.source_ip, ig.admission_0.source_port,",
-        "          ig.admission_0.ps_admission, ig.admission_0.worker_admission):",
+        "          eg.egress_ina_0.ecn_threshold, ig.parse_0.goat_children,",
+        "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
+        "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
+        "          ig.admission_0.worker_admission):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
         f"elements={c['elements']}, switch_id={c['switch_id']}, gc_timeout={c['gc_timeout']}, "
@@ -453,6 +474,9 @@ def emit_tofino(pl, program="ina_tna"):
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
     out += tofino_admission(pl["admission"])
+    for job, node, first, last, fan, bits in pl["goat_children"]:
+        out.append(f"ig.parse_0.goat_children.add_with_set_children(job_id={job}, agg_node={node}, "
+                   f"agg_index_start={first}, agg_index_end={last}, fan_in={fan}, allowed={bits})")
     out += ["pre = bfrt.pre",
             "pre.mgid.clear()",
             "pre.node.clear()"]

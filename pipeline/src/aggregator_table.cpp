@@ -14,6 +14,9 @@ namespace ina {
 
 namespace {
 
+/* job_held has one word per job id (the INA header's 16-bit job_id). */
+constexpr size_t kJobIds = 65536;
+
 template <typename T>
 RegisterArray<T> alloc_registers(size_t n, const RegisterAllocator &mem, size_t *total)
 {
@@ -56,6 +59,7 @@ AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd,
 	reg_->flags = alloc_registers<uint8_t>(slots_, mem, total);
 	reg_->value_stride = (cfg.elements + 15u) & ~15u;
 	reg_->value = alloc_registers<int32_t>(size_t(slots_) * reg_->value_stride, mem, total);
+	reg_->held = alloc_registers<uint32_t>(kJobIds, mem, total);
 	reg_->kernels = &value_kernels(simd);
 }
 
@@ -64,6 +68,27 @@ AggregatorTable::~AggregatorTable() = default;
 size_t AggregatorTable::register_bytes() const
 {
 	return reg_->bytes;
+}
+
+uint32_t AggregatorTable::held(uint16_t job) const
+{
+	return reg_->held[job];
+}
+
+/* The one way a slot's key changes outside process(): occupancy and the
+ * job_held word of the old and the new holder follow it. */
+void AggregatorTable::set_key(uint32_t i, uint64_t key)
+{
+	const uint64_t old = reg_->id[i].key;
+	if (old != 0) {
+		reg_->held[key_job(old)]--;
+		occupied_--;
+	}
+	if (key != 0) {
+		reg_->held[key_job(key)]++;
+		occupied_++;
+	}
+	reg_->id[i].key = key;
 }
 
 AggregatorState AggregatorTable::read(uint32_t index) const
@@ -92,8 +117,7 @@ void AggregatorTable::write(uint32_t index, const AggregatorState &s, const int3
 	if (!owns(index))
 		throw std::invalid_argument("aggregator " + std::to_string(index) + " is not in this table");
 	uint32_t i = index / cfg_.stride;
-	bool was = reg_->id[i].key != 0;
-	reg_->id[i].key = s.occupied ? aggregator_key(s.epoch, s.job, s.seq) : 0;
+	set_key(i, s.occupied ? aggregator_key(s.epoch, s.job, s.seq) : 0);
 	reg_->id[i].timestamp = s.timestamp;
 	reg_->bitmap[i] = s.bitmap;
 	reg_->count[i] = s.count;
@@ -102,19 +126,16 @@ void AggregatorTable::write(uint32_t index, const AggregatorState &s, const int3
 	std::memset(row, 0, sizeof(int32_t) * reg_->value_stride);
 	if (value != nullptr)
 		std::memcpy(row, value, sizeof(int32_t) * std::min<uint32_t>(n, cfg_.elements));
-	bool now = reg_->id[i].key != 0;
-	occupied_ += uint32_t(now) - uint32_t(was);
 }
 
 /* Frees slot i: the id, bitmap, count and flags registers; the value row
  * is overwritten by the next claim. */
 void AggregatorTable::free_slot(uint32_t i)
 {
-	reg_->id[i].key = 0;
+	set_key(i, 0);
 	reg_->bitmap[i] = 0;
 	reg_->count[i] = 0;
 	reg_->flags[i] = 0;
-	occupied_--;
 }
 
 uint32_t AggregatorTable::sweep(uint32_t *cursor, uint32_t n, uint64_t now, uint64_t timeout,
@@ -168,6 +189,7 @@ void AggregatorTable::clear()
 	std::memset(reg_->count.get(), 0, sizeof(uint32_t) * slots_);
 	std::memset(reg_->flags.get(), 0, slots_);
 	std::memset(reg_->value.get(), 0, sizeof(int32_t) * size_t(slots_) * reg_->value_stride);
+	std::memset(reg_->held.get(), 0, sizeof(uint32_t) * kJobIds);
 	occupied_ = 0;
 }
 

@@ -3,6 +3,7 @@
  * HMAC-SHA256 of control messages (ina/control_auth.h) and the key file.
  */
 #include "ina/control_auth.h"
+#include "ina/goat_wire.h"
 
 #include <sys/stat.h>
 
@@ -42,6 +43,12 @@ bool parse_ctrl_frame(const uint8_t *frame, uint32_t len, InaFrame *f)
 {
 	if (parse_ina_frame(frame, len, f) != FrameVerdict::kOk || f->hdr.type != INA_TYPE_CONTROL)
 		return false;
+	if (f->payload_len && f->payload[0] == INA_CTRL_GOAT) {
+		std::vector<GoatSlots> slots;
+		uint32_t ps_ip;
+		uint64_t counter;
+		return goat_ctrl_parse(f->payload, f->payload_len, &slots, &ps_ip, &counter).empty();
+	}
 	CtrlMessage m;
 	return decode_ctrl(f->payload, f->payload_len, &m) == CtrlVerdict::kOk;
 }

@@ -3,9 +3,11 @@
  * The NetReduce stage (paper §3.1-3.2) over one RoCEv2 frame: parse, CLT,
  * addressing, aggregation, deparse. docs/netreduce.md explains each choice.
  */
+#include <cstddef>
 #include <cstring>
 
-#include "ina/hash.h"
+#include <isa-l/crc.h>
+
 #include "nr_registers.h"
 
 namespace ina {
@@ -29,10 +31,27 @@ struct RocePacket {
 	bool first;
 };
 
+/* An NrResult built as two integers: assembled field by field on the stack,
+ * GCC reloads it as one 8-byte word, and that load waits for the narrow
+ * stores to retire (a failed store-to-load forward on every packet). */
+static_assert(offsetof(NrResult, verdict) == 0 && offsetof(NrResult, reason) == 2 &&
+		      offsetof(NrResult, ring) == 4 && offsetof(NrResult, rank) == 6 &&
+		      offsetof(NrResult, slot) == 8 && sizeof(NrResult) == 12,
+	      "NrResult layout");
+inline NrResult result(NrVerdict v, NrCounter reason, uint16_t ring = 0, uint8_t rank = 0, uint32_t slot = 0)
+{
+	const uint64_t head = static_cast<uint64_t>(v) | static_cast<uint64_t>(reason) << 16 |
+			      static_cast<uint64_t>(ring) << 32 | static_cast<uint64_t>(rank) << 48;
+	NrResult r;
+	std::memcpy(&r, &head, sizeof(head));
+	r.slot = slot;
+	return r;
+}
+
 inline NrResult finish(NrCounters &ctr, NrVerdict v, NrCounter reason)
 {
 	ctr[reason]++;
-	return NrResult{v, reason, 0, 0, 0};
+	return result(v, reason);
 }
 
 /* Returns kCount for a data packet, else the counter of the path. */
@@ -103,23 +122,23 @@ inline bool add_values(uint32_t *acc, const uint8_t *src, uint32_t n, uint8_t dt
 }
 
 /* The ICRC of a frame that carries slot s's values after hdr_len bytes of
- * headers: the headers' CRC combined with the slot's value CRC. */
+ * headers whose CRC is head_crc (roce_icrc_head()): combined with the
+ * slot's value CRC for a full packet, the values' CRC continued otherwise. */
 inline void store_result_icrc(const NrTable::Ring &r, uint32_t s, uint8_t *f, uint32_t hdr_len,
-			      uint32_t val_len)
+			      uint32_t val_len, uint32_t head_crc)
 {
-	const uint32_t len = hdr_len + val_len + ROCE_ICRC_LEN;
 	const CrcShift *sh = r.shift_for(val_len);
-	if (sh == nullptr)
-		return roce_icrc_store(f, len);
-	const uint32_t crc = crc_combine(*sh, roce_icrc_head_inplace(f, hdr_len), r.value_crc[s]);
-	std::memcpy(f + len - ROCE_ICRC_LEN, &crc, ROCE_ICRC_LEN);
+	const uint32_t crc = sh != nullptr ? crc_combine(*sh, head_crc, r.value_crc[s])
+					   : crc32_gzip_refl(head_crc, f + hdr_len, val_len);
+	std::memcpy(f + hdr_len + val_len, &crc, ROCE_ICRC_LEN);
 }
 
 /* The frame carries the slot's result for its own connection. */
-inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p)
+inline void write_result(const NrTable::Ring &r, uint32_t s, uint8_t *f, const RocePacket &p,
+			 uint32_t head_crc)
 {
 	std::memcpy(f + p.hdr_len, r.value_of(s), p.val_len);
-	store_result_icrc(r, s, f, p.hdr_len, p.val_len);
+	store_result_icrc(r, s, f, p.hdr_len, p.val_len, head_crc);
 }
 
 } /* namespace */
@@ -138,16 +157,24 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		if (magic != NR_MAGIC)
 			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_untagged);
 	} else {
+		/* No entry: its first packet was lost, or the entry expired or
+		 * was cleared mid-message. Forwarded, the packet's raw values
+		 * would be accepted as the result by a receiver that expects
+		 * its PSN; dropped, the sender resends, and a resend from the
+		 * message's first packet fills the CLT again. */
 		e = NrStages::clt_find(t, p.key);
 		if (e == nullptr)
-			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_unknown);
+			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_clt_miss);
 	}
 	/* Only now, with the packet known to be NetReduce's: a corrupted one
-	 * must neither fill the CLT nor reach a sum. */
+	 * must neither fill the CLT nor reach a sum. The headers' CRC is kept
+	 * for the results, which carry these headers; the check continues it
+	 * over the values. */
+	const uint32_t head_crc = roce_icrc_head(frame, p.hdr_len);
 	if (t.config().check_icrc) {
 		uint32_t icrc;
 		std::memcpy(&icrc, frame + p.len - ROCE_ICRC_LEN, 4);
-		if (icrc != roce_icrc_inplace(frame, p.len))
+		if (icrc != crc32_gzip_refl(head_crc, frame + p.hdr_len, p.val_len))
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_icrc_bad);
 	}
 	if (p.first) {
@@ -180,13 +207,14 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_opcode_mismatch);
 	if (p.val_len > r.elems * 4u)
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
-	const uint32_t s = (msg % (2 * N)) * L + rel;
+	const uint32_t m2 = msg % (2 * N);
+	const uint32_t s = m2 * L + rel;
 
 	/* Release one window back: the slot of MsgID - N, which every rank
 	 * has received the result of before sending MsgID. Only that message:
 	 * a late retransmission must not free a newer one. Its value stays
 	 * until a new message claims the slot, for a lost result's resend. */
-	const uint32_t f = ((msg + N) % (2 * N)) * L + rel;
+	const uint32_t f = (m2 >= N ? m2 - N : m2 + N) * L + rel; /* (MsgID + N) % 2N */
 	if ((r.state[f] & (kNrUsed | kNrFreed)) == kNrUsed && r.tag[f] == msg - N) {
 		r.state[f] |= kNrFreed;
 		ctr[NrCounter::roce_freed]++;
@@ -212,25 +240,27 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	if (r.bitmap[s] & bit) {
 		if (!(r.state[s] & kNrComplete) || r.val_len[s] != p.val_len)
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_duplicate);
-		write_result(r, s, frame, p);
+		write_result(r, s, frame, p, head_crc);
 		return finish(ctr, NrVerdict::kForward, NrCounter::roce_result_resent);
 	}
 	if (r.hdr_len[s] != p.hdr_len || r.val_len[s] != p.val_len)
 		return finish(ctr, NrVerdict::kDrop, NrCounter::roce_shape_mismatch);
 	if (add_values(r.value_of(s), frame + p.hdr_len, p.val_len, r.cfg.dtype))
 		ctr[NrCounter::roce_overflow]++;
-	std::memcpy(r.hdr_of(s, e->rank), frame, p.hdr_len);
+	nr_copy_headers(r.hdr_of(s, e->rank), frame, p.hdr_len);
+	r.hdr_crc_of(s, e->rank) = head_crc;
 	r.bitmap[s] |= bit;
 	ctr[NrCounter::roce_aggregated]++;
 	if (r.bitmap[s] != r.full)
-		return NrResult{NrVerdict::kDrop, NrCounter::roce_aggregated, 0, 0, 0};
+		return result(NrVerdict::kDrop, NrCounter::roce_aggregated);
 
 	/* ---- deparse: the result into this connection ----------------------- */
 	r.state[s] |= kNrComplete;
-	r.value_crc[s] = crc32(r.value_of(s), p.val_len);
-	write_result(r, s, frame, p);
+	if (r.shift_for(p.val_len) != nullptr)
+		r.value_crc[s] = crc32_gzip_refl(0, reinterpret_cast<const uint8_t *>(r.value_of(s)), p.val_len);
+	write_result(r, s, frame, p, head_crc);
 	ctr[NrCounter::roce_completed]++;
-	return NrResult{NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s};
+	return result(NrVerdict::kComplete, NrCounter::roce_completed, e->ring, e->rank, s);
 }
 
 uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t *frame, uint32_t cap)
@@ -245,9 +275,9 @@ uint32_t nr_result(const NrTable &t, const NrResult &res, uint8_t rank, uint8_t 
 	const uint32_t flen = hdr_len + r.val_len[s] + ROCE_ICRC_LEN;
 	if (cap < flen)
 		return 0;
-	std::memcpy(frame, r.hdr_of(s, rank), hdr_len);
+	nr_copy_headers(frame, r.hdr_of(s, rank), hdr_len);
 	std::memcpy(frame + hdr_len, r.value_of(s), r.val_len[s]);
-	store_result_icrc(r, s, frame, hdr_len, r.val_len[s]);
+	store_result_icrc(r, s, frame, hdr_len, r.val_len[s], r.hdr_crc_of(s, rank));
 	return flen;
 }
 

@@ -6,6 +6,7 @@
 #ifndef INA_NR_REGISTERS_H
 #define INA_NR_REGISTERS_H
 
+#include <cstring>
 #include <memory>
 
 #include "ina/netreduce.h"
@@ -26,12 +27,28 @@ inline uint32_t crc_combine(const CrcShift &s, uint32_t crc_a, uint32_t crc_b)
 	return s.t[0][crc_a & 0xFF] ^ s.t[1][(crc_a >> 8) & 0xFF] ^ s.t[2][(crc_a >> 16) & 0xFF] ^
 	       s.t[3][crc_a >> 24] ^ crc_b;
 }
-/* CRC of 8 bytes of 1s and the masked headers from IPv4 up to head_len. */
-uint32_t roce_icrc_head_inplace(uint8_t *frame, uint32_t head_len);
+/* roce_icrc.cpp: the ICRC's CRC over 8 bytes of 1s and the masked headers
+ * from IPv4 up to head_len (54 + 16 k: BTH, RETH, nr_hdr), without writing
+ * the frame; crc32_gzip_refl() continues it over the payload. */
+uint32_t roce_icrc_head(const uint8_t *frame, uint32_t head_len);
+/* The same for a CPU without PCLMUL: the masked headers copied for ISA-L. */
+uint32_t roce_icrc_head_copy(const uint8_t *frame, uint32_t head_len);
 
 /* Headers kept per slot and rank to rebuild that rank's result packet:
  * Ethernet .. BTH, RETH and nr_hdr at most (86 bytes). */
 constexpr uint32_t kNrHdrCap = 96;
+
+/* Copies a data packet's headers (54 to 86 bytes) in 16-byte pieces, the
+ * last one overlapping: GCC turns a copy of variable length, and even a
+ * fixed 54 bytes, into rep movsb, which starts up slowly. */
+inline void nr_copy_headers(uint8_t *__restrict dst, const uint8_t *__restrict src, uint32_t len)
+{
+	uint32_t at = 0;
+	for (; at + 16 <= len; at += 16)
+		std::memcpy(dst + at, src + at, 16);
+	if (at < len)
+		std::memcpy(dst + len - 16, src + len - 16, 16);
+}
 
 /* Slot state bits. */
 enum : uint8_t {
@@ -52,6 +69,7 @@ struct NrTable::Ring {
 	std::unique_ptr<uint16_t[]> val_len; /* value bytes */
 	std::unique_ptr<uint32_t[]> value;   /* elems per slot, int32 or float32 bits */
 	std::unique_ptr<uint8_t[]> hdr;      /* slots x ranks x kNrHdrCap */
+	std::unique_ptr<uint32_t[]> hdr_crc; /* slots x ranks: roce_icrc_head() of hdr */
 	std::unique_ptr<uint32_t[]> value_crc; /* CRC-32 of a complete slot's values */
 	/* Value lengths of a full packet (mtu) and a full first packet (mtu -
 	 * nr_hdr): their ICRCs are combined, other lengths computed whole. */
@@ -66,6 +84,10 @@ struct NrTable::Ring {
 	{
 		return hdr.get() + (static_cast<size_t>(s) * cfg.ranks + rank) * kNrHdrCap;
 	}
+	uint32_t &hdr_crc_of(uint32_t s, uint32_t rank) const
+	{
+		return hdr_crc[static_cast<size_t>(s) * cfg.ranks + rank];
+	}
 };
 
 struct NrTable::CltEntry {
@@ -77,10 +99,6 @@ struct NrTable::CltEntry {
 	uint32_t psn0;
 	uint64_t last_seen;
 };
-
-/* roce_icrc.cpp: roce_icrc() of a frame the caller may write to (the
- * masked bytes are changed for the call and restored). */
-uint32_t roce_icrc_inplace(uint8_t *frame, uint32_t len);
 
 /* nr_values.cpp: n elements of src (little endian) added into acc. */
 void nr_add_f32(float *__restrict acc, const uint8_t *__restrict src, uint32_t n);

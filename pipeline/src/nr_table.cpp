@@ -92,6 +92,7 @@ NrTable::NrTable(const NrConfig &cfg) : cfg_(cfg)
 		r->val_len.reset(new uint16_t[r->slots]());
 		r->value.reset(new uint32_t[static_cast<size_t>(r->slots) * r->elems]());
 		r->hdr.reset(new uint8_t[static_cast<size_t>(r->slots) * rc.ranks * kNrHdrCap]());
+		r->hdr_crc.reset(new uint32_t[static_cast<size_t>(r->slots) * rc.ranks]());
 		r->value_crc.reset(new uint32_t[r->slots]());
 		r->shift.reset(new CrcShift[2]);
 		crc_shift_init(&r->shift[0], rc.mtu);
@@ -112,7 +113,7 @@ size_t NrTable::bytes() const
 	size_t b = (clt_mask_ + 1ull) * sizeof(CltEntry);
 	for (const auto &r : rings_)
 		b += static_cast<size_t>(r->slots) *
-		     (4 + 4 + 1 + 1 + 2 + 4ull * r->elems + static_cast<size_t>(r->cfg.ranks) * kNrHdrCap);
+		     (4 + 4 + 1 + 1 + 2 + 4 + 4ull * r->elems + static_cast<size_t>(r->cfg.ranks) * (kNrHdrCap + 4));
 	return b;
 }
 

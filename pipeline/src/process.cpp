@@ -59,7 +59,8 @@ inline Result finish(PipelineCounters &ctr, Verdict v, Counter reason)
 /* ---- stage: parse -------------------------------------------------------- */
 
 /* Returns the malformed reason, or Counter::kCount when the packet is sane. */
-Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, Packet *p)
+Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, const Children *children,
+	      Packet *p)
 {
 	if (len < ina_off + INA_HDR_LEN)
 		return Counter::malformed_short;
@@ -103,10 +104,13 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 
 	if (p->level < p->levels && !(p->flags & INA_F_ACK)) {
 		p->bitmap = ina_load32(h + kOffBitmap + 4u * p->level);
-		p->fan_in = h[offsetof(struct ina_hdr, fan_in) + p->level];
+		/* GOAT: the plan's children here, when given, not the fragment's. */
+		p->fan_in = children ? children->fan_in : h[offsetof(struct ina_hdr, fan_in) + p->level];
 		if (p->fan_in == 0 || p->fan_in > INA_BITMAP_BITS)
 			return Counter::malformed_fan_in;
-		uint32_t allowed = p->fan_in == 32 ? kAllChildren : (1u << p->fan_in) - 1u;
+		const uint32_t allowed = children	     ? children->allowed
+					 : p->fan_in == 32 ? kAllChildren
+							   : (1u << p->fan_in) - 1u;
 		if (p->bitmap == 0 || (p->bitmap & ~allowed) != 0)
 			return Counter::malformed_bitmap;
 	}
@@ -152,12 +156,33 @@ inline uint16_t pkt_flags_of(uint8_t agg)
 /* ---- register actions ---------------------------------------------------- */
 /* One function per RegisterAction; each reads and writes one register once. */
 
-enum class IdHit : uint8_t { kClaimed, kMatch, kCollide, kMiss, kReleased, kReleasedStale };
+enum class IdHit : uint8_t { kClaimed, kMatch, kCollide, kRefused, kMiss, kReleased, kReleasedStale };
 
-/* aggregator_id: id_claim (empty) / id_match (same id) / collide. */
-inline IdHit id_claim_or_match(AggregatorId &r, uint64_t key, uint64_t now)
+/* job_held, with the table's occupancy: how many aggregators each job holds
+ * here. held_inc on every claim, held_dec on every free, always for the job
+ * in the key that is set or cleared. */
+struct Held {
+	uint32_t *word; /* indexed by job id */
+	uint32_t *occupied;
+	void inc(uint16_t job) const
+	{
+		word[job]++;
+		(*occupied)++;
+	}
+	void dec(uint16_t job) const
+	{
+		word[job]--;
+		(*occupied)--;
+	}
+};
+
+/* aggregator_id: id_claim (empty, and the job below its share) / id_match
+ * (same id) / collide; an empty word the job may not claim stays empty. */
+inline IdHit id_claim_or_match(AggregatorId &r, uint64_t key, uint64_t now, bool may_claim)
 {
 	if (r.key == 0) {
+		if (!may_claim)
+			return IdHit::kRefused;
 		r.key = key;
 		r.timestamp = now;
 		return IdHit::kClaimed;
@@ -181,11 +206,14 @@ inline IdHit id_release(AggregatorId &r, uint64_t key)
 }
 
 /* aggregator_id: parameter packet frees its own aggregator, or a foreign
- * one idle for longer than the GC timeout (ATP §3.7). */
-inline IdHit id_release_ack(AggregatorId &r, uint64_t key, uint64_t now, uint64_t timeout)
+ * one idle for longer than the GC timeout (ATP §3.7); *holder is the job
+ * whose key it cleared. */
+inline IdHit id_release_ack(AggregatorId &r, uint64_t key, uint64_t now, uint64_t timeout,
+			    uint16_t *holder)
 {
 	if (r.key == 0)
 		return IdHit::kMiss;
+	*holder = key_job(r.key);
 	if (r.key == key) {
 		r.key = 0;
 		return IdHit::kReleased;
@@ -236,7 +264,7 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
  * only free the aggregator, because their bitmap has one bit per lower
  * switch and cannot describe a partial child. Either way the packet goes
  * on; a resent packet never claims an aggregator. */
-Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p)
+Result resend(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p)
 {
 	IdHit hit = id_release(*s.id, aggregator_key(p.epoch, p.job, p.seq));
 	if (hit == IdHit::kMiss) {
@@ -251,6 +279,7 @@ Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packe
 		advance_level(p);
 		return finish(ctr, Verdict::kDownstream, Counter::collision);
 	}
+	held.dec(p.job);
 	if (p.level != 0) {
 		/* The partial sum is discarded (the PS completes from the resent
 		 * packets), but its congestion and collision marks travel on. */
@@ -280,11 +309,21 @@ Result resend(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packe
 	return finish(ctr, Verdict::kDownstream, Counter::resend_merged);
 }
 
-/* ATP Figure 7: first come, first served, no pre-emption. */
-Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Packet &p,
-		uint64_t now, uint32_t elements, uint32_t *occupied)
+/* ATP Figure 7: first come, first served, no pre-emption; a job claims no
+ * more than its share (docs/pipeline.md, "Fair share"). */
+Result gradient(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr,
+		Packet &p, uint64_t now, uint32_t elements, uint32_t share)
 {
-	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.epoch, p.job, p.seq), now);
+	const bool may_claim = held.word[p.job] < share;
+	IdHit hit = id_claim_or_match(*s.id, aggregator_key(p.epoch, p.job, p.seq), now, may_claim);
+
+	if (hit == IdHit::kRefused) {
+		/* Like box 2, but the aggregator is empty: no holder to tell, so
+		 * no register changes (Col stays clear). The PS sums it. */
+		set_flags(p, p.flags | INA_F_RESEND | INA_F_COLLISION);
+		advance_level(p);
+		return finish(ctr, Verdict::kDownstream, Counter::share_refusals);
+	}
 
 	if (hit == IdHit::kCollide) {
 		/* Box 2: on to the PS marked as resent so that later levels do not
@@ -300,7 +339,7 @@ Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Pac
 	bool clipped = false;
 	uint8_t carried = agg_flags_of(p.flags);
 	if (hit == IdHit::kClaimed) {
-		(*occupied)++;
+		held.inc(p.job);
 		ctr[Counter::claimed]++;
 		*s.bitmap = p.bitmap;
 		merged = p.bitmap;
@@ -344,16 +383,18 @@ Result gradient(const ValueKernels &k, const Slot &s, PipelineCounters &ctr, Pac
 }
 
 /* Parameter packet: free (box 8) or garbage-collect, then multicast. */
-Result parameter(AggregatorTable &t, const Slot &s, PipelineCounters &ctr, Packet &p, uint64_t now,
-		 uint32_t *occupied)
+Result parameter(AggregatorTable &t, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p,
+		 uint64_t now)
 {
-	IdHit hit = id_release_ack(*s.id, aggregator_key(p.epoch, p.job, p.seq), now, t.config().gc_timeout);
+	uint16_t holder = 0;
+	IdHit hit = id_release_ack(*s.id, aggregator_key(p.epoch, p.job, p.seq), now, t.config().gc_timeout,
+				   &holder);
 	Counter reason = Counter::ack_unmatched;
 	if (hit != IdHit::kMiss) {
 		*s.bitmap = 0;
 		*s.count = 0;
 		*s.flags = 0;
-		(*occupied)--;
+		held.dec(holder);
 		reason = hit == IdHit::kReleased ? Counter::ack_freed : Counter::gc_freed;
 	}
 	ctr[Counter::multicast]++;
@@ -365,17 +406,18 @@ Result parameter(AggregatorTable &t, const Slot &s, PipelineCounters &ctr, Packe
 /* Grants the stage functions access to the table's registers. */
 struct PipelineStages {
 	static AggregatorTable::Registers &registers(AggregatorTable &t) { return *t.reg_; }
-	static uint32_t *occupied(AggregatorTable &t) { return &t.occupied_; }
+	static Held held(AggregatorTable &t) { return Held{t.reg_->held.get(), &t.occupied_}; }
 };
 
-Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now)
+Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now,
+	       uint32_t share, const Children *children)
 {
 	/* parse */
 	uint32_t ina_off;
 	if (!find_ina_header(frame, len, &ina_off))
 		return finish(ctr, Verdict::kPass, Counter::pass_through);
 	Packet p{};
-	Counter bad = parse(table, frame, len, ina_off, &p);
+	Counter bad = parse(table, frame, len, ina_off, children, &p);
 	if (bad != Counter::kCount)
 		return finish(ctr, Verdict::kDrop, bad);
 
@@ -409,17 +451,13 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 	uint32_t i = p.index / table.config().stride;
 	Slot s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
 	       &reg.value[size_t(i) * reg.value_stride]};
-	uint32_t *occupied = PipelineStages::occupied(table);
+	const Held held = PipelineStages::held(table);
 
 	if (ack)
-		return parameter(table, s, ctr, p, now, occupied);
-	if (p.flags & INA_F_RESEND) {
-		uint32_t before = reg.id[i].key != 0;
-		Result r = resend(*reg.kernels, s, ctr, p);
-		*occupied -= before - uint32_t(reg.id[i].key != 0);
-		return r;
-	}
-	return gradient(*reg.kernels, s, ctr, p, now, table.config().elements, occupied);
+		return parameter(table, s, held, ctr, p, now);
+	if (p.flags & INA_F_RESEND)
+		return resend(*reg.kernels, s, held, ctr, p);
+	return gradient(*reg.kernels, s, held, ctr, p, now, table.config().elements, share);
 }
 
 bool peek(const uint8_t *frame, uint32_t len, InaView *v)

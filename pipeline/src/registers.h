@@ -83,8 +83,12 @@ struct AggregatorTable::Registers {
 	RegisterArray<uint8_t> flags;
 	/* slots x stride int32, each row 64-byte aligned */
 	RegisterArray<int32_t> value;
+	/* job_held: per job id, how many of this table's slots its key names
+	 * (any epoch). Changed only with the id register's key (set_key, and
+	 * process()'s claims and frees), so it never drifts from it. */
+	RegisterArray<uint32_t> held;
 	uint32_t value_stride = 0;
-	size_t bytes = 0; /* all five arrays */
+	size_t bytes = 0; /* all six arrays */
 	const ValueKernels *kernels = nullptr;
 };
 

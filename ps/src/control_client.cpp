@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "ina/control_auth.h"
+#include "ina/goat_wire.h"
 
 namespace ina {
 
@@ -53,6 +54,20 @@ uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool u
 	return len;
 }
 
+uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, const Endpoint &self, bool remove,
+			    uint64_t counter, uint8_t *out, uint32_t cap)
+{
+	Endpoint dst;
+	memcpy(dst.mac, sw.mac, 6);
+	dst.ip = sw.ip;
+	dst.port = INA_UDP_PORT;
+	static const std::vector<GoatSlots> none;
+	const uint32_t len = write_goat_ctrl_frame(out, cap, self, dst, job.job, remove ? none : sw.slots, counter);
+	if (len && !sw.key.empty() && !sign_ctrl_frame(out, len, sw.key))
+		return 0;
+	return len;
+}
+
 const char *control_state_name(ControlClient::State s)
 {
 	switch (s) {
@@ -83,21 +98,46 @@ uint64_t ControlClient::next_counter(uint64_t wall_ns)
 	return last_counter_;
 }
 
-void ControlClient::start(const PsJobConfig &job, bool unregister, uint64_t now_us, uint64_t timeout_us)
+void ControlClient::start_request(uint32_t k, const Request &req, uint64_t now_us, uint64_t timeout_us)
 {
-	Request &r = req_[job.job];
-	r = Request{};
-	r.job = &job;
-	r.unregister = unregister;
+	Request &r = req_[k];
+	r = req;
 	r.state = State::kPending;
 	r.deadline_us = now_us + timeout_us;
 	r.next_us = now_us;
 	r.backoff_ms = timing_.first_retry_ms;
 }
 
+void ControlClient::start(const PsJobConfig &job, bool unregister, uint64_t now_us, uint64_t timeout_us)
+{
+	Request r;
+	r.job = &job;
+	r.unregister = unregister;
+	start_request(key(job.job, 0), r, now_us, timeout_us);
+}
+
+void ControlClient::start_goat(const PsJobConfig &job, size_t sw, bool remove, uint64_t now_us,
+			       uint64_t timeout_us)
+{
+	Request r;
+	r.job = &job;
+	r.goat = &job.goat[sw];
+	r.unregister = remove;
+	start_request(key(job.job, r.goat->id), r, now_us, timeout_us);
+}
+
+uint32_t ControlClient::write_request(const Request &r, uint64_t counter, uint8_t *out) const
+{
+	if (r.goat)
+		return build_goat_request(*r.job, *r.goat, self_, r.unregister, counter, out,
+					  INA_FRAME_LEN(INA_MAX_ELEMENTS));
+	return build_ctrl_request(*r.job, self_, r.unregister, counter, epoch(r.job->job), out,
+				  INA_FRAME_LEN(INA_MAX_ELEMENTS));
+}
+
 void ControlClient::poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx)
 {
-	for (auto &[id, r] : req_) {
+	for (auto &[k, r] : req_) {
 		if (r.state != State::kPending)
 			continue;
 		if (now_us >= r.deadline_us) {
@@ -110,8 +150,7 @@ void ControlClient::poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx)
 		if (!out)
 			return; /* full: the next poll sends it */
 		const uint64_t counter = next_counter(wall_ns);
-		const uint32_t len = build_ctrl_request(*r.job, self_, r.unregister, counter, epoch(id), out,
-							INA_FRAME_LEN(INA_MAX_ELEMENTS));
+		const uint32_t len = write_request(r, counter, out);
 		if (!len) {
 			r.state = State::kInvalid; /* cannot be written: no switch, too many workers */
 			continue;
@@ -126,37 +165,46 @@ void ControlClient::poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx)
 	}
 }
 
+/* The pending request of the frame's job that an ACK answers: from the
+ * switch it went to, with a counter of one of its copies (a resend may
+ * cross the acknowledgement of an earlier one). */
+ControlClient::Request *ControlClient::match(const InaFrame &f, const CtrlMessage &m)
+{
+	for (auto it = req_.lower_bound(key(f.hdr.job_id, 0)); it != req_.end() && (it->first >> 16) == f.hdr.job_id;
+	     ++it) {
+		Request &r = it->second;
+		const uint32_t from = r.goat ? r.goat->ip : r.job->switch_ip;
+		if (r.state == State::kPending && r.attempts && f.src_ip == from && f.dst_ip == self_.ip &&
+		    m.counter >= r.first_counter && m.counter <= r.last_counter)
+			return &r;
+	}
+	return nullptr;
+}
+
 bool ControlClient::take(const uint8_t *frame, uint32_t len)
 {
 	InaFrame f;
 	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_CONTROL)
 		return false;
 	CtrlMessage m;
-	auto it = req_.find(f.hdr.job_id);
-	if (decode_ctrl(f.payload, f.payload_len, &m) != CtrlVerdict::kOk || m.op != INA_CTRL_ACK ||
-	    it == req_.end() || it->second.state != State::kPending) {
-		stats_.ignored++;
-		return true;
-	}
-	Request &r = it->second;
-	const PsJobConfig &job = *r.job;
-	/* An answer to any copy of this request: a resend may cross the
-	 * acknowledgement of an earlier one. */
-	const bool ours = f.src_ip == job.switch_ip && f.dst_ip == self_.ip && r.attempts &&
-			  m.counter >= r.first_counter && m.counter <= r.last_counter;
-	if (!ours || (!job.switch_key.empty() && !verify_ctrl_frame(frame, f, job.switch_key))) {
+	Request *r = nullptr;
+	if (decode_ctrl(f.payload, f.payload_len, &m) == CtrlVerdict::kOk && m.op == INA_CTRL_ACK)
+		r = match(f, m);
+	/* Signed with the key of the switch the request went to. */
+	const CtrlKey *k = r ? (r->goat ? &r->goat->key : &r->job->switch_key) : nullptr;
+	if (!r || (!k->empty() && !verify_ctrl_frame(frame, f, *k))) {
 		stats_.ignored++;
 		return true;
 	}
 	stats_.acks++;
-	r.state = m.status == INA_CTRL_APPLIED  ? State::kApplied
-		  : m.status == INA_CTRL_DENIED ? State::kDenied
-						: State::kInvalid;
-	if (r.state == State::kApplied) {
-		if (r.unregister)
-			epoch_.erase(job.job);
+	r->state = m.status == INA_CTRL_APPLIED	 ? State::kApplied
+		   : m.status == INA_CTRL_DENIED ? State::kDenied
+						 : State::kInvalid;
+	if (r->state == State::kApplied && !r->goat) {
+		if (r->unregister)
+			epoch_.erase(r->job->job);
 		else
-			epoch_[job.job] = ina_flags_epoch(f.hdr.flags);
+			epoch_[r->job->job] = ina_flags_epoch(f.hdr.flags);
 	}
 	return true;
 }
@@ -169,7 +217,12 @@ uint8_t ControlClient::epoch(uint16_t job) const
 
 ControlClient::State ControlClient::state(uint16_t job) const
 {
-	auto it = req_.find(job);
+	return goat_state(job, 0);
+}
+
+ControlClient::State ControlClient::goat_state(uint16_t job, uint16_t switch_id) const
+{
+	auto it = req_.find(key(job, switch_id));
 	return it == req_.end() ? State::kIdle : it->second.state;
 }
 
@@ -181,7 +234,12 @@ bool ControlClient::pending() const
 
 uint32_t ControlClient::attempts(uint16_t job) const
 {
-	auto it = req_.find(job);
+	return goat_attempts(job, 0);
+}
+
+uint32_t ControlClient::goat_attempts(uint16_t job, uint16_t switch_id) const
+{
+	auto it = req_.find(key(job, switch_id));
 	return it == req_.end() ? 0 : it->second.attempts;
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ina/ps_config.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "ina/goat_plan.h"
 #include "ina/input_file.h"
 
 namespace ina {
@@ -76,23 +78,32 @@ struct Reader {
 		return true;
 	}
 
-	/* switch.key_file: the switch's control key (relative to the job
-	 * file's directory). */
-	bool key_file(const toml::table &t, const std::string &job_file, CtrlKey *out)
+	/* A file named by `key` (relative to the job file's directory):
+	 * false if missing or empty. */
+	bool path_at(const toml::table &t, const char *key, const std::string &prefix, std::string *out)
 	{
-		const toml::node *n = t.get("key_file");
-		if (!n)
+		const toml::node *n = t.get(key);
+		auto s = n ? n->value<std::string>() : std::nullopt;
+		if (!n || !n->is_string() || s->empty())
+			return fail(prefix + key, "must be the path of a file");
+		*out = *s;
+		const size_t slash = source.rfind('/');
+		if ((*out)[0] != '/' && slash != std::string::npos)
+			*out = source.substr(0, slash + 1) + *out;
+		return true;
+	}
+
+	/* key_file: a switch's control key (switch.key_file, a GOAT
+	 * switch's); absent: *out unchanged. */
+	bool key_file(const toml::table &t, const std::string &prefix, CtrlKey *out)
+	{
+		if (!t.get("key_file"))
 			return true;
-		auto s = n->value<std::string>();
-		if (!n->is_string() || s->empty())
-			return fail("switch.key_file", "must be the path of a key file");
-		std::string path = *s;
-		const size_t slash = job_file.rfind('/');
-		if (path[0] != '/' && slash != std::string::npos)
-			path = job_file.substr(0, slash + 1) + path;
-		std::string why;
+		std::string path, why;
+		if (!path_at(t, "key_file", prefix, &path))
+			return false;
 		if (!load_ctrl_key_file(path, out, &why))
-			return fail("switch.key_file", why);
+			return fail(prefix + "key_file", why);
 		return true;
 	}
 
@@ -119,6 +130,82 @@ struct Reader {
 	}
 };
 
+/* One [[goat.switch]]: id, ip, mac, key_file (default switch.key_file),
+ * aggregators = [first, end] (default: [0, aggregators)). */
+bool read_goat_switch(Reader &r, const toml::table &t, const std::string &prefix, const PsJobConfig &c,
+		      PsGoatSwitch *out, GoatSlots *span)
+{
+	out->key = c.switch_key;
+	*span = GoatSlots{0, c.aggregators, 0, 0};
+	if (!r.only(t, {"id", "ip", "mac", "key_file", "aggregators"}, prefix) ||
+	    !r.integer(t, "id", prefix, &out->id, 1, 65535, true) || !r.ip(t, "ip", prefix, &out->ip, true) ||
+	    !r.mac(t, "mac", prefix, out->mac, true) || !r.key_file(t, prefix, &out->key))
+		return false;
+	if (const toml::node *n = t.get("aggregators")) {
+		const toml::array *a = n->as_array();
+		auto f = a && a->size() == 2 ? (*a)[0].value_exact<int64_t>() : std::nullopt;
+		auto e = a && a->size() == 2 ? (*a)[1].value_exact<int64_t>() : std::nullopt;
+		if (!f || !e || *f < 0 || *e <= *f || *e > (1ll << 30))
+			return r.fail(prefix + "aggregators", "must be [first, end], 0 <= first < end");
+		*span = GoatSlots{uint32_t(*f), uint32_t(*e), 0, 0};
+	}
+	return true;
+}
+
+/* [goat]: plan = "FILE" (ina-goat-plan's output) and a [[goat.switch]] per
+ * switch of the plan that aggregates, which the PS sends its part. */
+bool read_goat(Reader &r, const toml::node &n, PsJobConfig *c)
+{
+	const toml::table *t = n.as_table();
+	if (!t)
+		return r.fail("goat", "must be a table [goat]");
+	if (!r.only(*t, {"plan", "switch"}, "goat.") || !r.path_at(*t, "plan", "goat.", &c->goat_plan))
+		return false;
+	GoatPlan plan;
+	std::string err = goat_plan_read(c->goat_plan, &plan);
+	if (!err.empty())
+		return r.fail("goat.plan", err);
+	if (plan.workers.size() != c->workers.size())
+		return r.fail("goat.plan", "has " + std::to_string(plan.workers.size()) + " workers, the job " +
+						   std::to_string(c->workers.size()) + " (plan worker i is the job's i-th)");
+	const toml::node *sn = t->get("switch");
+	const toml::array *sa = sn ? sn->as_array() : nullptr;
+	if (sn && !sa)
+		return r.fail("goat.switch", "entries must be tables ([[goat.switch]])");
+	for (size_t i = 0; sa && i < sa->size(); i++) {
+		const std::string prefix = "goat.switch[" + std::to_string(i) + "].";
+		const toml::table *st = (*sa)[i].as_table();
+		PsGoatSwitch gs;
+		GoatSlots span;
+		if (!st)
+			return r.fail("goat.switch", "entries must be tables ([[goat.switch]])");
+		if (!read_goat_switch(r, *st, prefix, *c, &gs, &span))
+			return false;
+		for (const PsGoatSwitch &o : c->goat)
+			if (o.id == gs.id)
+				return r.fail(prefix + "id", "a second [[goat.switch]] with id " + std::to_string(gs.id));
+		GoatSwitchPart part;
+		err = goat_switch_part(plan, gs.id, {span}, &part);
+		if (!err.empty())
+			return r.fail(prefix + "id", c->goat_plan + ": " + err);
+		gs.slots = part.slots;
+		gs.submodels = part.submodels;
+		if (!gs.submodels.empty())
+			c->goat.push_back(gs);
+	}
+	for (const GoatPlan::Switch &s : plan.switches) {
+		const bool listed = std::any_of(c->goat.begin(), c->goat.end(),
+						[&](const PsGoatSwitch &g) { return g.id == s.id; });
+		bool used = false;
+		for (const std::vector<uint16_t> &nodes : plan.node)
+			used = used || std::find(nodes.begin(), nodes.end(), s.id) != nodes.end();
+		if (!listed && used)
+			return r.fail("goat.switch", "the plan's switch '" + s.name + "' (id " + std::to_string(s.id) +
+							     ") aggregates sub-models: give it a [[goat.switch]]");
+	}
+	return true;
+}
+
 } /* namespace */
 
 bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfig *out, std::string *error)
@@ -136,7 +223,7 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 	PsJobConfig c;
 	if (!r.only(root,
 		    {"job", "elements", "aggregators", "window", "levels", "fan_in", "ps_count", "ps_index",
-		     "ack", "ack_holdoff_us", "float_holdoff_us", "float_slots", "switch", "workers"},
+		     "ack", "ack_holdoff_us", "float_holdoff_us", "float_slots", "switch", "workers", "goat"},
 		    ""))
 		return false;
 	if (!r.integer(root, "job", "", &c.job, 1, 65535, true) ||
@@ -160,7 +247,7 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 		    !r.ip(*t, "ip", "switch.", &c.switch_ip, true) ||
 		    !r.mac(*t, "mac", "switch.", c.switch_mac, true) ||
 		    !r.integer(*t, "register_timeout_ms", "switch.", &c.register_timeout_ms, 100, 3600000) ||
-		    !r.key_file(*t, source, &c.switch_key))
+		    !r.key_file(*t, "switch.", &c.switch_key))
 			return false;
 		c.has_switch = true;
 	}
@@ -193,6 +280,9 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 			return r.fail(prefix + "ip", "the switch's own address (switch.ip)");
 		c.workers.push_back(w);
 	}
+	if (const toml::node *g = root.get("goat"))
+		if (!read_goat(r, *g, &c))
+			return false;
 	std::string too_big;
 	if (!ps_job_memory_ok(c, &too_big))
 		return r.fail("window", too_big);

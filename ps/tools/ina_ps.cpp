@@ -172,8 +172,9 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--register-interval-ms", o.register_interval_ms,
 		       "repeat the job registration this often (0: once at start)")
 		->check(CLI::Range(0u, 86400000u));
-	app.add_flag("--udp-gso", tcfg.udp_gso, "udp transport: send runs of parameter packets as UDP GSO messages");
-	app.add_flag("--no-register", o.no_register, "do not register the jobs with their switch");
+	app.add_flag("--udp-gso", tcfg.udp_gso, "udp transport: send runs of parameter packets as UDP GSO messages, receive runs as UDP GRO messages");
+	app.add_flag("--no-register", o.no_register,
+		     "do not register the jobs with their switch (nor send their GOAT plans)");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
 	int rc = ina::parse_cli("ina-ps", app, argc, argv);
 	if (rc >= 0)
@@ -471,6 +472,17 @@ struct Daemon {
 					      now, unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull);
 	}
 
+	/* Starts installing (or removing) every job's GOAT assignments on the
+	 * switches of its plan. */
+	void start_goat(bool remove, uint64_t now)
+	{
+		for (const auto &c : jobs)
+			for (size_t i = 0; i < c.goat.size(); i++)
+				if (control.goat_state(c.job, c.goat[i].id) != ina::ControlClient::State::kPending)
+					control.start_goat(c, i, remove, now,
+							   remove ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull);
+	}
+
 	/* Receives one batch on thread 0's queue while no other thread serves
 	 * (before they start, after they end): every shard's frames are handled
 	 * here, replies through thread 0's queue. */
@@ -497,26 +509,57 @@ struct Daemon {
 		s0.flush_tx();
 	}
 
-	/* (Un)registers every job with its switch and waits for the answers;
-	 * false (after a message per job) if one was not applied. Runs while
-	 * thread 0 is the only one. */
-	bool control_all(bool unregister)
+	/* Waits for the requests started; false if interrupted (while
+	 * setting up: `patient` false). Runs while thread 0 is the only one. */
+	bool wait_control(bool patient)
 	{
-		if (o.no_register)
-			return true;
-		start_control(unregister, now_us());
 		while (control.pending()) {
-			if (!unregister && g_stop.load(std::memory_order_relaxed))
+			if (!patient && g_stop.load(std::memory_order_relaxed))
 				return false; /* interrupted while waiting for the switch */
 			poll_control();
 			receive_alone(10000);
 		}
+		return true;
+	}
+
+	/* Registers every job with its switch, then installs its GOAT
+	 * assignments (the switch may refuse them for a job it does not know);
+	 * on the way out removes the assignments, then unregisters. False
+	 * (after a message per request) if one was not applied. */
+	bool control_all(bool unregister)
+	{
+		if (o.no_register)
+			return true;
+		if (unregister) {
+			start_goat(true, now_us());
+			wait_control(true);
+			start_control(true, now_us());
+			wait_control(true);
+		} else {
+			start_control(false, now_us());
+			if (!wait_control(false))
+				return false;
+			start_goat(false, now_us());
+			if (!wait_control(false))
+				return false;
+		}
+		return all_applied(unregister);
+	}
+
+	/* Reports each request that was not applied; true if none. */
+	bool all_applied(bool unregister) const
+	{
 		bool ok = true;
 		for (const auto &c : jobs) {
-			if (!c.has_switch || control.state(c.job) == ina::ControlClient::State::kApplied)
-				continue;
-			ok = false;
-			report(c, unregister);
+			if (c.has_switch && control.state(c.job) != ina::ControlClient::State::kApplied) {
+				ok = false;
+				report(c, unregister);
+			}
+			for (const ina::PsGoatSwitch &g : c.goat)
+				if (control.goat_state(c.job, g.id) != ina::ControlClient::State::kApplied) {
+					ok = false;
+					report_goat(c, g, unregister);
+				}
 		}
 		return ok;
 	}
@@ -542,6 +585,19 @@ struct Daemon {
 				ip_text(c.switch_ip).c_str(), what);
 	}
 
+	void report_goat(const ina::PsJobConfig &c, const ina::PsGoatSwitch &g, bool remove) const
+	{
+		const auto st = control.goat_state(c.job, g.id);
+		const char *what = remove ? "removal of its GOAT assignment" : "GOAT assignment";
+		const char *why = st == ina::ControlClient::State::kTimedOut
+					  ? "did not acknowledge"
+				  : st == ina::ControlClient::State::kDenied
+					  ? "denied (the job is another PS's, or its config's without control = \"allow\")"
+					  : "rejected as invalid (ranges beyond its table or another job's)";
+		fprintf(stderr, "ina-ps: job %u: switch %u (%s) %s the %s (%u attempts)\n", c.job, g.id,
+			ip_text(g.ip).c_str(), why, what, control.goat_attempts(c.job, g.id));
+	}
+
 	/* Starts threads 1..N-1, runs thread 0 until a signal or --duration
 	 * (repeating the registration every --register-interval-ms), then
 	 * stops and joins the others. */
@@ -558,6 +614,7 @@ struct Daemon {
 			if (!o.no_register && o.register_interval_ms &&
 			    now - last_register >= o.register_interval_ms * 1000ull) {
 				start_control(false, now);
+				start_goat(false, now);
 				last_register = now;
 				refreshing = true;
 			}
@@ -565,10 +622,7 @@ struct Daemon {
 				poll_control();
 				if (!control.pending()) {
 					/* A refresh the switch missed is retried at the next interval. */
-					for (const auto &c : jobs)
-						if (c.has_switch &&
-						    control.state(c.job) != ina::ControlClient::State::kApplied)
-							report(c, false);
+					all_applied(false);
 					refreshing = false;
 				}
 			}
@@ -754,6 +808,15 @@ static int run_ps(int argc, char **argv)
 		for (auto &sh : d.shards)
 			sh->ps->set_epoch(c.job, epoch);
 		printf("ina-ps: job %u epoch %u\n", c.job, epoch);
+		for (const ina::PsGoatSwitch &g : c.goat) {
+			std::string ranges, subs;
+			for (const ina::GoatSlots &r : g.slots)
+				ranges += " [" + std::to_string(r.first) + ", " + std::to_string(r.end) + ")";
+			for (const std::string &n : g.submodels)
+				subs += (subs.empty() ? " " : ", ") + n;
+			printf("ina-ps: job %u GOAT switch %u (%s):%s in%s\n", c.job, g.id, ip_text(g.ip).c_str(),
+			       subs.c_str(), ranges.c_str());
+		}
 	}
 	printf("ina-ps: serving %zu job(s) on %s, %s, %u thread(s)\n", jobs.size(), transports[0]->name(),
 	       ip_text(self.ip).c_str(), o.threads);

@@ -5,8 +5,10 @@ For each job of mode "goat": conf/goat-job<id>-topology.json (the switches
 on the job's paths with their id, memory B(s) and hops to the PS; every
 worker's hops to each of them and to the PS), conf/goat-job<id>-model.json
 (the tensor cut into goat_submodels equal sub-models) and the plan,
-conf/goat-job<id>.json. Every switch's config names the plan ([[goat]]) and
-every worker reads its part (ina-worker --goat-plan).
+conf/goat-job<id>.json (or a copy of the job's hand-written goat_plan_file).
+The PS sends each switch its part ([goat] of its job file; with goat_install
+= "config", each switch's [[goat]] table names the plan instead) and every
+worker reads its part (ina-worker --goat-plan).
 """
 
 import json
@@ -50,9 +52,23 @@ def planner_inputs(plan, job):
 
 def make_plans(plan, conf_dir, planner, log=print):
     """Writes the inputs and runs `planner` (ina-goat-plan) for every goat
-    job; sets job["goat_plan"] to the plan's path."""
+    job, or copies the job's hand-written goat_plan; sets job["goat_plan"]
+    to the plan's path in conf_dir."""
     for job in plan["jobs"]:
         if job["mode"] != "goat":
+            continue
+        if job["goat_plan_file"]:
+            given = os.path.join(os.path.dirname(plan["path"]), job["goat_plan_file"])
+            out = os.path.join(conf_dir, plan_file(job))
+            try:
+                with open(given) as f:
+                    p = json.load(f)
+            except (OSError, ValueError) as e:
+                raise GoatError(f"job {job['id']}: goat_plan {given}: {e}")
+            with open(out, "w") as f:
+                json.dump(p, f, indent=1)
+            log(f"lab: job {job['id']} GOAT plan from {given}")
+            job["goat_plan"] = out
             continue
         if not planner:
             raise GoatError(f"job {job['id']} is a GOAT job but ina-goat-plan was not built "

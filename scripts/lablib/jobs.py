@@ -46,6 +46,14 @@ def ps_job_toml(plan, job, switches, with_switch=True, key_file=None):
         lines += ["", f"[[workers]]  # {w['name']}", f"ip = {q(w['ip'])}", f"mac = {q(w['mac'])}"]
         if job["levels"]:
             lines.append("bits = [" + ", ".join(str(b) for b in w["bit"]) + "]")
+    if with_switch and job["mode"] == "goat" and job["goat_install"] == "ps":
+        # The PS sends each switch on the path its part of the plan
+        # (docs/goat.md, "Installing a plan"), signed with the lab's key.
+        lines += ["", "[goat]", f"plan = {q(job['goat_plan'])}"]
+        for n in job["switches"]:
+            sw = switches[n]
+            lines += [f"[[goat.switch]]  # {n}", f"id = {job['switch_ids'][n]}",
+                      f"ip = {q(sw['ip'])}", f"mac = {q(sw['mac'])}"]
     return "\n".join(lines) + "\n"
 
 
@@ -165,16 +173,17 @@ class When:
 
 def parse_faults(specs, plan):
     """kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, restart-switch:NAME@WHEN,
-    spoof:HOST:JOB@WHEN."""
+    spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, forge:HOST:JOB@WHEN."""
     out = []
     hosts = {h["name"] for h in plan["hosts"]}
     ps_hosts = {h["name"] for h in plan["hosts"] if h.get("role") == "ps"}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof):([a-z0-9:]+)@(.+)$", spec)
+        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge):([a-z0-9:]+)@(.+)$", spec)
         if not m:
             raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, "
-                           "restart-switch:SWITCH@WHEN or spoof:HOST:JOB@WHEN")
+                           "restart-switch:SWITCH@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN "
+                           "or forge:HOST:JOB@WHEN")
         kind, what = m.group(1), m.group(2)
         try:
             when = When(m.group(3))
@@ -186,10 +195,12 @@ def parse_faults(specs, plan):
             raise JobError(f"--fault {spec}: no PS host {what}")
         if kind == "restart-switch" and what not in switches:
             raise JobError(f"--fault {spec}: no switch {what}")
-        if kind == "spoof":
+        if kind == "hoard" and not any(w["name"] == what for j in plan["jobs"] for w in j["workers"]):
+            raise JobError(f"--fault {spec}: {what} is not a worker (hoard:WORKER@WHEN)")
+        if kind in ("spoof", "forge"):
             host, _, job = what.partition(":")
             if host not in hosts or not job.isdigit():
-                raise JobError(f"--fault {spec}: want spoof:HOST:JOB@WHEN")
+                raise JobError(f"--fault {spec}: want {kind}:HOST:JOB@WHEN")
         out.append({"kind": kind, "what": what, "when": when, "done": False})
     return out
 
@@ -365,6 +376,13 @@ def run_jobs(lab, plan, build_dirs, args):
                 host, _, jid = f["what"].partition(":")
                 spoofers.append(start_spoofer(lab, plan, host, int(jid)))
                 lab.log(f"lab: fault: {host} sends packets of job {jid} from {now:.1f} s")
+            elif f["kind"] == "forge":
+                host, _, jid = f["what"].partition(":")
+                spoofers.append(start_forger(lab, plan, host, int(jid)))
+                lab.log(f"lab: fault: {host} sends forged results of job {jid} from {now:.1f} s")
+            elif f["kind"] == "hoard":
+                spoofers.append(start_hoarder(lab, plan, f["what"]))
+                lab.log(f"lab: fault: {f['what']} hoards its job's aggregators from {now:.1f} s")
         for name in kills:
             if name in ps_procs:
                 ps_procs[name].wait(2.0)
@@ -395,6 +413,13 @@ def run_jobs(lab, plan, build_dirs, args):
                           spoofers, wall, switch_snap_before)
     report["faults"]["killed_ps"] = sorted(killed_ps)
     report["starts"] = [starts[j] for j in sorted(starts)]
+    # GOAT: each switch's assignments as it logged them (from its config or
+    # from the PS's control messages, docs/goat.md "Installing a plan").
+    for s in plan["switches"]:
+        p = lab.procs.get(f"switchd-{s['name']}")
+        text = p.log_text() if p else ""
+        report["switches"][s["name"]]["goat_assignments"] = [
+            line[line.find("job "):] for line in text.splitlines() if "GOAT assignment" in line]
     return report
 
 
@@ -408,6 +433,37 @@ def start_spoofer(lab, plan, host, job_id):
            "--aggregators", str(job["aggregators"]), "--levels", str(job["levels"]),
            "--fan-in", ",".join(str(f) for f in job["fan_in"]) or "1", "--rate", "20000"]
     return lab.start(f"spoof-{host}", host, cmd)
+
+
+def start_hoarder(lab, plan, host):
+    """A worker host that claims every aggregator its own job may get and
+    keeps them (spoof.py --cover): its job's id, its bit, the run's epoch."""
+    job, w = next((j, w) for j in plan["jobs"] for w in j["workers"] if w["name"] == host)
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
+           "--src-ip", w["ip"], "--src-mac", w["mac"], "--dst-ip", job["ps"]["ip"],
+           "--dst-mac", job["ps"]["mac"], "--job", str(job["id"]), "--elements", str(plan["elements"]),
+           "--aggregators", str(job["aggregators"]), "--levels", str(job["levels"]),
+           "--fan-in", ",".join(str(f) for f in job["fan_in"]) or "1",
+           "--bit", str(w["bit"][0] if job["levels"] else w["rank"]), "--epoch", str(job.get("epoch", 0)),
+           "--seq-base", "0x90000000", "--cover", "--rate", "5000"]
+    return lab.start(f"hoard-{host}", host, cmd)
+
+
+def start_forger(lab, plan, host, job_id, count=1000000):
+    """A host that sends `count` parameter packets of job `job_id` in its PS's
+    name (its IP and MAC) from its own port, as fast as it can."""
+    job = next(j for j in plan["jobs"] if j["id"] == job_id)
+    h = next(x for x in plan["hosts"] if x["name"] == host)
+    here = os.path.dirname(os.path.abspath(__file__))
+    group = f"239.18.{job_id >> 8}.{job_id & 255}"
+    cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
+           "--src-ip", job["ps"]["ip"], "--src-mac", job["ps"]["mac"], "--dst-ip", group,
+           "--dst-mac", f"01:00:5e:12:{job_id >> 8:02x}:{job_id & 255:02x}", "--job", str(job_id),
+           "--elements", str(plan["elements"]), "--aggregators", str(job["aggregators"]),
+           "--levels", str(job["levels"]), "--epoch", str(job.get("epoch", 0)), "--results",
+           "--seqs", "4096", "--count", str(count), "--rate", "1e9", "--value", "1000000"]
+    return lab.start(f"forge-{host}", host, cmd)
 
 
 def _sum_switch_job(snaps, job_id, key):
@@ -440,7 +496,8 @@ def _switch_summary(snap):
         "completed": pipe.get("completed"),
         "rx_packets": summ.get("rx_packets"),
         "jobs": {j: {k: (c or {}).get(k) for k in ("aggregated", "completed", "collisions",
-                                                   "resends", "gc_frees")}
+                                                   "resends", "gc_frees", "share_refusals",
+                                                   "aggregators_held", "max_aggregators", "goat_passed")}
                  for j, c in (snap.get("jobs") or {}).items()},
     }
 
@@ -459,8 +516,10 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
                 ps_proc[js["job"]] = j
     for s in plan["switches"]:
         report["switches"][s["name"]] = _switch_summary(snaps.get(s["name"], {}))
-    if spoofers:
-        report["faults"]["spoof_frames_sent"] = sum(_spoof_count(s) for s in spoofers)
+    for kind in ("spoof", "hoard", "forge"):
+        mine = [s for s in spoofers if s.name.startswith(kind + "-")]
+        if mine:
+            report["faults"][f"{kind}_frames_sent"] = sum(_spoof_count(s) for s in mine)
     all_ok = True
     for job in plan["jobs"]:
         ws = []
@@ -509,6 +568,9 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             "within_bound": bool(stats) and all(s["within_bound"] for s in stats),
             "admission_drops": _sum_switch_job(snaps, job["id"], "admission_drops"),
             "gc_frees": _sum_switch_job(snaps, job["id"], "gc_frees"),
+            "share_refusals": _sum_switch_job(snaps, job["id"], "share_refusals"),
+            "forged_result_drops": _sum_switch_job(snaps, job["id"], "forged_result_drops"),
+            "rx_not_from_ps": sum(s.get("rx_not_from_ps", 0) or 0 for s in stats),
             "ecn_marks": _sum_switch_job(snaps, job["id"], "ecn_marks"),
             "transport": stats[0]["transport"] if stats else None,
         }

@@ -45,6 +45,9 @@ class Proc:
     def __init__(self, name, ns, args, log_path, env=None):
         self.name, self.ns, self.args, self.log_path = name, ns, list(args), log_path
         self.log_file = open(log_path, "ab")
+        # The log is appended to by every process of this name (a job run
+        # again on the same lab): this one's output starts here.
+        self.log_start = self.log_file.tell()
         full_env = dict(os.environ)
         full_env.update(env or {})
         self.popen = subprocess.Popen(["ip", "netns", "exec", ns] + self.args,
@@ -83,9 +86,11 @@ class Proc:
         return self.popen.returncode
 
     def log_text(self):
+        """What this process wrote (not earlier processes of the same name)."""
         try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()
+            with open(self.log_path, "rb") as f:
+                f.seek(self.log_start)
+                return f.read().decode(errors="replace")
         except OSError:
             return ""
 

@@ -44,6 +44,7 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
         f"aggregators = {sw['aggregators']}",
         f"elements = {plan['elements']}",
         f"gc_timeout_ms = {plan['gc_timeout_ms']}",
+        f"job_share = {_num(plan.get('job_share', 1.0))}",
         f"stats_interval_s = {stats_interval_s}",
         f"mbufs = {plan['mbufs']}",
         # Poll, but sleep when a whole loop found nothing: the lab shares a
@@ -86,8 +87,9 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
                           f"mac = {_q(w['mac'])}",
                           "bit = [" + ", ".join(str(b) for b in w["bit"]) + "]"]
         for j in plan["jobs"]:
-            # GOAT (lablib/goat.py): this switch's part of the job's plan.
-            if sw["name"] in j["switches"] and j["mode"] == "goat":
+            # GOAT (lablib/goat.py): this switch's part of the job's plan,
+            # unless the PS installs it (goat_install = "ps").
+            if sw["name"] in j["switches"] and j["mode"] == "goat" and j["goat_install"] == "config":
                 lines += ["", f"# job {j['id']}: GOAT plan (ina-goat-plan)", "[[goat]]",
                           f"job = {j['id']}", f"plan = {_q('goat-job' + str(j['id']) + '.json')}"]
     return "\n".join(lines) + "\n"

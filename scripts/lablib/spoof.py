@@ -1,10 +1,23 @@
 #!/usr/bin/python3
-"""A misbehaving host for the lab's admission test: sends gradient packets
-that carry another job's id (and a bitmap bit of one of its workers) from
-this host's own address, as fast as --rate allows, until SIGTERM.
+"""A misbehaving host for the lab's security tests, sending gradient packets
+from this host's own address, as fast as --rate allows, until SIGTERM.
 
-A switch must drop them at admission (the source is not a registered worker
-of that job) and count them; the job's results must not change.
+- spoof (another job's id, bit 0): a switch must drop them at admission
+  (the source is not a registered worker of that job) and count them; the
+  job's results must not change.
+- hoard (--cover: this host's own job, its own bit and the run's epoch, so
+  admission takes them): one fragment per aggregator index, sent over and
+  over. Each claims its aggregator when it is free and, as a duplicate,
+  keeps it fresh, so neither the GC nor the idle sweep ever frees it: the
+  host ends up holding every aggregator the switch lets its job hold.
+  The fragments never complete (one contribution of fan_in) and their seqs
+  (from --seq-base, 0x90000000: half the seq space behind any real seq) are
+  `stale` at the job's PS, so the job's own results do not change.
+- forge (--results: parameter packets, the ACK flag, of another job, sent
+  from this host's port with that job's PS address as source, to the job's
+  multicast group): a switch must drop them (forged_result_drops), neither
+  freeing an aggregator nor delivering them to the job's workers.
+
 Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
 """
@@ -27,12 +40,32 @@ def ipv4_checksum(hdr):
     return (~s) & 0xFFFF
 
 
+def agg_index(a, seq):
+    return zlib.crc32(struct.pack("!HI", a.job, seq)) % a.aggregators
+
+
+def covering_seqs(a):
+    """From --seq-base on, the first seq that hashes to each aggregator index."""
+    seqs, seen, seq = [], set(), a.seq_base
+    while len(seen) < a.aggregators:
+        i = agg_index(a, seq)
+        if i not in seen:
+            seen.add(i)
+            seqs.append(seq)
+        seq = (seq + 1) & 0xFFFFFFFF
+    return seqs
+
+
 def frame(a, seq):
     n = a.elements
-    idx = zlib.crc32(struct.pack("!HI", a.job, seq)) % a.aggregators
+    idx = agg_index(a, seq)
     fan = (a.fan_in + [0, 0, 0, 0])[:4]
-    bitmap = [1, 1, 1, 1]  # claims bit 0 at every level
-    ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 0, 0, a.job, 0, seq, idx, 0xFFFFFFFF, n, 0,
+    bitmap = [1 << a.bit] * 4  # claims this bit at every level
+    flags = a.epoch << 8  # the run's epoch (docs/protocol.md, "Epochs")
+    if a.results:  # a parameter packet: ACK, no bitmaps, no fan-in
+        flags |= 1
+        bitmap, fan = [0] * 4, [0] * 4
+    ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 0, flags, a.job, 0, seq, idx, 0xFFFFFFFF, n, 0,
                       a.levels, *bitmap, *fan)
     payload = struct.pack(f"!{n}i", *([a.value] * n))
     udp_len = 8 + len(ina) + len(payload)
@@ -59,6 +92,14 @@ def main():
     ap.add_argument("--fan-in", default="1")
     ap.add_argument("--value", type=int, default=1 << 24, help="int32 value in every element")
     ap.add_argument("--seqs", type=int, default=65536, help="cycle over sequence numbers 0..seqs-1")
+    ap.add_argument("--bit", type=int, default=0, help="bitmap bit claimed at every level")
+    ap.add_argument("--epoch", type=int, default=0, help="the job's run (flags bits 8-15)")
+    ap.add_argument("--seq-base", type=lambda x: int(x, 0), default=0, help="first seq")
+    ap.add_argument("--cover", action="store_true",
+                    help="cycle over one seq per aggregator index (hoarding)")
+    ap.add_argument("--results", action="store_true",
+                    help="parameter packets (ACK) instead of gradients (forged results)")
+    ap.add_argument("--count", type=int, default=0, help="stop after this many frames (0: never)")
     ap.add_argument("--rate", type=float, default=20000, help="frames per second")
     a = ap.parse_args()
     a.fan_in = [int(x) for x in a.fan_in.split(",") if x]
@@ -72,15 +113,17 @@ def main():
     except OSError as e:
         print(f"spoof: {a.device}: {e.strerror}", file=sys.stderr)
         return 1
-    sent, seq, t0 = 0, 0, time.monotonic()
+    seqs = covering_seqs(a) if a.cover else [(a.seq_base + i) & 0xFFFFFFFF for i in range(a.seqs)]
+    frames = [frame(a, q) for q in seqs] if a.cover or a.results else None
+    sent, k, t0 = 0, 0, time.monotonic()
     last_report = t0
-    while not stop:
+    while not stop and not (a.count and sent >= a.count):
         try:
-            s.send(frame(a, seq))
+            s.send(frames[k] if frames else frame(a, seqs[k]))
             sent += 1
         except OSError:
             time.sleep(0.001)
-        seq = (seq + 1) % a.seqs
+        k = (k + 1) % len(seqs)
         target = t0 + sent / a.rate
         now = time.monotonic()
         if target > now:

@@ -30,6 +30,7 @@ LAB_KEYS = {
     "elements": 62,
     "aggregators": 4096,
     "gc_timeout_ms": 1000,
+    "job_share": 1.0,  # ina-switchd job_share: the fraction of aggregators one job may hold
     "mbufs": 8191,
     "lcores": 1,
     "idle_sleep_us": 20,
@@ -74,6 +75,14 @@ JOB_KEYS = {
     "goat_submodels": 8,
     "goat_seed": 1,
     "goat_memory_bytes": 0,
+    # Who installs the plan on the switches: "ps" (ina-ps sends each switch
+    # its part by control message, [goat] of its job file) or "config" (each
+    # switch's [[goat]] table names the plan).
+    "goat_install": "ps",
+    # A plan written by hand (relative to the topology file) instead of
+    # ina-goat-plan's: worker i of the plan is the job's i-th worker, the
+    # switch ids those of the lab.
+    "goat_plan_file": "",
 }
 
 
@@ -143,11 +152,13 @@ def build_plan(raw, path, overrides):
         raise TopologyError(f"{path}: subnet: {e}")
     if net.version != 4 or net.prefixlen > 16:
         raise TopologyError(f"{path}: subnet: must be an IPv4 /16 or larger, got {lab['subnet']}")
-    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us"):
+    for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us", "job_share"):
         if k in overrides:
             lab[k] = overrides[k]
     if not 1 <= lab["elements"] <= 2048:
         raise TopologyError(f"{path}: elements: must be 1..2048, got {lab['elements']}")
+    if not 0.0 < lab["job_share"] <= 1.0:
+        raise TopologyError(f"{path}: job_share: must be above 0 and at most 1, got {lab['job_share']}")
 
     switches = []
     for i, t in enumerate(lab["switch"]):
@@ -283,6 +294,7 @@ def build_plan(raw, path, overrides):
 
     return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
             "subnet": str(net), "elements": lab["elements"], "gc_timeout_ms": lab["gc_timeout_ms"],
+            "job_share": lab["job_share"],
             "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
 
 
@@ -315,7 +327,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
     mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
     if mode not in ("tree", "rack", "none", "goat"):
         raise TopologyError(f"{where}: mode must be \"tree\", \"rack\", \"none\" or \"goat\", got {mode!r}")
-    for k in ("tensor", "iterations", "window"):
+    for k in ("tensor", "iterations", "window", "goat_install"):
         if k in overrides:
             j[k] = overrides[k]
     if j["id"] in overrides.get("start_delay", {}):
@@ -359,7 +371,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
               "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
-              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes"):
+              "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install", "goat_plan_file"):
         result[k] = j[k]
 
     wl = []
@@ -376,6 +388,8 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
         # the one switch that aggregates it, the others forward.
         if not 1 <= j["goat_submodels"] <= min(j["tensor"], 255):
             raise TopologyError(f"{where}: goat_submodels must be 1..255 and at most tensor")
+        if j["goat_install"] not in ("ps", "config"):
+            raise TopologyError(f"{where}: goat_install must be \"ps\" or \"config\"")
         levels, fan_in = 1, [len(workers)]
         for i, w in enumerate(workers):
             wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,

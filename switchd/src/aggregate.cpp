@@ -96,8 +96,10 @@ LcoreCtr LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &
  * outside them (a worker with another plan) or names no switch passes
  * untouched, so that no other sub-model takes the aggregators the plan
  * gave this one. Those naming another switch are the pipeline's filter's.
+ * *range: the range of this switch's that a fragment naming it falls in
+ * (whose children, for a split sub-model, the switch program waits for).
  */
-bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d)
+bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d, const GoatRange **range)
 {
 	if (d.ina.flags & (INA_F_ACK | INA_F_BYPASS | INA_F_FLOAT))
 		return false;
@@ -109,7 +111,10 @@ bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d)
 		lc_.ctr[LcoreCtr::goat_no_node]++;
 		return true;
 	}
-	if (node == app_.cfg.switch_id && !ga->covers(d.ina.agg_index)) {
+	if (node != app_.cfg.switch_id)
+		return false;
+	*range = ga->find(d.ina.agg_index);
+	if (!*range) {
 		lc_.ctr[LcoreCtr::goat_unassigned]++;
 		return true;
 	}
@@ -129,6 +134,9 @@ void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
 		break;
 	case ina::Counter::collision:
 		jc[JobCtr::collisions]++;
+		break;
+	case ina::Counter::share_refusals:
+		jc[JobCtr::share_refusals]++;
 		break;
 	case ina::Counter::resend_merged:
 	case ina::Counter::resend_flushed:
@@ -175,9 +183,16 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 							      : JobCtr::spoof_drops]++;
 		return drop(m, refused);
 	}
-	if (goat_passes(frame, d)) {
+	const GoatRange *range = nullptr;
+	if (goat_passes(frame, d, &range)) {
 		jc[JobCtr::goat_passed]++;
 		return forward_ipv4(m, d);
+	}
+	/* A range of a split sub-model: its workers' fan-in and bits. */
+	ina::Children children;
+	if (range && range->fan_in) {
+		children.fan_in = range->fan_in;
+		children.allowed = range->children;
 	}
 	if (!(d.ina.flags & INA_F_ACK)) {
 		/* Congestion on the way to the PS: tell the aggregator before it
@@ -190,7 +205,8 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 			jc[JobCtr::ecn_marks]++;
 		}
 	}
-	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now);
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now, job->lcore_share[lc_.index],
+					   children.fan_in ? &children : nullptr);
 	count_pipeline(jc, r.reason);
 	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)
 		ce_from_ina_ecn(frame, d);

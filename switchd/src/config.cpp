@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -46,6 +47,12 @@ std::string mac_str(const Mac &m)
 	std::snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
 		      m[5]);
 	return buf;
+}
+
+uint32_t default_max_aggregators(const SwitchConfig &cfg)
+{
+	const auto n = static_cast<uint32_t>(cfg.job_share * double(cfg.aggregators));
+	return std::clamp<uint32_t>(n, 1, cfg.aggregators);
 }
 
 namespace {
@@ -311,6 +318,7 @@ JobConfig read_job(Section &s)
 			s.bad("control", "must be \"allow\" or \"deny\", got \"" + *c + "\"");
 		j.control_allowed = *c == "allow";
 	}
+	j.max_aggregators = s.integer<uint32_t>("max_aggregators", 0, 1, 1u << 24);
 	auto workers = s.tables("worker");
 	if (workers.empty())
 		fail(s.file(), s.raw().source(), s.key("worker"), "a job needs at least one [[job.worker]]");
@@ -369,7 +377,7 @@ void read_goat(Section &top, SwitchConfig *cfg)
 				if (!f || !l || *f < 0 || *l < 0 || *f > UINT32_MAX || *l > UINT32_MAX)
 					fail(s.file(), e.source(), s.key("aggregators"),
 					     "each entry must be [first, end], two indices >= 0");
-				g.ranges.push_back(GoatRange{uint32_t(*f), uint32_t(*l)});
+				g.ranges.push_back(GoatRange{uint32_t(*f), uint32_t(*l), 0, 0});
 			}
 			const std::string err = goat_check_ranges(&g.ranges, cfg->aggregators);
 			if (!err.empty())
@@ -409,6 +417,10 @@ void read_jobs(Section &top, SwitchConfig *cfg)
 			s.bad("ps_ip", "is the switch's own address (switch.ip); the PS is another host");
 		if (!job_ids.insert(j.id).second)
 			s.bad("id", "job " + std::to_string(j.id) + " defined twice");
+		if (j.max_aggregators > cfg->aggregators)
+			s.bad("max_aggregators", "above switch.aggregators (" + std::to_string(cfg->aggregators) + ")");
+		if (j.max_aggregators == 0)
+			j.max_aggregators = default_max_aggregators(*cfg);
 		s.finish();
 		cfg->jobs.push_back(std::move(j));
 	}
@@ -499,6 +511,9 @@ SwitchConfig load_config(const std::string &path)
 		cfg.gc_timeout_ms = s.integer<uint32_t>("gc_timeout_ms", cfg.gc_timeout_ms, 0, 3600000);
 		cfg.sweep_slots = s.integer<uint32_t>("sweep_slots", cfg.sweep_slots, 0, 4096);
 		cfg.lease_refreshes = s.integer<uint32_t>("lease_refreshes", cfg.lease_refreshes, 0, 1000);
+		cfg.job_share = s.number("job_share", cfg.job_share, 0.0, 1.0);
+		if (cfg.job_share <= 0.0)
+			s.bad("job_share", "must be above 0 (a fraction of aggregators, up to 1)");
 		if (auto l = s.int_array("lcores", 0, 1023)) {
 			if (l->empty())
 				s.bad("lcores", "must list at least one CPU");

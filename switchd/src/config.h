@@ -65,6 +65,11 @@ struct JobConfig {
 	/* A [[job]] of the config: may a control message replace or remove
 	 * it (control = "allow")? Not sent on the wire. */
 	bool control_allowed = false;
+	/* Aggregators of this switch the job may hold at once (fair share,
+	 * docs/security.md); 0: the switch's default (job_share). Not sent on
+	 * the wire: a PS's registration gets the default, or its config
+	 * job's value. */
+	uint32_t max_aggregators = 0;
 };
 
 struct SwitchConfig {
@@ -82,6 +87,9 @@ struct SwitchConfig {
 	 * refresh_ms expires after lease_refreshes x refresh_ms without one;
 	 * 0: never. */
 	uint32_t lease_refreshes = 3;
+	/* The fraction of `aggregators` a job may hold unless its [[job]]
+	 * says max_aggregators; 1.0: no limit. */
+	double job_share = 1.0;
 	std::vector<unsigned> lcores; /* empty: chosen from the ports' NUMA node */
 	std::string lcores_where;     /* "file:line:col" of the key, for errors */
 	uint32_t stats_interval_s = 1;
@@ -113,6 +121,10 @@ struct SwitchConfig {
 struct ConfigError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
+
+/* The aggregators a job may hold when nothing else says: job_share of
+ * the table, at least one. */
+uint32_t default_max_aggregators(const SwitchConfig &cfg);
 
 /* Reads and validates a TOML file. Throws ConfigError. */
 SwitchConfig load_config(const std::string &path);

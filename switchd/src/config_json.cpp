@@ -46,6 +46,7 @@ json switch_json(const SwitchConfig &c)
 	s["gc_timeout_ms"] = c.gc_timeout_ms;
 	s["sweep_slots"] = c.sweep_slots;
 	s["lease_refreshes"] = c.lease_refreshes;
+	s["job_share"] = c.job_share;
 	s["lcores"] = c.lcores.empty() ? json(nullptr) : json(c.lcores);
 	s["stats_interval_s"] = c.stats_interval_s;
 	s["idle_sleep_us"] = c.idle_sleep_us;
@@ -87,6 +88,7 @@ json job_json(const JobConfig &job)
 	j["levels"] = job.levels;
 	j["fan_in"] = per_level(job.fan_in, job.levels);
 	j["control"] = job.control_allowed ? "allow" : "deny";
+	j["max_aggregators"] = job.max_aggregators;
 	j["worker"] = json::array();
 	for (const JobWorker &w : job.workers)
 		j["worker"].push_back({{"ip", ipv4_str(w.ip)},
@@ -112,7 +114,7 @@ std::string config_json(const SwitchConfig &cfg)
 	for (const GoatJobConfig &g : cfg.goat) {
 		json r = json::array();
 		for (const GoatRange &x : g.ranges)
-			r.push_back({x.first, x.end});
+			r.push_back(x.fan_in ? json{x.first, x.end, x.fan_in, x.children} : json{x.first, x.end});
 		root["goat"].push_back({{"job", g.job},
 					{"plan", g.plan.empty() ? json(nullptr) : json(g.plan)},
 					{"submodels", g.submodels},

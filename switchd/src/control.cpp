@@ -36,8 +36,28 @@ void publish_goat(App &app, std::unique_ptr<GoatTable> next)
 	app.goat_owner = std::move(next);
 }
 
+namespace {
+
+bool same_ranges(const std::vector<GoatRange> &a, const std::vector<GoatRange> &b)
+{
+	if (a.size() != b.size())
+		return false;
+	for (size_t i = 0; i < a.size(); i++)
+		if (a[i].first != b[i].first || a[i].end != b[i].end || a[i].fan_in != b[i].fan_in ||
+		    a[i].children != b[i].children)
+			return false;
+	return true;
+}
+
+} /* namespace */
+
 std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
 {
+	/* A PS repeats its assignment with its registration: the same one
+	 * again changes nothing and is not logged. */
+	const GoatAssignment *old = app.goat_owner->find(g.job);
+	if ((old && same_ranges(old->cfg.ranges, g.ranges)) || (!old && g.ranges.empty()))
+		return "";
 	std::string err;
 	std::unique_ptr<GoatTable> next =
 		g.ranges.empty() ? app.goat_owner->without(g.job) : app.goat_owner->with(g, &err);
@@ -46,7 +66,9 @@ std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
 	publish_goat(app, std::move(next));
 	std::string ranges;
 	for (const GoatRange &r : g.ranges)
-		ranges += fmt::format(" [{}, {})", r.first, r.end);
+		ranges += r.fan_in ? fmt::format(" [{}, {}) for {} workers (bits {:#x})", r.first, r.end, r.fan_in,
+						 r.children)
+				   : fmt::format(" [{}, {})", r.first, r.end);
 	std::string subs;
 	for (const std::string &s : g.submodels)
 		subs += (subs.empty() ? " sub-models " : ", ") + s;
@@ -72,10 +94,24 @@ bool same_registration(const JobConfig &a, const JobConfig &b)
 	return true;
 }
 
+/* The aggregators a job may hold: its [[job]]'s max_aggregators (also
+ * when a PS registers it: the operator's limit holds), else the switch's
+ * default (job_share). */
+uint32_t max_aggregators_of(const SwitchConfig &sw, uint16_t id)
+{
+	for (const JobConfig &j : sw.jobs)
+		if (j.id == id && j.max_aggregators)
+			return j.max_aggregators;
+	return default_max_aggregators(sw);
+}
+
 } /* namespace */
 
-void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t epoch, bool epoch_checked)
+void register_job(App &app, const JobConfig &request, const char *origin, uint8_t epoch, bool epoch_checked)
 {
+	JobConfig cfg = request;
+	if (!cfg.max_aggregators)
+		cfg.max_aggregators = max_aggregators_of(app.cfg, cfg.id);
 	const Job *old = app.jobs_owner->find(cfg.id);
 	if (old && old->epoch == epoch && old->epoch_checked == epoch_checked &&
 	    same_registration(old->cfg, cfg)) {
@@ -88,7 +124,8 @@ void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t ep
 		}
 		return;
 	}
-	auto job = build_job(cfg, *app.fwd, epoch, epoch_checked);
+	auto job = build_job(cfg, *app.fwd, app.cfg.aggregators, static_cast<unsigned>(app.lcores.size()), epoch,
+			     epoch_checked);
 	for (const std::string &w : job->warnings)
 		spdlog::warn("job {}: {}", cfg.id, w);
 	std::string ports;
@@ -98,9 +135,10 @@ void register_job(App &app, const JobConfig &cfg, const char *origin, uint8_t ep
 	std::string lease = "no lease";
 	if (cfg.refresh_ms && app.cfg.lease_refreshes)
 		lease = fmt::format("lease {} ms", uint64_t(cfg.refresh_ms) * app.cfg.lease_refreshes);
-	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, parameter copies to{}",
-		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels,
-		     ipv4_str(cfg.ps_ip), lease, ports.empty() ? " none" : ports);
+	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, max {} of {} aggregators, "
+		     "parameter copies to{}",
+		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
+		     lease, cfg.max_aggregators, app.cfg.aggregators, ports.empty() ? " none" : ports);
 	/* Replaced by different content: the lcores free what the old
 	 * registration holds before the new one's first packet. */
 	publish_jobs(app, app.jobs_owner->with(std::move(job), old != nullptr));
@@ -189,6 +227,7 @@ public:
 		} else {
 			spdlog::info("job {} unregistered ({})", job.id, origin);
 			publish_jobs(app_, app_.jobs_owner->without(job.id));
+			drop_goat(job.id, origin.c_str());
 			gate_.unregistered(job.id);
 			refreshed_.erase(job.id);
 		}
@@ -202,7 +241,8 @@ public:
 		GoatJobConfig g;
 		g.job = f.hdr.job_id;
 		uint32_t ps_ip = 0;
-		std::string err = goat_from_control(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
+		g.from_control = true;
+		std::string err = ina::goat_ctrl_parse(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
 		if (!err.empty())
 			return malformed(f.src_ip, err.c_str());
 		if (!authentic(frame, f)) {
@@ -265,6 +305,7 @@ public:
 				     id, ipv4_str(j->cfg.ps_ip), (now_ns - it->second) / 1000000u,
 				     app_.cfg.lease_refreshes, j->cfg.refresh_ms);
 			publish_jobs(app_, app_.jobs_owner->without(id));
+			drop_goat(id, "lease expired");
 			gate_.unregistered(id);
 			app_.lease_expiries++;
 			it = refreshed_.erase(it);
@@ -272,6 +313,19 @@ public:
 	}
 
 private:
+	/* A GOAT assignment its PS installed goes with the job's registration
+	 * (unregistered or expired), so that a dead PS's ranges do not stay
+	 * reserved; one from the config stays. */
+	void drop_goat(uint16_t job, const char *origin)
+	{
+		const GoatAssignment *a = app_.goat_owner->find(job);
+		if (!a || !a->cfg.from_control)
+			return;
+		GoatJobConfig none;
+		none.job = job;
+		install_goat(app_, none, origin);
+	}
+
 	/* The epoch of a REGISTER (docs/protocol.md, "Epochs"): a renewal
 	 * keeps the epoch its PS holds (and takes it back after a switch
 	 * restart or a lease expiry, so the running job carries on); a new run

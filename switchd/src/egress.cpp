@@ -2,12 +2,35 @@
 #include "egress.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 
 #include "ina/codec.h"
 #include "ina/pipeline.h"
 
 namespace switchd {
+
+/* Sets the INA header's ECN flag. A packet that went through the switch
+ * program left it with UDP checksum 0; one the switch only routes (a job it
+ * does not aggregate) may still carry its sender's checksum, which is updated
+ * for the changed word (RFC 1624) so that the receiver's kernel keeps it. */
+static void mark_ina_header(uint8_t *frame, uint32_t ina_offset)
+{
+	static_assert(offsetof(struct ina_hdr, flags) % 2 == 0, "flags is a word of the UDP checksum");
+	uint8_t *flags = frame + ina_offset + offsetof(struct ina_hdr, flags);
+	uint8_t *udp_check = frame + ina_offset - sizeof(struct ina_udp_hdr) + offsetof(struct ina_udp_hdr, checksum);
+	uint16_t before = ina_load16(flags);
+	ina::add_flags(frame + ina_offset, INA_F_ECN);
+	uint16_t after = ina_load16(flags);
+	uint16_t check = ina_load16(udp_check);
+	if (check == 0 || before == after)
+		return;
+	uint32_t sum = static_cast<uint16_t>(~check) + static_cast<uint32_t>(static_cast<uint16_t>(~before)) + after;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	check = static_cast<uint16_t>(~sum);
+	ina_store16(udp_check, check ? check : 0xFFFF); /* 0 would mean "no checksum" */
+}
 
 int ecn_mark(uint8_t *frame, uint32_t len)
 {
@@ -20,7 +43,7 @@ int ecn_mark(uint8_t *frame, uint32_t len)
 	ina::InaView v;
 	int job = -1;
 	if (ina::peek(frame, len, &v) && v.type == INA_TYPE_DATA) {
-		ina::add_flags(frame + v.ina_offset, INA_F_ECN);
+		mark_ina_header(frame, v.ina_offset);
 		job = v.job;
 	} else if ((ip[1] & 3) == 0) {
 		return -1; /* not ECN-capable transport: nothing to mark */

@@ -18,12 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "ina/goat_wire.h"
+
 namespace switchd {
 
-struct GoatRange {
-	uint32_t first = 0;
-	uint32_t end = 0; /* exclusive */
-};
+/* [first, end), and who aggregates there (fan_in 0: every worker, by the
+ * fragments' own fan-in). */
+using GoatRange = ina::GoatSlots;
 
 /* One job's assignment, as the config or a control message gives it. */
 struct GoatJobConfig {
@@ -31,40 +32,27 @@ struct GoatJobConfig {
 	std::vector<GoatRange> ranges; /* sorted, disjoint (goat_check_ranges) */
 	std::string plan;              /* the plan file it came from, if any */
 	std::vector<std::string> submodels; /* the plan's names, for the log */
+	bool from_control = false;          /* installed by its PS: goes with the job */
 };
 
-/* Sorts `r` and checks it: first < end <= aggregators, no overlap. Empty
- * string, or the reason. */
+/* Sorts `r` and checks it: first < end <= aggregators, no overlap, a
+ * fan-in that counts its children's bits (or 0 with none). Empty string, or
+ * the reason. */
 std::string goat_check_ranges(std::vector<GoatRange> *r, uint32_t aggregators);
 
-/* Reads a plan written by ina-goat-plan and checks this switch's part: the
- * sub-models of the plan's switch with id `switch_id` (names kept in
- * out->submodels). Every worker of the plan must send each of them to this
- * switch: the switch waits for the fan-in the fragments carry, so a
- * sub-model split between nodes would never complete here. The job's
- * aggregators are out->ranges as given, or the whole table when empty.
- * Empty string, or the reason. */
+/* Reads a plan written by ina-goat-plan and takes this switch's part
+ * (ina::goat_switch_part: the switch with id `switch_id`, its sub-models'
+ * names kept in out->submodels) within out->ranges as given, or the whole
+ * table when empty. Empty string, or the reason. */
 std::string goat_from_plan(const std::string &path, uint16_t switch_id, uint32_t aggregators,
 			   GoatJobConfig *out);
-
-/* The ranges of a GOAT control message (payload of an InaFrame whose first
- * byte is INA_CTRL_GOAT). Checks the layout only; empty string or the
- * reason. *counter is the trailer's counter. */
-std::string goat_from_control(const uint8_t *payload, uint32_t len, std::vector<GoatRange> *out,
-			      uint32_t *ps_ip, uint64_t *counter);
-
-/* Writes a GOAT control payload for `ranges` (MAC zero; sign the frame
- * afterwards). Returns its length, 0 if cap is too small or there are more
- * than 255 ranges. */
-uint32_t goat_control_payload(const std::vector<GoatRange> &ranges, uint32_t ps_ip, uint64_t counter,
-			      uint8_t *out, uint32_t cap);
 
 /* Assigned ranges of one job, immutable once published. */
 struct GoatAssignment {
 	GoatJobConfig cfg;
-	/* Is aggregator `index` one of the job's? Binary search: a plan has a
-	 * few dozen sub-models at most per switch. */
-	bool covers(uint32_t index) const
+	/* The job's range that holds aggregator `index`, or nullptr. Binary
+	 * search: a plan gives a switch a few ranges per job. */
+	const GoatRange *find(uint32_t index) const
 	{
 		const std::vector<GoatRange> &r = cfg.ranges;
 		size_t lo = 0, hi = r.size();
@@ -75,10 +63,11 @@ struct GoatAssignment {
 			else if (index >= r[mid].end)
 				lo = mid + 1;
 			else
-				return true;
+				return &r[mid];
 		}
-		return false;
+		return nullptr;
 	}
+	bool covers(uint32_t index) const { return find(index) != nullptr; }
 };
 
 class GoatTable {

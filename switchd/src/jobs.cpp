@@ -5,14 +5,24 @@
 #include <map>
 
 #include "ina/codec.h"
+#include "ina/pipeline.h"
 
 namespace switchd {
 
-std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch,
-				     bool epoch_checked)
+uint32_t lcore_share(uint32_t limit, unsigned lcores, unsigned k)
+{
+	return limit / lcores + (k < limit % lcores ? 1 : 0);
+}
+
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint32_t aggregators,
+				     unsigned lcores, uint8_t epoch, bool epoch_checked)
 {
 	auto job = std::make_shared<Job>();
 	job->cfg = cfg;
+	for (unsigned k = 0; k < lcores; k++)
+		job->lcore_share.push_back(cfg.max_aggregators >= aggregators
+						   ? ina::kNoShareLimit
+						   : lcore_share(cfg.max_aggregators, lcores, k));
 	job->epoch = epoch;
 	job->epoch_checked = epoch_checked;
 	job->group_ip = ina::job_group(cfg.id);

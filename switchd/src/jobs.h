@@ -56,6 +56,11 @@ struct Job {
 	/* The same for the PS: the only source of parameter packets. */
 	uint16_t ps_port = kNoPort;
 	uint64_t ps_mac = 0;
+	/* Fair share (docs/security.md): how many of lcore k's aggregators
+	 * the job may hold, cfg.max_aggregators split over the lcores as the
+	 * aggregators are (lcore_share()); ina::kNoShareLimit when it may
+	 * hold the whole table. */
+	std::vector<uint32_t> lcore_share;
 	std::vector<McastTarget> mcast;    /* one entry per egress port */
 	uint32_t group_ip = 0;             /* 239.18.hi.lo */
 	Mac group_mac{};                   /* 01:00:5e:12:hi:lo */
@@ -71,8 +76,16 @@ struct Job {
 	}
 };
 
-std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint8_t epoch = 0,
-				     bool epoch_checked = true);
+/* `aggregators` and `lcores`: the switch's table and how it is split
+ * (for lcore_share); cfg.max_aggregators must be resolved (not 0). */
+std::shared_ptr<const Job> build_job(const JobConfig &cfg, const ForwardingTable &fwd, uint32_t aggregators,
+				     unsigned lcores, uint8_t epoch = 0, bool epoch_checked = true);
+
+/* Lcore k of n owns the indices i % n == k: floor(aggregators / n) of
+ * them, one more for k < aggregators % n. A limit is split the same way,
+ * so the shares add up to it and a limit of the whole table is each
+ * lcore's whole part. */
+uint32_t lcore_share(uint32_t limit, unsigned lcores, unsigned k);
 
 /* The job a decoded register (or unregister) request describes. Returns an
  * empty string and fills *out on success, else the reason it is invalid. */

@@ -79,7 +79,7 @@ private:
 	void sweep(uint64_t now);
 	void count_pipeline(JobCounters &jc, ina::Counter reason);
 	/* GOAT: true if the job's assignment here says the packet passes. */
-	bool goat_passes(const uint8_t *frame, const PacketDesc &d);
+	bool goat_passes(const uint8_t *frame, const PacketDesc &d, const GoatRange **range);
 	/* forward (forward.cpp) */
 	void forward_ipv4(rte_mbuf *m, const PacketDesc &d);
 	void forward_l2(rte_mbuf *m, const PacketDesc &d);

@@ -65,6 +65,7 @@ namespace switchd {
 	X(completed, "aggregations completed")                        \
 	X(sent_to_ps, "packets sent downstream toward the PS")        \
 	X(collisions, "collisions, sent to the PS")                   \
+	X(share_refusals, "claims refused at the job's max_aggregators, sent to the PS") \
 	X(resends, "resent packets seen (merged, flushed, forwarded)") \
 	X(gc_frees, "stale aggregators freed by timeout")             \
 	X(admission_drops, "gradients dropped by admission")          \

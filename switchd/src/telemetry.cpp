@@ -212,8 +212,15 @@ int tel_job(const char *, const char *params, rte_tel_data *d)
 			rte_tel_data_add_dict_u64(d, "epoch", job->epoch);
 			rte_tel_data_add_dict_u64(d, "levels", job->cfg.levels);
 			rte_tel_data_add_dict_string(d, "ps", ipv4_str(job->cfg.ps_ip).c_str());
+			rte_tel_data_add_dict_u64(d, "max_aggregators", job->cfg.max_aggregators);
 		}
 	}
+	/* What the job holds now, over every lcore's job_held (plain loads of
+	 * words each lcore alone writes, like the counters). */
+	uint64_t held = 0;
+	for (const auto &lc : app.lcores)
+		held += lc->table->held(static_cast<uint16_t>(id));
+	rte_tel_data_add_dict_u64(d, "aggregators_held", held);
 	add_counters(d, job_totals(app, static_cast<uint16_t>(id)), kJobCounterNames);
 	return 0;
 }

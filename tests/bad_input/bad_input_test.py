@@ -13,6 +13,7 @@ exit 0 and the usage on stdout. A row that takes longer than 20 s (a FIFO
 read, a file that never ends) fails.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -123,6 +124,13 @@ SWITCHD_ROWS = [
     ("--help", ["--help"], {}, 0, None),
 ]
 
+# A GOAT plan for the two workers of PS_JOB: one sub-model, at switch 1.
+GOAT_PLAN = json.dumps({"plan": {
+    "switches": [{"name": "s1", "id": 1, "submodels": ["a"]}],
+    "submodels": [{"name": "a", "first_element": 0, "end_element": 100}],
+    "workers": [{"name": f"w{w}", "ranges": [{"submodel": "a", "first_element": 0, "end_element": 100,
+                                               "agg_node": 1}]} for w in range(2)]}})
+
 PS_ROWS = [
     ("unknown option, no --job", ["--frob"], {}, 2, "unknown option '--frob'"),
     ("no --job", [], {}, 2, "--job is required"),
@@ -152,6 +160,13 @@ PS_ROWS = [
     ("--duration -1", ["--duration", "-1", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2, "--duration"),
     ("--register-interval-ms -1", ["--register-interval-ms", "-1", "--job", "{tmp}/j.toml"],
      {"j.toml": ps_file()}, 2, "--register-interval-ms"),
+    ("[goat] plan missing", ["--job", "{tmp}/j.toml"],
+     {"j.toml": ps_file() + '\n[goat]\nplan = "none.json"\n'}, 2, "goat.plan: "),
+    ("[goat] plan switch without an address", ["--job", "{tmp}/j.toml"],
+     {"j.toml": ps_file() + '\n[goat]\nplan = "p.json"\n', "p.json": GOAT_PLAN}, 2,
+     "goat.switch: the plan's switch 's1' (id 1) aggregates sub-models: give it a [[goat.switch]]"),
+    ("[goat] plan not JSON", ["--job", "{tmp}/j.toml"],
+     {"j.toml": ps_file() + '\n[goat]\nplan = "p.json"\n', "p.json": "{"}, 2, "not JSON"),
     ("--help", ["--help"], {}, 0, None),
 ]
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libFuzzer harness over ina::peek() and ina::process().
+ * libFuzzer harness over ina::peek() and ina::process() (with and without
+ * the caller's children).
  *
  * Input: one config byte, then records <u16 length (LE), u8 time step, frame
  * bytes>; the frames run in order through the same tables, so sequences of
@@ -154,8 +155,17 @@ void check_one(const uint8_t *in, uint32_t len, uint64_t now, Pair &p, ina::Pipe
 
 	Guarded a(in, len), b(in, len);
 	ina::PipelineCounters cs_before = cs;
-	ina::Result rs = ina::process(*p.scalar, cs, a.frame(), len, now);
-	ina::Result rv = ina::process(*p.simd, cv, b.frame(), len, now);
+	/* Odd last byte: the caller's children (GOAT split sub-models), any
+	 * fan-in 0..127 and any bits, from the frame's last five bytes. */
+	ina::Children children;
+	const ina::Children *ch = nullptr;
+	if (len >= 5 && (in[len - 1] & 1)) {
+		children.fan_in = static_cast<uint8_t>(in[len - 1] >> 1);
+		children.allowed = ina_load32(in + len - 5);
+		ch = &children;
+	}
+	ina::Result rs = ina::process(*p.scalar, cs, a.frame(), len, now, ina::kNoShareLimit, ch);
+	ina::Result rv = ina::process(*p.simd, cv, b.frame(), len, now, ina::kNoShareLimit, ch);
 	a.check_guards();
 	b.check_guards();
 

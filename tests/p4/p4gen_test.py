@@ -121,6 +121,33 @@ def generated(binary, tmp):
     return json.loads(resolved)
 
 
+def goat_children(binary, tmp):
+    """A [[goat]] plan that splits sub-model a (w0 to this switch, w1 to the
+    PS): its run carries the children (fan-in 1, bit 0), which become one
+    goat_children entry per target; the whole run needs none."""
+    with open(os.path.join(tmp, "plan.json"), "w") as f:
+        json.dump({"plan": {
+            "switches": [{"name": "s1", "id": 1, "submodels": ["a", "b"]}],
+            "submodels": [{"name": "a", "first_element": 0, "end_element": 100},
+                          {"name": "b", "first_element": 100, "end_element": 200}],
+            "workers": [{"name": f"w{w}", "ranges": [
+                {"submodel": "a", "first_element": 0, "end_element": 100, "agg_node": 1 - w},
+                {"submodel": "b", "first_element": 100, "end_element": 200, "agg_node": 1}]}
+                for w in range(2)]}}, f)
+    toml = os.path.join(tmp, "goat.toml")
+    with open(toml, "w") as f:
+        f.write(TOML + '\n[[goat]]\njob = 9\nplan = "plan.json"\n')
+    r = subprocess.run([binary, "--check-config", toml], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0, f"ina-switchd --check-config with a split [[goat]] ({r.stderr.strip()})")
+    b = p4gen("--target", "bmv2", "-", stdin=r.stdout)
+    lines = [x for x in b.stdout.splitlines() if "goat_children" in x]
+    check(lines == ["table_add InaIngress.parse_0.goat_children set_children 9 1 0->2047 => 1 1 1"],
+          f"bmv2: one goat_children entry for the split run ({lines})")
+    t = p4gen("--target", "tofino", "-", stdin=r.stdout)
+    check("ig.parse_0.goat_children.add_with_set_children(job_id=9, agg_node=1, agg_index_start=0, "
+          "agg_index_end=2047, fan_in=1, allowed=1)" in t.stdout, "tofino: the same entry")
+
+
 def bad_input(resolved, tmp):
     toml = os.path.join(tmp, "sw.toml")
     one_error(p4gen("--target", "bmv2", toml), "the TOML itself", "not JSON")
@@ -155,6 +182,7 @@ def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="p4gen") as tmp:
         resolved = generated(binary, tmp)
+        goat_children(binary, tmp)
         bad_input(resolved, tmp)
     print(f"{failures} failed")
     return 1 if failures else 0

@@ -533,3 +533,42 @@ TEST(Process, EpochIsPartOfTheAggregatorKey)
 	EXPECT_EQ(sw.run(ack_old, 4, &out).reason, Counter::ack_freed);
 	EXPECT_FALSE(sw.agg(5).occupied);
 }
+
+/* GOAT split sub-models (docs/goat.md, "Split sub-models"): the caller's
+ * children replace the fragment's fan-in and allowed bits. Workers 1 and 3
+ * of four complete at two, whatever fan-in the fragments carry; worker 2
+ * is not one of them. */
+TEST(Process, ChildrenFromTheCallerDecideCompletion)
+{
+	Switch sw;
+	const ina::Children split{2, 0b1010};
+	Frame f = inavec::build_frame(inatest::gradient(7, 100, 5, 0b0010, 4, 62, 3));
+	ina::Result r = ina::process(*sw.table, sw.ctr, f.data(), static_cast<uint32_t>(f.size()), 1,
+			 ina::kNoShareLimit, &split);
+	EXPECT_EQ(r.reason, Counter::aggregated);
+	EXPECT_EQ(sw.count(Counter::claimed), 1u);
+	Frame other = inavec::build_frame(inatest::gradient(7, 100, 5, 0b0100, 4, 62, 5));
+	r = ina::process(*sw.table, sw.ctr, other.data(), static_cast<uint32_t>(other.size()), 1,
+			 ina::kNoShareLimit, &split);
+	EXPECT_EQ(r.verdict, Verdict::kDrop);
+	EXPECT_EQ(r.reason, Counter::malformed_bitmap) << "worker 2 is not a child here";
+	Frame last = inavec::build_frame(inatest::gradient(7, 100, 5, 0b1000, 4, 62, 4));
+	r = ina::process(*sw.table, sw.ctr, last.data(), static_cast<uint32_t>(last.size()), 2,
+			 ina::kNoShareLimit, &split);
+	EXPECT_EQ(r.verdict, Verdict::kDownstream);
+	EXPECT_EQ(r.reason, Counter::completed);
+	EXPECT_EQ(inatest::bitmap_of(last, 0), 0b1010u);
+	EXPECT_EQ(inatest::level_of(last), 1);
+	for (int i = 0; i < 62; i++)
+		EXPECT_EQ(inatest::value_of(last, i), 7);
+	/* Without them the fragment's fan-in holds: 4, and bit 2 is allowed. */
+	Frame a = inavec::build_frame(inatest::gradient(7, 101, 6, 0b0010, 4));
+	Frame b = inavec::build_frame(inatest::gradient(7, 101, 6, 0b1000, 4));
+	EXPECT_EQ(sw.run(a).reason, Counter::aggregated);
+	EXPECT_EQ(sw.run(b).reason, Counter::aggregated) << "two of four: not complete";
+	const ina::Children bad{0, 0};
+	Frame c = inavec::build_frame(inatest::gradient(7, 102, 7, 0b0010, 4));
+	r = ina::process(*sw.table, sw.ctr, c.data(), static_cast<uint32_t>(c.size()), 1,
+			 ina::kNoShareLimit, &bad);
+	EXPECT_EQ(r.reason, Counter::malformed_fan_in);
+}

@@ -213,7 +213,7 @@ TEST(Table, RegistersComeFromTheCallersAllocator)
 	ina::RegisterAllocator mem{arena_alloc, arena_free, &log};
 	{
 		ina::AggregatorTable t(config(100, 2, 1, 20), ina::SimdLevel::kScalar, mem);
-		EXPECT_EQ(log.live.size(), 5u); /* id, bitmap, count, flags, value */
+		EXPECT_EQ(log.live.size(), 6u); /* id, bitmap, count, flags, value, job_held */
 		EXPECT_EQ(t.register_bytes(), log.allocated);
 		/* 50 slots x 32 int32 (20 rounded up to 16) of values alone */
 		EXPECT_GE(t.register_bytes(), 50u * 32 * sizeof(int32_t));

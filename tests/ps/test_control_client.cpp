@@ -8,6 +8,7 @@
 
 #include "ina/control_auth.h"
 #include "ina/control_client.h"
+#include "ina/goat_wire.h"
 
 using namespace ina;
 
@@ -231,4 +232,104 @@ TEST(ControlClient, NewRunThenRenewsTheEpochTheSwitchGave)
 	a = ack(5, m.counter, INA_CTRL_APPLIED, c);
 	EXPECT_TRUE(cc.take(a.data(), static_cast<uint32_t>(a.size())));
 	EXPECT_EQ(cc.epoch(5), 0u) << "unregistered: the next registration is a new run";
+}
+
+/* GOAT (docs/goat.md, "Installing a plan"): the PS sends each switch of the
+ * job's plan its ranges, signed with that switch's key, alongside the
+ * registration with its own switch; an ACK settles only the request it
+ * answers (same job, told apart by switch and counter). */
+TEST(ControlClient, GoatAssignmentsPerSwitchBesideTheRegistration)
+{
+	PsJobConfig c = job(5, true);
+	PsGoatSwitch other;
+	other.id = 2;
+	other.ip = 0x0A0000FD;
+	memcpy(other.mac, sw_ep().mac, 6);
+	other.key = c.switch_key;
+	other.key.bytes[0] ^= 1; /* its own key */
+	other.slots = {GoatSlots{0, 256, 2, 0b0101}, GoatSlots{256, 512, 0, 0}};
+	PsGoatSwitch own;
+	own.id = 1;
+	own.ip = kSwIp;
+	memcpy(own.mac, sw_ep().mac, 6);
+	own.key = c.switch_key;
+	own.slots = {GoatSlots{0, 512, 0, 0}};
+	c.goat = {own, other};
+	ControlClient cc(ps_ep());
+	TxQueue tx(8);
+	cc.start(c, false, 0, 10000000);
+	cc.start_goat(c, 0, false, 0, 10000000);
+	cc.start_goat(c, 1, false, 0, 10000000);
+	cc.poll(0, 1000, tx);
+	ASSERT_EQ(tx.size(), 3u);
+	uint64_t reg_counter = 0, own_counter = 0, other_counter = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t len;
+		const uint8_t *frame = tx.frame(i, &len);
+		InaFrame f;
+		ASSERT_EQ(parse_ina_frame(frame, len, &f), FrameVerdict::kOk);
+		if (f.payload[0] != INA_CTRL_GOAT) {
+			reg_counter = request(tx, i).counter;
+			continue;
+		}
+		std::vector<GoatSlots> slots;
+		uint32_t ps_ip = 0;
+		uint64_t counter = 0;
+		ASSERT_EQ(goat_ctrl_parse(f.payload, f.payload_len, &slots, &ps_ip, &counter), "");
+		EXPECT_EQ(ps_ip, kPsIp);
+		EXPECT_EQ(f.hdr.job_id, 5);
+		const PsGoatSwitch &to = f.dst_ip == other.ip ? other : own;
+		EXPECT_TRUE(verify_ctrl_frame(frame, f, to.key)) << "signed with that switch's key";
+		EXPECT_EQ(slots.size(), to.slots.size());
+		for (size_t k = 0; k < slots.size() && k < to.slots.size(); k++) {
+			EXPECT_EQ(slots[k].first, to.slots[k].first);
+			EXPECT_EQ(slots[k].end, to.slots[k].end);
+			EXPECT_EQ(slots[k].fan_in, to.slots[k].fan_in);
+			EXPECT_EQ(slots[k].children, to.slots[k].children);
+		}
+		(f.dst_ip == other.ip ? other_counter : own_counter) = counter;
+	}
+	ASSERT_TRUE(reg_counter && own_counter && other_counter);
+	tx.clear();
+	/* The other switch's ACK, signed with its key, settles its request only. */
+	CtrlMessage a;
+	a.op = INA_CTRL_ACK;
+	a.ps_ip = kPsIp;
+	a.counter = other_counter;
+	std::vector<uint8_t> fr(kCtrlMaxFrameLen);
+	Endpoint from = sw_ep();
+	from.ip = other.ip;
+	uint32_t len = write_ctrl_frame(fr.data(), static_cast<uint32_t>(fr.size()), from, ps_ep(), 5, a);
+	fr.resize(len);
+	ASSERT_TRUE(sign_ctrl_frame(fr.data(), len, other.key));
+	EXPECT_TRUE(cc.take(fr.data(), len));
+	EXPECT_EQ(cc.goat_state(5, 2), ControlClient::State::kApplied);
+	EXPECT_EQ(cc.goat_state(5, 1), ControlClient::State::kPending);
+	EXPECT_EQ(cc.state(5), ControlClient::State::kPending);
+	/* The own switch answers the registration and then the assignment. */
+	auto r = ack(5, reg_counter, INA_CTRL_APPLIED, c, true, 3);
+	EXPECT_TRUE(cc.take(r.data(), static_cast<uint32_t>(r.size())));
+	EXPECT_EQ(cc.state(5), ControlClient::State::kApplied);
+	EXPECT_EQ(cc.epoch(5), 3u);
+	EXPECT_EQ(cc.goat_state(5, 1), ControlClient::State::kPending);
+	auto g = ack(5, own_counter, INA_CTRL_DENIED, c);
+	EXPECT_TRUE(cc.take(g.data(), static_cast<uint32_t>(g.size())));
+	EXPECT_EQ(cc.goat_state(5, 1), ControlClient::State::kDenied);
+	EXPECT_EQ(cc.epoch(5), 3u) << "a GOAT ACK does not touch the run's epoch";
+	EXPECT_FALSE(cc.pending());
+
+	/* Removal: no ranges. */
+	cc.start_goat(c, 1, true, 100, 1000000);
+	cc.poll(100, 2000, tx);
+	ASSERT_EQ(tx.size(), 1u);
+	uint32_t l;
+	const uint8_t *frame = tx.frame(0, &l);
+	InaFrame f;
+	ASSERT_EQ(parse_ina_frame(frame, l, &f), FrameVerdict::kOk);
+	std::vector<GoatSlots> slots{GoatSlots{}};
+	uint32_t ps_ip;
+	uint64_t counter;
+	ASSERT_EQ(goat_ctrl_parse(f.payload, f.payload_len, &slots, &ps_ip, &counter), "");
+	EXPECT_TRUE(slots.empty());
+	EXPECT_EQ(f.dst_ip, other.ip);
 }

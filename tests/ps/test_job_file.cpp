@@ -2,6 +2,11 @@
  * Job description files: the example parses, mistakes are one-line errors. */
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "ina/ps.h"
 #include "ina/ps_config.h"
 
@@ -71,4 +76,70 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_FALSE(parse_ps_job("window = 16777216\n" + two, "j.toml", &c, &err));
 	EXPECT_EQ(err.rfind("j.toml: window: job 4: window 16777216 ", 0), 0u) << err;
 	EXPECT_TRUE(parse_ps_job("window = 65536\n" + two, "j.toml", &c, &err)) << err;
+}
+
+/* [goat] (docs/goat.md, "Installing a plan"): the plan's switches that
+ * aggregate, each with its address and its ranges computed from the plan. */
+TEST(PsJobFile, GoatPlanAndItsSwitches)
+{
+	char dir[] = "/tmp/ps-goat-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	const std::string plan = std::string(dir) + "/plan.json";
+	{
+		std::ofstream f(plan);
+		f << R"({"plan": {"switches": [{"name": "s1", "id": 1, "submodels": ["a"]},
+					      {"name": "s2", "id": 2, "submodels": ["b"]},
+					      {"name": "s3", "id": 3, "submodels": []}],
+			"submodels": [{"name": "a", "first_element": 0, "end_element": 100},
+				      {"name": "b", "first_element": 100, "end_element": 300}],
+			"workers": [)";
+		for (int w = 0; w < 2; w++)
+			f << (w ? "," : "") << R"({"name": "w)" << w << R"(", "ranges": [
+				{"submodel": "a", "first_element": 0, "end_element": 100, "agg_node": 1},
+				{"submodel": "b", "first_element": 100, "end_element": 300, "agg_node": 2}]})";
+		f << "]}}\n";
+	}
+	const std::string base = "job = 4\nlevels = 1\nfan_in = [2]\naggregators = 512\n"
+				 "[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n"
+				 "[[workers]]\nip = \"10.0.0.2\"\nbits = [1]\n";
+	const std::string sw1 = "[[goat.switch]]\nid = 1\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n";
+	const std::string sw2 = "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
+				"aggregators = [100, 300]\n";
+	const std::string sw3 = "[[goat.switch]]\nid = 3\nip = \"10.0.0.252\"\nmac = \"02:00:00:00:00:fc\"\n";
+	PsJobConfig c;
+	std::string err;
+	const std::string job = std::string(dir) + "/job.toml";
+	ASSERT_TRUE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 + sw2 + sw3, job, &c, &err)) << err;
+	EXPECT_EQ(c.goat_plan, plan) << "relative to the job file";
+	ASSERT_EQ(c.goat.size(), 2u) << "switch 3 aggregates nothing: nothing to send";
+	EXPECT_EQ(c.goat[0].id, 1);
+	EXPECT_EQ(c.goat[0].ip, 0x0A0000FEu);
+	ASSERT_EQ(c.goat[0].slots.size(), 1u);
+	EXPECT_EQ(c.goat[0].slots[0].first, 0u);
+	EXPECT_EQ(c.goat[0].slots[0].end, 512u) << "the job's aggregators by default";
+	EXPECT_EQ(c.goat[0].submodels, std::vector<std::string>{"a"});
+	ASSERT_EQ(c.goat[1].slots.size(), 1u);
+	EXPECT_EQ(c.goat[1].slots[0].first, 100u);
+	EXPECT_EQ(c.goat[1].slots[0].end, 300u);
+
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1, job, &c, &err));
+	EXPECT_EQ(err, job + ": goat.switch: the plan's switch 's2' (id 2) aggregates sub-models: give it a "
+			     "[[goat.switch]]");
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"none.json\"\n", job, &c, &err));
+	EXPECT_NE(err.find("goat.plan: " + std::string(dir) + "/none.json: cannot open"), std::string::npos) << err;
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 + sw2 +
+					  "[[goat.switch]]\nid = 9\nip = \"10.0.0.9\"\nmac = \"02:00:00:00:00:09\"\n",
+				  job, &c, &err));
+	EXPECT_EQ(err, job + ": goat.switch[2].id: " + plan + ": the plan has no switch with id 9 (switch.id)");
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 + sw2 + sw1, job, &c, &err));
+	EXPECT_EQ(err, job + ": goat.switch[2].id: a second [[goat.switch]] with id 1");
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 +
+					  "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
+					  "aggregators = [300, 100]\n",
+				  job, &c, &err));
+	EXPECT_EQ(err, job + ": goat.switch[1].aggregators: must be [first, end], 0 <= first < end");
+	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
+	EXPECT_FALSE(parse_ps_job(one + "[goat]\nplan = \"plan.json\"\n", job, &c, &err));
+	EXPECT_EQ(err, job + ": goat.plan: has 2 workers, the job 1 (plan worker i is the job's i-th)");
+	std::filesystem::remove_all(dir);
 }

@@ -582,14 +582,23 @@ struct LoggedProc {
 
 } // namespace
 
-/*
- * Through a real ina-switchd (rack scale, levels = 1): switchd owns sw0..sw2
- * (net_af_packet), worker 0 on h0, worker 1 on h1, the PS on h2. The job is
- * not in switchd's config: ina-ps registers it with the control message.
- * Gradients are aggregated in the switch, the PS multicasts the parameter
- * packets back through it.
- */
-void run_through_switchd(double faults, uint32_t threads)
+/* A real ina-switchd (net_af_packet on sw0..sw2) in this test's network
+ * namespace, h0/h1 the workers' ends, h2 the PS's (10.0.0.100), with the
+ * control key both read. */
+struct SwitchdLab {
+	std::string dir, prefix;
+	LoggedProc sw;
+	~SwitchdLab()
+	{
+		sw.stop();
+		std::error_code ec;
+		if (!prefix.empty())
+			std::filesystem::remove_all("/var/run/dpdk/" + prefix, ec);
+	}
+};
+
+/* Starts it (GTEST_SKIP without switchd or a namespace). */
+void start_switchd_lab(SwitchdLab *lab)
 {
 	const char *switchd = getenv("INA_SWITCHD");
 	if (!switchd || access(switchd, X_OK) != 0)
@@ -608,8 +617,8 @@ void run_through_switchd(double faults, uint32_t threads)
 				  ".disable_ipv6=1";
 		ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 	}
-	std::string dir = temp_dir();
-	std::string prefix = "psswd" + std::to_string(getpid());
+	lab->dir = temp_dir();
+	const std::string &dir = lab->dir;
 	{
 		/* The control key both switchd and the PS read (docs/security.md). */
 		std::ofstream k(dir + "/control.key");
@@ -626,20 +635,29 @@ void run_through_switchd(double faults, uint32_t threads)
 			c << "\n[[port]]\ndevice = \"net_af_packet" << i << ",iface=sw" << i
 			  << "\"\n[[port.neighbour]]\nip = \"" << ips[i] << "\"\nmac = \"" << macs[i] << "\"\n";
 	}
-	LoggedProc sw;
-	ASSERT_TRUE(sw.start(switchd,
-			     {"--no-huge", "-m", "256", "--file-prefix", prefix, "--log-level", "lib.eal:notice",
-			      "--", "--config", dir + "/switchd.toml"},
-			     dir + "/switchd.log"));
-	struct Cleanup {
-		std::string prefix;
-		~Cleanup()
-		{
-			std::error_code ec;
-			std::filesystem::remove_all("/var/run/dpdk/" + prefix, ec);
-		}
-	} cleanup{prefix};
-	ASSERT_TRUE(sw.wait_for("] ready", 30000)) << sw.output();
+	lab->prefix = "psswd" + std::to_string(getpid());
+	ASSERT_TRUE(lab->sw.start(switchd,
+				  {"--no-huge", "-m", "256", "--file-prefix", lab->prefix, "--log-level",
+				   "lib.eal:notice", "--", "--config", dir + "/switchd.toml"},
+				  dir + "/switchd.log"));
+	ASSERT_TRUE(lab->sw.wait_for("] ready", 30000)) << lab->sw.output();
+}
+
+/*
+ * Through a real ina-switchd (rack scale, levels = 1): switchd owns sw0..sw2
+ * (net_af_packet), worker 0 on h0, worker 1 on h1, the PS on h2. The job is
+ * not in switchd's config: ina-ps registers it with the control message.
+ * Gradients are aggregated in the switch, the PS multicasts the parameter
+ * packets back through it.
+ */
+void run_through_switchd(double faults, uint32_t threads)
+{
+	SwitchdLab lab;
+	start_switchd_lab(&lab);
+	if (::testing::Test::HasFatalFailure() || ::testing::Test::IsSkipped())
+		return;
+	const std::string &dir = lab.dir;
+	LoggedProc &sw = lab.sw;
 
 	Endpoint wep[2] = {{{2, 0, 0, 0, 0, 1}, (10u << 24) | 1u, INA_UDP_PORT},
 			   {{2, 0, 0, 0, 0, 2}, (10u << 24) | 2u, INA_UDP_PORT}};
@@ -725,3 +743,73 @@ INSTANTIATE_TEST_SUITE_P(PsE2e, PsE2eThreads, ::testing::Values(1u, 2u, 5u),
 			 [](const ::testing::TestParamInfo<uint32_t> &i) {
 				 return "threads" + std::to_string(i.param);
 			 });
+
+/*
+ * GOAT (docs/goat.md, "Installing a plan"): ina-ps with a [goat] plan sends
+ * the switch its part by control message after the registration, and
+ * removes it at exit; a part the switch refuses (ranges beyond its table)
+ * makes ina-ps exit 1 with one line naming the switch.
+ */
+TEST(PsE2eGoat, PlanInstalledAndRemovedThroughSwitchd)
+{
+	SwitchdLab lab;
+	start_switchd_lab(&lab);
+	if (HasFatalFailure() || IsSkipped())
+		return;
+	const std::string &dir = lab.dir;
+	{
+		std::ofstream p(dir + "/plan.json");
+		p << R"({"plan": {"switches": [{"name": "s1", "id": 1, "submodels": ["a"]}],
+			"submodels": [{"name": "a", "first_element": 0, "end_element": 620},
+				      {"name": "b", "first_element": 620, "end_element": 1240}],
+			"workers": [)";
+		for (int w = 0; w < 2; w++)
+			p << (w ? "," : "") << R"({"name": "w)" << w << R"(", "ranges": [
+				{"submodel": "a", "first_element": 0, "end_element": 620, "agg_node": 1},
+				{"submodel": "b", "first_element": 620, "end_element": 1240, "agg_node": 0}]})";
+		p << "]}}\n";
+	}
+	Endpoint wep[2] = {{{2, 0, 0, 0, 0, 1}, (10u << 24) | 1u, INA_UDP_PORT},
+			   {{2, 0, 0, 0, 0, 2}, (10u << 24) | 2u, INA_UDP_PORT}};
+	const char *sw_toml = "[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
+			      "key_file = \"control.key\"\nregister_timeout_ms = 2000\n";
+	auto job_with = [&](const std::string &aggregators) {
+		const std::string job = write_job_file(dir, wep, sw_toml);
+		std::ofstream f(job, std::ios::app);
+		f << "\n[goat]\nplan = \"plan.json\"\n[[goat.switch]]\nid = 1\nip = \"10.0.0.254\"\n"
+		  << "mac = \"02:00:00:00:00:fe\"\naggregators = " << aggregators << "\n";
+		return job;
+	};
+	const std::vector<std::string> ps_args = {"--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100"};
+
+	std::vector<std::string> args = {"--job", job_with("[100, 300]")};
+	args.insert(args.end(), ps_args.begin(), ps_args.end());
+	Daemon d;
+	ASSERT_TRUE(d.start(args)) << d.text;
+	EXPECT_NE(d.text.find("ina-ps: job 11 GOAT switch 1 (10.0.0.254): a in [100, 300)"), std::string::npos)
+		<< d.text;
+	EXPECT_TRUE(lab.sw.wait_for("job 11: GOAT assignment (control message from 10.0.0.100): switch 1 "
+				    "aggregates aggregators [100, 300)",
+				    3000))
+		<< lab.sw.output();
+	EXPECT_EQ(d.stop(), 0) << d.text;
+	EXPECT_TRUE(lab.sw.wait_for("switch 1 aggregates nothing (removed)", 3000)) << lab.sw.output();
+
+	/* Beyond the switch's 4096 aggregators: invalid, one line, exit 1. */
+	std::string cmd = std::string(getenv("INA_PS")) + " --job " + job_with("[0, 5000]");
+	for (const std::string &a : ps_args)
+		cmd += " " + a;
+	FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	std::string out;
+	char buf[512];
+	while (fgets(buf, sizeof(buf), p))
+		out += buf;
+	const int status = pclose(p);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
+	EXPECT_NE(out.find("ina-ps: job 11: switch 1 (10.0.0.254) rejected as invalid (ranges beyond its table or "
+			   "another job's) the GOAT assignment"),
+		  std::string::npos)
+		<< out;
+	EXPECT_EQ(out.find("serving"), std::string::npos) << "nothing served without the plan installed";
+}

@@ -370,6 +370,17 @@ def delta(before, after):
     return {k: after[k] - before[k] for k in after if isinstance(after[k], int) and after[k] != before.get(k)}
 
 
+def settled_delta(sw, before, want, timeout=5.0):
+    """The counters' delta once it holds at least `want` (a packet just sent
+    may still be in the veth or the switch's queue), or after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        d = delta(before, sw.counters())
+        if all(d.get(k, 0) >= v for k, v in want.items()) or time.monotonic() > deadline:
+            return d
+        time.sleep(0.02)
+
+
 # ------------------------------------------------------------------ cases
 
 def case_aggregate(sw, wire):
@@ -440,7 +451,7 @@ def case_loss(sw, wire):
     before = sw.counters()
     send_message(wire, 1, 1, 2, ks=[0, 2])
     send_message(wire, 1, 1, 2, ks=[1, 2])  # the resend
-    d = delta(before, sw.counters())
+    d = settled_delta(sw, before, {"roce_duplicate": 1})
     check(d.get("roce_duplicate") == 1, f"resent last packet counted as duplicate ({d})")
     for r in (0, 2):
         send_message(wire, 1, r, 2)
@@ -476,7 +487,7 @@ def case_gobackn(sw, wire):
     send_message(wire, 1, 2, 2, ks=[0])
     send_message(wire, 1, 2, 1, ks=[1, 2])  # go back
     send_message(wire, 1, 2, 2)
-    d = delta(before, sw.counters())
+    d = settled_delta(sw, before, {"roce_duplicate": 3})
     check(d.get("roce_duplicate") == 3, f"three resent packets, none added twice ({d})")
     for r in (0, 1):
         send_message(wire, 1, r, 1)
@@ -534,8 +545,35 @@ def case_bad_input(sw, wire):
     check(len(got[0]) == 1 and got[0][0]["raw"][14:] == bytes(ack)[14:], "ACK forwarded untouched to rank 0")
 
 
+CLT_TIMEOUT_MS = 300  # the "expired" case's clt_timeout_ms
+
+
+def case_expired(sw, wire):
+    """The CLT forgets the ring mid-message (idle past clt_timeout_ms): a
+    later packet of the message is dropped, never forwarded with its raw
+    values, which the receiver would take for the result (its PSN is the
+    one expected). A resend from the first packet fills the CLT again."""
+    warm_up(sw, wire)
+    for r in range(RANKS):
+        send_message(wire, 1, r, 1, ks=[0])
+    check_results(wire.receive(RANKS), 1, 1, ks=[0], what="message 1 packet 0")
+    time.sleep(2 * CLT_TIMEOUT_MS / 1000)
+    check(sw.counters()["connections"] == 0, "idle connections left the CLT")
+    before = sw.counters()
+    send_message(wire, 1, 0, 1, ks=[1])
+    got = wire.receive(1, timeout=1.0)
+    check(sum(len(g) for g in got) == 0, "packet of a forgotten connection reaches no host")
+    d = delta(before, sw.counters())
+    check(d.get("roce_clt_miss") == 1 and "roce_aggregated" not in d, f"counted roce_clt_miss ({d})")
+    for r in range(RANKS):  # the senders go back to the message's first packet
+        send_message(wire, 1, r, 1)
+    got = wire.receive(RANKS * MSG_LEN)
+    check_results(got, 1, 1, what="resend from the first packet")
+    check(sum(len(g) for g in got) == RANKS * MSG_LEN, "the resend completes message 1 exactly")
+
+
 CASES = {"aggregate": case_aggregate, "send": case_send, "loss": case_loss, "gobackn": case_gobackn,
-         "two_rings": case_two_rings, "bad_input": case_bad_input}
+         "two_rings": case_two_rings, "bad_input": case_bad_input, "expired": case_expired}
 
 
 def config_errors(binary, tmp):
@@ -569,7 +607,8 @@ def main():
         topo = Topology()
         try:
             setns(NS)
-            sw = Switchd(binary, config_text(lcores), tmp)
+            extra = f"clt_timeout_ms = {CLT_TIMEOUT_MS}" if case == "expired" else ""
+            sw = Switchd(binary, config_text(lcores, extra), tmp)
             try:
                 fn(sw, Wire())
             except SystemExit:

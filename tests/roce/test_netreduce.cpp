@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "ina/netreduce.h"
+#include "nr_registers.h" /* roce_icrc_head(), its portable twin */
 #include "roce_frame.h"
 
 using namespace ina;
@@ -113,6 +114,27 @@ TEST(RoceIcrc, MatchesBitwiseReferenceAndIgnoresMaskedFields)
 	f[42 + 11] ^= 1; /* PSN is covered */
 	f[60] ^= 1;
 	EXPECT_NE(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), before);
+}
+
+/* The headers' CRC (PCLMUL fold, and the copy for CPUs without it) for
+ * every header length the stage uses, and roce_icrc() over every payload
+ * length, against the bitwise reference, on random bytes: the masked fields
+ * hold anything. */
+TEST(RoceIcrc, HeadersAndPayloadMatchReferenceOnRandomFrames)
+{
+	std::mt19937 rng(11);
+	for (int round = 0; round < 2000; round++) {
+		std::vector<uint8_t> f(86 + 4 * (round % 80) + 4);
+		for (uint8_t &b : f)
+			b = static_cast<uint8_t>(rng());
+		for (uint32_t head : {54u, 70u, 86u}) {
+			const uint32_t want = icrc_reference(f.data(), head + 4); /* CRC of the bytes before */
+			ASSERT_EQ(roce_icrc_head(f.data(), head), want) << "head " << head << " round " << round;
+			ASSERT_EQ(roce_icrc_head_copy(f.data(), head), want) << "head " << head;
+		}
+		ASSERT_EQ(roce_icrc(f.data(), static_cast<uint32_t>(f.size())), icrc_reference(f.data(), f.size()))
+			<< "length " << f.size();
+	}
 }
 
 TEST(RoceIcrc, StoreWritesLittleEndian)
@@ -335,14 +357,15 @@ TEST_F(Fixture, CorruptedAndForeignPackets)
 	EXPECT_EQ(run(i).verdict, NrVerdict::kDrop);
 	EXPECT_EQ(ctr[NrCounter::roce_tag_invalid], 3u);
 
-	/* Ordinary RDMA: no InetTag, or a connection the CLT does not know. */
+	/* Ordinary RDMA: a first packet without the InetTag. A later packet of
+	 * a connection the CLT does not know is dropped (see below). */
 	auto plain = pkt(0, 0, 0);
 	ina_store32(plain.data() + 54 + 16, 0x12345678);
 	EXPECT_EQ(run(plain).verdict, NrVerdict::kPass);
 	EXPECT_EQ(ctr[NrCounter::roce_pass_untagged], 1u);
 	auto other = pkt(0, 0, 1);
-	EXPECT_EQ(run(other).verdict, NrVerdict::kPass);
-	EXPECT_EQ(ctr[NrCounter::roce_pass_unknown], 1u);
+	EXPECT_EQ(run(other).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_clt_miss], 1u);
 	auto ack = pkt(0, 0, 1);
 	ack[42] = ROCE_RC_ACK;
 	EXPECT_EQ(run(ack).verdict, NrVerdict::kPass);
@@ -354,6 +377,52 @@ TEST_F(Fixture, CorruptedAndForeignPackets)
 	s[43] |= 0x10;
 	EXPECT_EQ(run(s).verdict, NrVerdict::kDrop);
 	EXPECT_EQ(ctr[NrCounter::roce_malformed], 2u);
+}
+
+/* A connection's entry expires, or the table is cleared, mid-message: the
+ * next packet must not reach the receiver with its raw values, which the
+ * receiver would accept as the result (it expects that PSN). It is dropped;
+ * a resend from the message's first packet fills the CLT again. */
+TEST_F(Fixture, PacketOfAForgottenConnectionIsDroppedNotForwarded)
+{
+	for (uint8_t r = 0; r < kRanks; r++) {
+		auto f = pkt(r, 0, 0);
+		run(f);
+	}
+	ASSERT_EQ(ctr[NrCounter::roce_completed], 1u); /* every rank has result 0 */
+	EXPECT_EQ(t.expire(100, 10, ctr), kRanks);
+
+	const auto sent = pkt(0, 0, 1);
+	auto mid = sent;
+	const NrResult res = run(mid);
+	EXPECT_EQ(res.verdict, NrVerdict::kDrop);
+	EXPECT_EQ(res.reason, NrCounter::roce_clt_miss);
+	EXPECT_EQ(ctr[NrCounter::roce_clt_miss], 1u);
+	EXPECT_EQ(mid, sent);
+	uint32_t id, bm;
+	bool done;
+	EXPECT_FALSE(t.slot_state(0, 1, &id, &bm, &done));
+
+	/* The resend from the first packet: result 0 again, then the rest of
+	 * the message aggregates. */
+	for (uint8_t r = 0; r < kRanks; r++) {
+		auto f = pkt(r, 0, 0);
+		ASSERT_EQ(run(f).verdict, NrVerdict::kForward);
+		expect_result(f, r, 0, 0);
+	}
+	std::vector<uint8_t> last;
+	for (uint8_t r = 0; r < kRanks; r++) {
+		last = pkt(r, 0, 1);
+		run(last);
+	}
+	expect_result(last, kRanks - 1, 0, 1);
+	EXPECT_EQ(ctr[NrCounter::roce_completed], 2u);
+
+	t.clear();
+	auto after_clear = pkt(1, 0, 2);
+	EXPECT_EQ(run(after_clear).reason, NrCounter::roce_clt_miss);
+	EXPECT_EQ(ctr[NrCounter::roce_clt_miss], 2u);
+	EXPECT_EQ(ctr[NrCounter::roce_aggregated], 2u * kRanks);
 }
 
 TEST_F(Fixture, OpcodeMustFitThePlaceInTheMessage)

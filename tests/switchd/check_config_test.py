@@ -69,7 +69,7 @@ def defaults(binary, tmp):
         return
     sw = c["switch"]
     want = {"id": 1, "ip": "10.0.0.254", "mac": None, "aggregators": 4096, "elements": 62,
-            "gc_timeout_ms": 1000, "sweep_slots": 16, "lease_refreshes": 3, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
+            "gc_timeout_ms": 1000, "sweep_slots": 16, "lease_refreshes": 3, "job_share": 1.0, "lcores": None, "stats_interval_s": 1, "idle_sleep_us": 0,
             "mbufs": 16383, "burst": 32, "rx_descriptors": 1024, "tx_descriptors": 1024,
             "handoff_ring_size": 4096, "steering": "auto", "control_key_file": None,
             "control_auth": True, "control_window_s": 30}
@@ -82,8 +82,9 @@ def defaults(binary, tmp):
     check(p1["neighbour"] == [{"ip": "10.0.0.100", "mac": "02:00:00:00:00:64"}], "neighbours")
     j = c["job"][0]
     check(j == {"id": 3, "ps_ip": "10.0.0.100", "ps_mac": None, "levels": 2, "fan_in": [2, 3],
-                "control": "deny", "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [1, 255]}]},
-          f"job: one fan_in and bit per level, unset MACs null ({j})")
+                "control": "deny", "max_aggregators": 4096,
+                "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [1, 255]}]},
+          f"job: one fan_in and bit per level, unset MACs null, the default limit ({j})")
     check(list(c) == ["file", "switch", "port", "job"] and c["file"] == path,
           "top level in the file's order, with the file name")
     r2 = run(binary, "--", "--check-config", path)
@@ -141,6 +142,33 @@ def errors(binary, tmp):
     r = run(binary, "--check-config", bad)
     check(r.returncode == 2 and r.stderr.startswith("ina-switchd: error: ") and
           len(r.stderr.strip().splitlines()) == 1, f"invalid UTF-8: exit 2 ({r.stderr.strip()})")
+    # Fair share (docs/security.md): job_share is a fraction above 0, a job's
+    # max_aggregators at most the table; the default is job_share of it.
+    for text, want in [
+            (MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\njob_share = 0'),
+             "switch.job_share: must be above 0"),
+            (MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\njob_share = 1.5'),
+             "switch.job_share: must be between 0 and 1"),
+            (MINIMAL.replace("fan_in = [2, 3]", "fan_in = [2, 3]\nmax_aggregators = 4097"),
+             "job[0].max_aggregators: above switch.aggregators (4096)"),
+            (MINIMAL.replace("fan_in = [2, 3]", "fan_in = [2, 3]\nmax_aggregators = 0"),
+             "job[0].max_aggregators: must be between 1 and")]:
+        with open(bad, "w") as f:
+            f.write(text)
+        r = run(binary, "--check-config", bad)
+        check(r.returncode == 2 and want in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+              f"{want}: exit 2, one line ({r.stderr.strip()})")
+    with open(bad, "w") as f:
+        f.write(MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\njob_share = 0.25'))
+    r = run(binary, "--check-config", bad)
+    c = json.loads(r.stdout)
+    check(c["switch"]["job_share"] == 0.25 and c["job"][0]["max_aggregators"] == 1024,
+          f"job_share 0.25 of 4096: a job without max_aggregators may hold 1024 ({r.stdout[:0]}"
+          f"{c['job'][0]['max_aggregators']})")
+    with open(bad, "w") as f:
+        f.write(MINIMAL.replace("fan_in = [2, 3]", "fan_in = [2, 3]\nmax_aggregators = 7"))
+    r = run(binary, "--check-config", bad)
+    check(json.loads(r.stdout)["job"][0]["max_aggregators"] == 7, "a job's own max_aggregators wins")
     missing = os.path.join(tmp, "no-such.toml")
     r = run(binary, "--check-config", missing)
     check(r.returncode == 2 and r.stderr.startswith(f"ina-switchd: error: invalid config: {missing}"),

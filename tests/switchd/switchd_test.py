@@ -582,6 +582,61 @@ def case_unregister_frees(sw, lcores=1):
           f"the new run's sum has nothing of the old one ({got[0]['values'][:2] if got else None})")
 
 
+def case_share(sw, lcores=1):
+    """Fair share (docs/security.md): config job 7 may hold max_aggregators = 4,
+    split over the lcores as the aggregators are. Worker 0 starts 12 fragments
+    (indices 0..11, six per lcore with two): 4 claim, the other 8 are refused
+    and go to the PS whole with RESEND|COLLISION, counted share_refusals per
+    lcore and per job. The other two workers' packets complete the 4 held
+    fragments in the switch and follow the refused ones to the PS: every sum
+    is exact. The parameter packets free the 4, and the job claims again. A
+    job a PS registers gets the switch's default, job_share (0.25) of 1024."""
+    vals = {w: [w * 100 + i for i in range(62)] for w in range(3)}
+    want = [sum(vals[w][i] for w in range(3)) for i in range(62)]
+    seqs = list(range(1000, 1012))
+    first = [("h0", gradient(0, q, vals[0], bit=0, index=q - 1000)) for q in seqs]
+    got = exchange(None, ["h2"], first, want={"h2": 8})["h2"]
+    refused = sorted(p["seq"] for p in got)
+    check(len(refused) == 8 and all(p["flags"] & 0xFF == F_RESEND | F_COLLISION and p["level"] == 1 and
+                                    p["values"] == vals[0] and p["bitmap"][0] == 1 for p in got),
+          f"8 of 12 claims refused, sent on whole with RESEND|COLLISION ({len(got)})")
+    t = sw.telemetry(f"/ina/job,{JOB}")
+    check(t["max_aggregators"] == 4 and t["aggregators_held"] == 4 and t["share_refusals"] == 8,
+          f"/ina/job: holds {t['aggregators_held']} of max {t['max_aggregators']}, "
+          f"share_refusals {t['share_refusals']}")
+    per_lcore = [sw.telemetry(f"/ina/lcore,{k}")["share_refusals"] for k in range(lcores)]
+    held = [sw.telemetry(f"/ina/lcore,{k}")["aggregators_in_use"] for k in range(lcores)]
+    check(per_lcore == [8 // lcores] * lcores and held == [4 // lcores] * lcores,
+          f"each lcore holds its share ({held}) and counts its refusals ({per_lcore})")
+    rest = [(("h1", gradient(w, q, vals[w], bit=w, index=q - 1000))) for q in seqs for w in (1, 2)]
+    got = exchange(None, ["h2"], rest, want={"h2": 20})["h2"]
+    results = {p["seq"]: p for p in got if not p["flags"] & F_RESEND}
+    whole = [p for p in got if p["flags"] & F_RESEND]
+    check(sorted(results) == sorted(set(seqs) - set(refused)) and
+          all(p["values"] == want and p["bitmap"][0] == 7 for p in results.values()),
+          f"the 4 held fragments complete in the switch with exact sums ({sorted(results)})")
+    sums = {q: [sum(p["values"][i] for p in whole if p["seq"] == q) + vals[0][i] for i in range(62)]
+            for q in refused}
+    check(len(whole) == 16 and all(v == want for v in sums.values()),
+          f"the refused fragments reach the PS whole, their sums exact ({len(whole)} packets)")
+    check(sw.telemetry(f"/ina/job,{JOB}")["share_refusals"] == 24, "24 refusals in all")
+    acks = [("h2", ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, q,
+                             want, flags=F_ACK, index=q - 1000)) for q in sorted(results)]
+    exchange(None, ["h0"], acks, want={"h0": 4})
+    check(sw.telemetry(f"/ina/job,{JOB}")["aggregators_held"] == 0 and
+          sw.telemetry("/ina/aggregators")["in_use"] == 0, "the parameter packets free all 4")
+    again = [("h0", gradient(0, q, vals[0], bit=0, index=q - 2000)) for q in range(2000, 2012)]
+    got = exchange(None, ["h2"], again, want={"h2": 8})["h2"]
+    check(len(got) == 8 and sw.telemetry(f"/ina/job,{JOB}")["aggregators_held"] == 4,
+          f"freed, the job claims its 4 again ({len(got)} refused)")
+    exchange(None, ["h2"], [("h2", ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0)]))], timeout=1, want={"h2": 1})
+    t = sw.telemetry("/ina/job,21")
+    check(t["registered"] == 1 and t["max_aggregators"] == 256,
+          f"a job registered by its PS may hold job_share 0.25 of 1024 ({t.get('max_aggregators')})")
+    check("max 256 of 1024 aggregators" in sw.output() and "max 4 of 1024 aggregators" in sw.output(),
+          "each registration logs its limit")
+
+
 def case_restart_dead_run(sw, lcores=1):
     """A job's only worker dies mid-run (its PS too: nothing ACKs), and the
     same job id is restarted at once, before any sweep (gc_timeout_ms = 0),
@@ -1058,11 +1113,14 @@ def case_control(sw, lcores=1):
 
 def goat_ctrl(ranges, job=JOB, key=KEY, src=(PS_IP, PS_MAC)):
     """A GOAT control message (op 4, docs/protocol.md): this job's aggregator
-    ranges [(first, end)] on the switch, signed like a registration."""
+    ranges [(first, end)] or [(first, end, fan_in, children)] on the switch,
+    signed like a registration."""
     ip, mac = src
     body = struct.pack(">BBBBI6s4BH", 4, len(ranges), 0, 0, ip_u32(ip), bytes(6), 0, 0, 0, 0, 0)
-    for first, end in ranges:
-        body += struct.pack(">II8s", first, end, bytes(8))
+    for r in ranges:
+        first, end = r[0], r[1]
+        fan_in, children = (r[2], r[3]) if len(r) > 2 else (0, 0)
+        body += struct.pack(">IIIB3s", first, end, children, fan_in, bytes(3))
     body += struct.pack(">Q", next_counter())
     frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
                       fan_in=(0, 0, 0, 0), extra=body + bytes(32))
@@ -1174,6 +1232,65 @@ def case_goat(sw, lcores=1):
     check(len(got) == 1 and got[0]["values"] == want, "without an assignment agg_node 0 aggregates again")
 
 
+def case_goat_split(sw, lcores=1):
+    """A sub-model split between nodes (docs/goat.md, "Split sub-models"):
+    the plan arrives only by control message (no [[goat]] table). Range
+    [0, 512) aggregates workers 0 and 1 only (fan-in 2, bits 0b011): their
+    fragments complete without worker 2, whatever fan-in they carry, and
+    leave with bitmap 0b011; worker 2 sends its part of the fragment to the
+    PS (bypass, the same index), and the PS's sum of the two is exact. Range
+    [512, 1024) is whole: all three, by the fragments' own fan-in. A worker
+    outside a range's children is dropped as a malformed bitmap."""
+    check("GOAT assignment" not in sw.output(), "no assignment at start-up (no [[goat]] table)")
+    m = goat_ctrl([(0, 512, 2, 0b011), (512, 1024)])
+    got = exchange(None, ["h2"], [("h2", m)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 0, ctrl_counter(m))], f"split assignment applied and ACKed ({acks(got)})")
+    check("switch 1 aggregates aggregators [0, 512) for 2 workers (bits 0x3) [512, 1024)" in sw.output(),
+          "the split range and its children are logged")
+    bad = goat_ctrl([(0, 512, 3, 0b011)])
+    got = exchange(None, ["h2"], [("h2", bad)], timeout=2, want={"h2": 2})["h2"]
+    check(acks(got) == [(JOB, 2, ctrl_counter(bad))], "a fan-in that does not count its children: invalid")
+
+    vals = [[(i + 1) * (w + 3) * (-1) ** (i + w) for i in range(62)] for w in range(3)]
+    want = [sum(v[i] for v in vals) for i in range(62)]
+    sends = [("h0", gradient(0, 1, vals[0], bit=0, index=5, agg_node=1)),
+             ("h1", gradient(1, 1, vals[1], bit=1, index=5, agg_node=1)),
+             ("h1", gradient(2, 1, vals[2], bit=2, index=5, agg_node=0, flags=F_BYPASS))]
+    sends += [("h0" if w == 0 else "h1", gradient(w, 2, vals[w], bit=w, index=600, agg_node=1))
+              for w in range(3)]
+    sends += [("h1", gradient(2, 3, vals[2], bit=2, index=7, agg_node=1))]
+    before = sw.telemetry("/ina/pipeline")["malformed_bitmap"]
+    got = exchange(None, ["h2"], sends, want={"h2": 3})["h2"]
+    one = sorted((p for p in got if p["seq"] == 1), key=lambda p: p["bitmap"][0])
+    check(len(one) == 2 and one[0]["bitmap"][0] == 0b011 and one[0]["level"] == 1 and
+          one[0]["values"] == [vals[0][i] + vals[1][i] for i in range(62)],
+          f"seq 1: workers 0 and 1 aggregated into one result, bitmap 0b011 "
+          f"({[(p['bitmap'][0], p['level']) for p in one]})")
+    check(len(one) == 2 and one[1]["bitmap"][0] == 0b100 and one[1]["index"] == 5 and
+          [one[0]["values"][i] + one[1]["values"][i] for i in range(62)] == want,
+          "seq 1: worker 2's part reaches the PS at the same index; the PS's sum is exact")
+    two = [p for p in got if p["seq"] == 2]
+    check(len(two) == 1 and two[0]["bitmap"][0] == 0b111 and two[0]["values"] == want,
+          f"seq 2 in the whole range: all three workers ({len(two)} packets)")
+    check(not any(p["seq"] == 3 for p in got) and
+          sw.telemetry("/ina/pipeline")["malformed_bitmap"] == before + 1,
+          "seq 3: worker 2 in the range of workers 0 and 1 is dropped (malformed_bitmap)")
+
+    # An assignment its PS installed goes with the job's registration (job
+    # 7's, which takes the whole table, removed first).
+    exchange(None, ["h2"], [("h2", goat_ctrl([]))], timeout=1, want={"h2": 1})
+    reg = ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0), (HOSTS[1][0], HOSTS[1][1], 1)])
+    exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 1})
+    g21 = goat_ctrl([(600, 700)], job=21)
+    got = exchange(None, ["h2"], [("h2", g21)], timeout=2, want={"h2": 1})["h2"]
+    check(acks(got) == [(21, 0, ctrl_counter(g21))], "job 21's assignment applied")
+    exchange(None, ["h2"], [("h2", ctrl(2, []))], timeout=1, want={"h2": 1})
+    time.sleep(0.3)
+    check(re.search(r"job 21: GOAT assignment \(control message from 10\.0\.0\.100\): switch 1 aggregates "
+                    r"nothing \(removed\)", sw.output()) is not None,
+          "unregistering job 21 removes the assignment its PS installed")
+
+
 def goat_table(tmp):
     plan = os.path.join(tmp, "goat-plan.json")
     with open(plan, "w") as f:
@@ -1203,6 +1320,12 @@ def goat_config_errors(binary, tmp):
     check(rc == 0 and json.loads(out)["goat"] == [{"job": 7, "plan": plan, "submodels": ["a", "c"],
                                                    "aggregators": [[0, 1024]]}],
           f"a plan's part validates and --check-config prints its ranges: {out[-300:]}")
+    # Worker 2 sends sub-model a to the PS: a split (docs/goat.md, "Split
+    # sub-models"). The switch's table is cut in two: [0, 512) for a's
+    # workers 0 and 1 (fan-in 2, bits 0b11), [512, 1024) for c, whole.
+    rc, out = run(f'\n[[goat]]\njob = 7\nplan = "{tmp}/split.json"\n')
+    check(rc == 0 and json.loads(out)["goat"][0]["aggregators"] == [[0, 512, 2, 3], [512, 1024]],
+          f"a split plan's part: a range per signature with its children: {out[-300:]}")
     for extra, msg in (
             ('[[goat]]\njob = 7\n', "give a plan"),
             ('[[goat]]\njob = 7\naggregators = [[5, 5]]\n', "is empty"),
@@ -1214,7 +1337,8 @@ def goat_config_errors(binary, tmp):
              "two [[goat]] tables"),
             ('[[goat]]\njob = 7\naggregators = [3]\n', "[first, end]"),
             (f'[[goat]]\njob = 7\nplan = "{tmp}/none.json"\n', "none.json"),
-            (f'[[goat]]\njob = 7\nplan = "{tmp}/split.json"\n', "2 of 3 workers send it to switch 1"),
+            (f'[[goat]]\njob = 7\nplan = "{tmp}/split.json"\naggregators = [[0, 100], [400, 1024]]\n',
+             "needs one range of aggregators for the job, not 2"),
             (f'[[goat]]\njob = 7\nplan = "{plan}"\nfrob = 1\n', "unknown key")):
         rc, out = run("\n" + extra)
         check(rc == 2 and re.search(r"goat\[\d\]\.\w+: .*" + re.escape(msg), out) is not None,
@@ -1431,6 +1555,8 @@ CASES = {
     "sweep": (case_sweep, {"extra_switch": "gc_timeout_ms = 500"}),
     "lease": (case_lease, {"extra_switch": "gc_timeout_ms = 0"}),
     "restart_dead_run": (case_restart_dead_run, {"extra_switch": "gc_timeout_ms = 0"}),
+    "share": (case_share, {"extra_switch": "gc_timeout_ms = 0\njob_share = 0.25",
+                           "job_extra": "max_aggregators = 4"}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
     "random_drop": (case_random_drop, {"port_extra": {2: "drop_rate = 0.5\n"}}),
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
@@ -1440,6 +1566,7 @@ CASES = {
     "churn": (case_churn, {}),
     "control": (case_control, {}),
     "goat": (case_goat, {"goat": True, "job_extra": 'control = "allow"'}),
+    "goat_split": (case_goat_split, {"job_extra": 'control = "allow"'}),
     "control_auth": (case_control_auth, {}),
     "control_owner": (case_control_owner, {}),
     "control_open": (case_control_open, {"key": False, "extra_switch": "control_auth = false",

@@ -362,7 +362,21 @@ AggSpec parse_agg(const std::string &rest, bool allow_empty)
 	return a;
 }
 
-void parse_config(const std::string &rest, ina::PipelineConfig &c)
+/* max_aggregators=<job>:<n>[,<job>:<n>...] */
+void parse_shares(const std::string &v, std::map<uint16_t, uint32_t> &out)
+{
+	for (const std::string &item : split(v, ',')) {
+		const size_t colon = item.find(':');
+		if (colon == std::string::npos)
+			fail("max_aggregators: want <job>:<n>, got '" + item + "'");
+		const auto job = static_cast<uint16_t>(parse_uint(item.substr(0, colon), UINT16_MAX, "job"));
+		if (job == 0 || !out.emplace(job, static_cast<uint32_t>(parse_uint(item.substr(colon + 1), UINT32_MAX,
+										   "max_aggregators"))).second)
+			fail("max_aggregators: job " + std::to_string(job) + " is 0 or listed twice");
+	}
+}
+
+void parse_config(const std::string &rest, ina::PipelineConfig &c, std::map<uint16_t, uint32_t> &shares)
 {
 	for (const std::string &w : words(rest)) {
 		auto [k, v] = key_value(w);
@@ -378,6 +392,8 @@ void parse_config(const std::string &rest, ina::PipelineConfig &c)
 			c.stride = static_cast<uint32_t>(parse_uint(v, 1u << 16, "stride"));
 		else if (k == "offset")
 			c.offset = static_cast<uint32_t>(parse_uint(v, 1u << 16, "offset"));
+		else if (k == "max_aggregators")
+			parse_shares(v, shares);
 		else
 			fail("unknown config key '" + k + "'");
 	}
@@ -425,7 +441,7 @@ void parse_lines(std::istream &is, Vector &v, int *lineno)
 		} else if (kw == "config") {
 			if (have_config)
 				fail("second config:");
-			parse_config(rest, v.config);
+			parse_config(rest, v.config, v.max_aggregators);
 			have_config = true;
 		} else if (kw == "before") {
 			AggSpec a = parse_agg(rest, false);

@@ -86,6 +86,9 @@ struct Vector {
 	std::set<std::string> targets;
 	std::map<std::string, std::string> skip; /* target -> reason */
 	ina::PipelineConfig config;
+	/* config max_aggregators=<job>:<n>,...: each job's share of the table
+	 * (process()'s `share`); a job not listed has no limit. */
+	std::map<uint16_t, uint32_t> max_aggregators;
 	std::vector<AggSpec> before;
 	std::vector<AggSpec> after;
 	std::vector<Step> steps;

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -199,6 +200,26 @@ void compare_agg(const AggSpec &want, const ina::AggregatorState &got, uint16_t 
 		r.add(fmt("%s: ... %zu values differ in all", where.c_str(), differing));
 }
 
+/* job_held must name, per job, exactly the aggregators its key holds. */
+void check_held(const ina::AggregatorTable &table, uint32_t aggregators, Report &r)
+{
+	std::map<uint16_t, uint32_t> keys;
+	for (uint32_t i = 0; i < aggregators; i++) {
+		if (!table.owns(i))
+			continue;
+		const ina::AggregatorState s = table.read(i);
+		if (s.occupied)
+			keys[s.job]++;
+	}
+	for (uint32_t job = 1; job <= UINT16_MAX; job++) {
+		const auto it = keys.find(static_cast<uint16_t>(job));
+		const uint32_t want = it == keys.end() ? 0 : it->second;
+		if (table.held(static_cast<uint16_t>(job)) != want)
+			r.add(fmt("job_held[%u] is %u, the registers hold %u aggregators of job %u", job,
+				  table.held(static_cast<uint16_t>(job)), want, job));
+	}
+}
+
 /* Runs one vector on one SIMD path. */
 Report run(const Vector &v, ina::SimdLevel simd)
 {
@@ -245,8 +266,14 @@ Report run(const Vector &v, ina::SimdLevel simd)
 		/* The frame sits between guard bytes: process() must not touch them. */
 		std::vector<uint8_t> buf(kGuard + in.size() + kGuard, kGuardByte);
 		std::copy(in.begin(), in.end(), buf.begin() + kGuard);
+		ina::InaView view{};
+		uint32_t share = ina::kNoShareLimit;
+		if (ina::peek(in.data(), static_cast<uint32_t>(in.size()), &view)) {
+			auto it = v.max_aggregators.find(view.job);
+			share = it == v.max_aggregators.end() ? ina::kNoShareLimit : it->second;
+		}
 		ina::Result res = ina::process(*table, ctr, buf.data() + kGuard, static_cast<uint32_t>(in.size()),
-					       st.in.now);
+					       st.in.now, share);
 		std::string where = fmt("line %d (packet %zu)", st.out.line, n + 1);
 		for (size_t i = 0; i < buf.size(); i++) {
 			if ((i < kGuard || i >= kGuard + in.size()) && buf[i] != kGuardByte) {
@@ -297,6 +324,7 @@ Report run(const Vector &v, ina::SimdLevel simd)
 	}
 	if (occupied != table->occupied())
 		r.add(fmt("table reports %u occupied aggregators, registers hold %u", table->occupied(), occupied));
+	check_held(*table, v.config.aggregators, r);
 
 	for (size_t c = 0; c < ina::kCounterCount; c++) {
 		auto id = static_cast<ina::Counter>(c);

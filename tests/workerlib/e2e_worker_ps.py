@@ -149,10 +149,14 @@ def check_two_ps(results, ps_stats):
 GOAT_DIR = tempfile.mkdtemp(prefix="ina-e2e-goat-")
 GOAT_PLAN = os.path.join(GOAT_DIR, "plan.json")
 with open(GOAT_PLAN, "w") as _f:
-    json.dump({"plan": {"workers": [{"name": "w%d" % r, "ranges": [
-        {"submodel": "a", "first_element": 0, "end_element": 16384, "agg_node": 0},
-        {"submodel": "b", "first_element": 16384, "end_element": 65536, "agg_node": 3}]}
-        for r in range(2)]}}, _f)
+    json.dump({"plan": {
+        "switches": [{"name": "s3", "id": 3, "submodels": ["b"]}],
+        "submodels": [{"name": "a", "first_element": 0, "end_element": 16384},
+                      {"name": "b", "first_element": 16384, "end_element": 65536}],
+        "workers": [{"name": "w%d" % r, "ranges": [
+            {"submodel": "a", "first_element": 0, "end_element": 16384, "agg_node": 0},
+            {"submodel": "b", "first_element": 16384, "end_element": 65536, "agg_node": 3}]}
+            for r in range(2)]}}, _f)
 
 
 def check_goat(results, ps_stats):

@@ -119,3 +119,33 @@ TEST(GoatFrames, WriterStampsTheFragmentsNode)
 	EXPECT_EQ(ina_load16(h + offsetof(ina_hdr, agg_node)), 2);
 	EXPECT_TRUE(ina_load16(h + offsetof(ina_hdr, flags)) & INA_F_FLOAT);
 }
+
+/* A split sub-model (docs/goat.md, "Split sub-models"): its entry names the
+ * run its fragments index, on a switch and for the PS alike. */
+TEST(GoatConfig, SplitRunsPerSubModel)
+{
+	WorkerConfig c;
+	c.ps.push_back(PsAddress{0x0A000001, {}});
+	c.aggregators = 512;
+	std::string err;
+	ASSERT_TRUE(set_config_key(&c, "goat", "100:1,200:2:0-170,300:0:170-341,400:0", &err)) << err;
+	ASSERT_EQ(c.goat.size(), 4u);
+	EXPECT_EQ(c.goat[1].index_first, 0u);
+	EXPECT_EQ(c.goat[1].index_end, 170u);
+	EXPECT_EQ(c.goat[2].agg_node, 0);
+	EXPECT_EQ(c.goat[2].index_first, 170u);
+	EXPECT_TRUE(validate(c, &err)) << err;
+	GoatMap m(c.goat, c.goat_aggregators, c.aggregators);
+	EXPECT_EQ(m.at(0).end, 512u) << "whole at switch 1: its aggregators";
+	EXPECT_EQ(m.at(150).first, 0u);
+	EXPECT_EQ(m.at(150).end, 170u);
+	EXPECT_EQ(m.at(250).agg_node, 0);
+	EXPECT_EQ(m.at(250).first, 170u) << "to the PS, with the switches' run";
+	EXPECT_EQ(m.at(250).end, 341u);
+	EXPECT_EQ(m.at(350).end, m.at(350).first) << "whole at the PS: the job's own index";
+	for (const char *bad : {"100:1:5", "100:1:9-3", "100:1:0-", "100:1:0-5:7"})
+		EXPECT_FALSE(set_config_key(&c, "goat", bad, &err)) << bad;
+	ASSERT_TRUE(set_config_key(&c, "goat", "100:1:0-600", &err));
+	EXPECT_FALSE(validate(c, &err));
+	EXPECT_NE(err.find("beyond the 512"), std::string::npos) << err;
+}

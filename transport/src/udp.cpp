@@ -8,6 +8,12 @@
  * bound to ip:port (unicast); one more per multicast group, bound to
  * group:port with SO_REUSEADDR so several local receivers each get a copy.
  *
+ * With udp_gso the socket also takes UDP GRO (UDP_GRO): a run of datagrams of
+ * one flow arrives as one message (a GSO message from a peer that sends them
+ * so, kept whole through loopback or a veth; or datagrams the receiving
+ * device's GRO merged), which recv() cuts back into frames from a few 64 KiB
+ * receive buffers: one system call for up to 64 datagrams on either side.
+ *
  * open_udp_queues() opens several such transports on one ip:port with
  * SO_REUSEPORT, one per receiving thread, and attaches the caller's classic
  * BPF program to the group so that the kernel itself picks the socket of
@@ -72,6 +78,8 @@ public:
 		if (fd < 0)
 			return false;
 		add_fd(fd, ip_);
+		if (gso_)
+			enable_gro(fd);
 		/* Multicast sent by this socket leaves through our interface and
 		 * loops back to local receivers (PS and workers on one host). */
 		struct in_addr ifaddr;
@@ -178,6 +186,8 @@ public:
 
 	uint32_t recv(FrameBuf *frames, uint32_t n, uint32_t timeout_us) override
 	{
+		if (gro_)
+			return fd_recv(pfd_, nfds_, timeout_us, [&] { return drain_gro(frames, n); });
 		return fd_recv(pfd_, nfds_, timeout_us, [&] { return drain(frames, n); });
 	}
 
@@ -261,6 +271,122 @@ private:
 		nfds_++;
 	}
 
+	/* The receive buffers are sized for the largest message GRO can hand
+	 * up; a kernel without UDP_GRO leaves the socket as it was. */
+	void enable_gro(int fd)
+	{
+		int one = 1;
+		if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0)
+			return;
+		gro_buf_.assign(static_cast<size_t>(kGroMsgs) * kGroBytes, 0);
+		gro_ = true;
+	}
+
+	/* Cuts the messages already received into frames; receives a new set
+	 * of messages (from each socket in turn) only once all are cut. */
+	uint32_t drain_gro(FrameBuf *frames, uint32_t n)
+	{
+		if (gro_next_ == gro_count_) {
+			gro_next_ = gro_count_ = 0;
+			for (uint32_t s = 0; s < nfds_ && gro_count_ == 0; s++) {
+				uint32_t k = (next_fd_ + s) % nfds_;
+				gro_count_ = receive_gro(k);
+			}
+			next_fd_ = (next_fd_ + 1) % nfds_;
+		}
+		uint32_t out = 0;
+		while (out < n && gro_next_ < gro_count_) {
+			GroMsg &m = gro_msg_[gro_next_];
+			uint32_t seg = m.len - m.offset < m.segment ? m.len - m.offset : m.segment;
+			FrameBuf &f = frames[out];
+			if (f.capacity < INA_L2L3L4_LEN + seg) {
+				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
+			} else {
+				memcpy(f.data + INA_L2L3L4_LEN, gro_data(gro_next_) + m.offset, seg);
+				write_frame_headers(f.data, m.src, m.dst, seg, m.tos);
+				f.len = INA_L2L3L4_LEN + seg;
+				out++;
+			}
+			m.offset += seg;
+			if (m.offset >= m.len)
+				gro_next_++;
+		}
+		return out;
+	}
+
+	/* One recvmmsg() into the GRO buffers of socket k; returns the
+	 * messages kept (a truncated or empty one is counted and skipped). */
+	uint32_t receive_gro(uint32_t k)
+	{
+		for (uint32_t i = 0; i < kGroMsgs; i++) {
+			rx_iov_[i].iov_base = gro_data(i);
+			rx_iov_[i].iov_len = kGroBytes;
+			struct msghdr &mh = rx_msg_[i].msg_hdr;
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_name = &rx_addr_[i];
+			mh.msg_namelen = sizeof(rx_addr_[i]);
+			mh.msg_iov = &rx_iov_[i];
+			mh.msg_iovlen = 1;
+			mh.msg_control = rx_ctrl_[i];
+			mh.msg_controllen = sizeof(rx_ctrl_[i]);
+		}
+		int r = recvmmsg(pfd_[k].fd, rx_msg_, kGroMsgs, MSG_DONTWAIT, nullptr);
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < static_cast<uint32_t>(r > 0 ? r : 0); i++) {
+			struct msghdr &mh = rx_msg_[i].msg_hdr;
+			uint32_t len = rx_msg_[i].msg_len;
+			if ((mh.msg_flags & MSG_TRUNC) || len == 0) {
+				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
+				continue;
+			}
+			GroMsg &m = gro_msg_[kept];
+			m.segment = len;
+			read_addresses(mh, rx_addr_[i], k, &m.src, &m.dst, &m.tos, &m.segment);
+			m.len = len;
+			m.offset = 0;
+			if (kept != i)
+				memmove(gro_data(kept), gro_data(i), len);
+			kept++;
+		}
+		return kept;
+	}
+
+	uint8_t *gro_data(uint32_t i) { return gro_buf_.data() + static_cast<size_t>(i) * kGroBytes; }
+
+	/* The datagram's addresses, TOS and (with GRO) segment size from its
+	 * source address and control messages. */
+	void read_addresses(struct msghdr &mh, const struct sockaddr_in &from, uint32_t k, Endpoint *src, Endpoint *dst,
+			    uint8_t *tos, uint32_t *segment)
+	{
+		memset(src->mac, 0, 6);
+		memcpy(dst->mac, mac_, 6);
+		src->ip = ntohl(from.sin_addr.s_addr);
+		src->port = ntohs(from.sin_port);
+		dst->ip = local_[k];
+		dst->port = port_;
+		*tos = 0;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+				int size;
+				memcpy(&size, CMSG_DATA(c), sizeof(size));
+				if (size > 0)
+					*segment = static_cast<uint32_t>(size);
+				continue;
+			}
+			if (c->cmsg_level != IPPROTO_IP)
+				continue;
+			if (c->cmsg_type == IP_PKTINFO) {
+				struct in_pktinfo pi;
+				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+				dst->ip = ntohl(pi.ipi_addr.s_addr);
+			} else if (c->cmsg_type == IP_TOS) {
+				*tos = *CMSG_DATA(c);
+			}
+		}
+		if ((dst->ip >> 28) == 0xE)
+			group_mac(dst->ip, dst->mac);
+	}
+
 	/* Message m carries several datagrams of `size` bytes: UDP_SEGMENT. */
 	void set_segment_size(uint32_t m, uint16_t size)
 	{
@@ -316,26 +442,9 @@ private:
 				continue;
 			}
 			Endpoint src, dst;
-			memset(src.mac, 0, 6);
-			memcpy(dst.mac, mac_, 6);
-			src.ip = ntohl(rx_addr_[i].sin_addr.s_addr);
-			src.port = ntohs(rx_addr_[i].sin_port);
-			dst.ip = local_[k];
-			dst.port = port_;
-			uint8_t tos = 0;
-			for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-				if (c->cmsg_level != IPPROTO_IP)
-					continue;
-				if (c->cmsg_type == IP_PKTINFO) {
-					struct in_pktinfo pi;
-					memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-					dst.ip = ntohl(pi.ipi_addr.s_addr);
-				} else if (c->cmsg_type == IP_TOS) {
-					tos = *CMSG_DATA(c);
-				}
-			}
-			if ((dst.ip >> 28) == 0xE)
-				group_mac(dst.ip, dst.mac);
+			uint8_t tos;
+			uint32_t segment = 0;
+			read_addresses(mh, rx_addr_[i], k, &src, &dst, &tos, &segment);
 			uint32_t len = rx_msg_[i].msg_len;
 			FrameBuf &f = frames[out];
 			if (out != i) /* compact after a dropped datagram */
@@ -364,6 +473,20 @@ private:
 	static constexpr size_t kGsoBytes = 65535 - 20 - 8;
 	bool gso_ = false;
 
+	/* UDP GRO: kGroMsgs receive buffers of one IP datagram's size each;
+	 * gro_msg_[gro_next_ .. gro_count_) are still to be cut into frames. */
+	struct GroMsg {
+		Endpoint src, dst;
+		uint32_t len, offset, segment;
+		uint8_t tos;
+	};
+	static constexpr uint32_t kGroMsgs = 8;
+	static constexpr size_t kGroBytes = 65536;
+	bool gro_ = false;
+	std::vector<uint8_t> gro_buf_;
+	GroMsg gro_msg_[kGroMsgs];
+	uint32_t gro_next_ = 0, gro_count_ = 0;
+
 	struct mmsghdr tx_msg_[kTransportBatch];
 	struct iovec tx_iov_[kTransportBatch];
 	struct sockaddr_in tx_addr_[kTransportBatch];
@@ -371,7 +494,7 @@ private:
 	struct mmsghdr rx_msg_[kTransportBatch];
 	struct iovec rx_iov_[kTransportBatch];
 	struct sockaddr_in rx_addr_[kTransportBatch];
-	alignas(struct cmsghdr) uint8_t rx_ctrl_[kTransportBatch][64];
+	alignas(struct cmsghdr) uint8_t rx_ctrl_[kTransportBatch][128]; /* PKTINFO, TOS, UDP_GRO */
 };
 
 } /* namespace */

@@ -52,17 +52,20 @@ std::vector<std::string> split(const std::string &v, char sep)
 	return out;
 }
 
-/* GOAT plan: end:node,end:node,... (empty: no plan). */
+/* GOAT plan: end:node[:first-end],... (empty: no plan). */
 bool goat_ranges(const std::string &v, std::vector<GoatRange> *out)
 {
 	std::vector<GoatRange> r;
 	for (const std::string &e : split(v, ',')) {
-		const size_t colon = e.find(':');
-		uint64_t end, node;
-		if (colon == std::string::npos || !to_u64(e.substr(0, colon), UINT64_MAX, &end) ||
-		    !to_u64(e.substr(colon + 1), 0xFFFF, &node))
+		const std::vector<std::string> f = split(e, ':');
+		uint64_t end, node, first = 0, last = 0;
+		const size_t dash = f.size() == 3 ? f[2].find('-') : std::string::npos;
+		if (f.size() < 2 || f.size() > 3 || !to_u64(f[0], UINT64_MAX, &end) || !to_u64(f[1], 0xFFFF, &node) ||
+		    (f.size() == 3 && (dash == std::string::npos || !to_u64(f[2].substr(0, dash), kMaxAggregators, &first) ||
+				       !to_u64(f[2].substr(dash + 1), kMaxAggregators, &last) || first >= last)))
 			return false;
-		r.push_back(GoatRange{end, static_cast<uint16_t>(node)});
+		r.push_back(GoatRange{end, static_cast<uint16_t>(node), static_cast<uint32_t>(first),
+				      static_cast<uint32_t>(last)});
 	}
 	*out = std::move(r);
 	return true;

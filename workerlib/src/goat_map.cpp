@@ -9,10 +9,12 @@ GoatMap::GoatMap(const std::vector<GoatRange> &ranges, const std::vector<GoatAgg
 		 uint32_t aggregators)
 {
 	for (const GoatRange &r : ranges) {
-		Where w{r.agg_node, 0, aggregators};
+		Where w{r.agg_node, 0, r.agg_node == INA_AGG_NODE_ANY ? 0 : aggregators};
 		for (const GoatAggregators &a : aggregators_at)
 			if (a.agg_node == r.agg_node)
 				w.first = a.first, w.end = a.end;
+		if (r.index_end > r.index_first)
+			w.first = r.index_first, w.end = r.index_end;
 		ends_.push_back(r.end_element);
 		where_.push_back(w);
 	}

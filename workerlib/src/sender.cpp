@@ -250,7 +250,9 @@ void Sender::goat_route(const TensorState &t, uint32_t f, uint32_t seq, uint32_t
 	*node = w.agg_node;
 	if (w.agg_node == INA_AGG_NODE_ANY)
 		*flags |= INA_F_BYPASS;
-	else
+	/* A worker of a split sub-model sending to the PS indexes the switches'
+	 * aggregators too: the parameter packet frees them by that index. */
+	if (w.end > w.first)
 		*index = goat_index(seq, w.first, w.end);
 }
 

@@ -107,10 +107,15 @@ bool validate(const WorkerConfig &c, std::string *error)
 				    std::to_string(a.first) + ", " + std::to_string(a.end) +
 				    ") is not a range of a switch's " + std::to_string(c.aggregators) +
 				    " aggregators");
-	for (size_t i = 0; i < c.goat.size(); i++)
+	for (size_t i = 0; i < c.goat.size(); i++) {
 		if (c.goat[i].end_element <= (i ? c.goat[i - 1].end_element : 0))
 			return fail("GOAT plan: range " + std::to_string(i) + " ends at " +
 				    std::to_string(c.goat[i].end_element) + ", not after the previous one");
+		if (c.goat[i].index_end > c.aggregators)
+			return fail("GOAT plan: range " + std::to_string(i) + "'s aggregators end at " +
+				    std::to_string(c.goat[i].index_end) + ", beyond the " +
+				    std::to_string(c.aggregators) + " of the job");
+	}
 	return true;
 }
 

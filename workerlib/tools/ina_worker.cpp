@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ina/cli.h"
+#include "ina/goat_plan.h"
 #include "ina/input_file.h"
 #include "ina/worker.h"
 #include "ina/worker/quantize.h"
@@ -67,53 +68,53 @@ struct Options {
 };
 
 /* This worker's part of a plan from ina-goat-plan (docs/goat.md): its
- * ranges in sub-model order as the "goat" config key's text
- * (end:node,...), checked to cover [0, round) without a gap. Empty and
- * *err on a bad plan. */
-std::string goat_ranges_from_plan(const std::string &path, const std::string &worker, uint32_t rank,
+ * routes in sub-model order as the "goat" config key's text
+ * (end:node[:first-end],...; ina::goat_worker_routes, the layout switchd
+ * and ina-ps derive from the same plan), the plan's model checked to be a
+ * round. Empty and *err on a bad plan. */
+std::string goat_ranges_from_plan(const std::string &path, const std::string &worker, const ina::WorkerConfig &cfg,
 				  size_t round, std::string *err)
 {
-	std::string text;
-	if (!ina::read_input_file(path, &text, err))
+	ina::GoatPlan plan;
+	*err = ina::goat_plan_read(path, &plan);
+	if (!err->empty())
 		return "";
-	try {
-		const nlohmann::json root = nlohmann::json::parse(text);
-		const nlohmann::json &p = root.contains("plan") ? root.at("plan") : root;
-		const nlohmann::json &ws = p.at("workers");
-		const nlohmann::json *w = nullptr;
-		for (const auto &x : ws)
-			if (worker.empty() ? false : x.at("name").get<std::string>() == worker)
-				w = &x;
-		if (worker.empty() && rank < ws.size())
-			w = &ws[rank];
-		if (!w) {
-			*err = path + ": no worker " + (worker.empty() ? "at rank " + std::to_string(rank) : "'" + worker + "'");
-			return "";
-		}
-		std::string out;
-		uint64_t at = 0;
-		for (const auto &r : w->at("ranges")) {
-			const uint64_t first = r.at("first_element").get<uint64_t>();
-			const uint64_t end = r.at("end_element").get<uint64_t>();
-			const uint64_t node = r.at("agg_node").get<uint64_t>();
-			if (first != at || end <= first || node > 0xFFFF) {
-				*err = path + ": ranges of worker '" + w->at("name").get<std::string>() +
-				       "' must follow each other from element 0";
-				return "";
-			}
-			out += (out.empty() ? "" : ",") + std::to_string(end) + ":" + std::to_string(node);
-			at = end;
-		}
-		if (at != round) {
-			*err = path + ": the plan's model has " + std::to_string(at) + " elements, a round of --size-mb has " +
-			       std::to_string(round);
-			return "";
-		}
-		return out;
-	} catch (const nlohmann::json::exception &e) {
-		*err = path + ": not a plan from ina-goat-plan: " + e.what();
+	size_t w = worker.empty() ? cfg.rank : plan.workers.size();
+	for (size_t i = 0; !worker.empty() && i < plan.workers.size(); i++)
+		if (plan.workers[i] == worker)
+			w = i;
+	if (w >= plan.workers.size()) {
+		*err = path + ": no worker " + (worker.empty() ? "at rank " + std::to_string(cfg.rank) : "'" + worker + "'");
 		return "";
 	}
+	if (plan.round() != round) {
+		*err = path + ": the plan's model has " + std::to_string(plan.round()) + " elements, a round of --size-mb has " +
+		       std::to_string(round);
+		return "";
+	}
+	/* The job's aggregators at a switch: goat_aggregators, else all. */
+	auto span_of = [&](uint16_t id) {
+		for (const ina::GoatAggregators &a : cfg.goat_aggregators)
+			if (a.agg_node == id)
+				return ina::GoatSlots{a.first, a.end, 0, 0};
+		return ina::GoatSlots{0, cfg.aggregators, 0, 0};
+	};
+	std::vector<ina::GoatRoute> routes;
+	*err = ina::goat_worker_routes(plan, w, span_of, &routes);
+	if (!err->empty()) {
+		*err = path + ": " + *err;
+		return "";
+	}
+	std::string out;
+	for (const ina::GoatRoute &r : routes) {
+		out += (out.empty() ? "" : ",") + std::to_string(r.end_element) + ":" + std::to_string(r.node);
+		/* A whole sub-model at a switch keeps the switch's aggregators
+		 * (goat_aggregators); other ranges are spelled out. */
+		const ina::GoatSlots whole = span_of(r.node);
+		if (r.end > r.first && !(r.node && r.first == whole.first && r.end == whole.end))
+			out += ":" + std::to_string(r.first) + "-" + std::to_string(r.end);
+	}
+	return out;
 }
 
 /* Returns -1 to go on, else the exit code. */
@@ -218,7 +219,7 @@ int configure(Options &o)
 	}
 	if (ok && !o.goat_plan.empty()) {
 		const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
-		const std::string ranges = goat_ranges_from_plan(o.goat_plan, o.goat_worker, cfg.rank, n, &err);
+		const std::string ranges = goat_ranges_from_plan(o.goat_plan, o.goat_worker, cfg, n, &err);
 		if (ranges.empty()) {
 			ina::print_error("ina-worker", err);
 			return 2;

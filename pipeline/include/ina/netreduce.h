@@ -7,7 +7,7 @@
  *   parse      Ethernet/IPv4/UDP 4791/BTH, data opcodes only, ICRC checked
  *   clt        <SrcIP, DstIP, DstQP> -> <ring, rank, MsgID, PSN0>: filled by
  *              a message's first packet (nr_hdr with the InetTag), read by
- *              the others
+ *              the others; a later packet the CLT does not know is dropped
  *   address    slot = MsgID % 2N * MsgLen + (PSN - PSN0); the packet frees
  *              the slot of MsgID - N (= (MsgID + N) % 2N) one window back
  *   aggregate  per-rank bitmap: a go-back-N retransmission is never added
@@ -51,13 +51,13 @@ struct NrConfig {
 #define INA_NR_COUNTERS(X)                                                                  \
 	X(roce_pass_opcode, "RoCE opcode that carries no NetReduce data (ACK, READ...), forwarded") \
 	X(roce_pass_untagged, "first packet without the InetTag: not NetReduce, forwarded")       \
-	X(roce_pass_unknown, "connection not in the CLT: not NetReduce, forwarded")               \
 	X(roce_malformed, "headers short, IP options, BTH pad or a payload not in elements")      \
 	X(roce_icrc_bad, "ICRC does not match the packet: corrupted, dropped")                    \
 	X(roce_tag_invalid, "nr_hdr names no configured ring, or a rank, MsgLen, type it lacks")   \
 	X(roce_clt_filled, "first packet filled or refreshed its connection's CLT entry")         \
 	X(roce_clt_full, "first packet of a new connection with the CLT full, dropped")           \
 	X(roce_clt_expired, "CLT entry of an idle connection freed by the sweep")                 \
+	X(roce_clt_miss, "packet after the first on a connection the CLT does not know, dropped") \
 	X(roce_first_lost, "PSN past the CLT's message (its first packet lost), dropped")         \
 	X(roce_before_window, "PSN more than a window before the CLT's message, dropped")         \
 	X(roce_opcode_mismatch, "opcode does not fit the packet's place in its message, dropped") \

@@ -13,7 +13,10 @@
  *   parse             classify INA / other, validate
  *   filter            control, bypass, GOAT node, past the job's levels
  *   aggregator_id     id_claim | id_match | id_release | id_release_stale
- *                     (key <epoch, job, seq>)
+ *                     (key <epoch, job, seq>); a gradient claims an empty
+ *                     aggregator only while its job is below its share
+ *   job_held          held_inc | held_dec: aggregators each job holds
+ *                     (docs/pipeline.md, "Fair share")
  *   aggregator_bitmap bitmap_init | bitmap_or | bitmap_read_clear | bitmap_clear
  *   aggregator_count  count_init | count_add | count_clear
  *   aggregator_value  value_write | value_add | value_add_read | value_read_clear
@@ -66,6 +69,7 @@ enum class Verdict : uint8_t {
 	X(aggregated, "gradient values added into an aggregator (claims too)")     \
 	X(completed, "aggregation complete, result sent downstream")               \
 	X(collision, "aggregator held by another <job, seq>, sent to the PS")      \
+	X(share_refusals, "job at its aggregator share: no claim, sent to the PS")  \
 	X(duplicate, "contribution already in the aggregator, dropped")            \
 	X(resend_merged, "first level: resent packet merged, partial flushed")     \
 	X(resend_flushed, "higher level: resent packet freed the aggregator")      \
@@ -171,6 +175,10 @@ public:
 		return index < cfg_.aggregators && index % cfg_.stride == cfg_.offset;
 	}
 
+	/* Aggregators of this table that `job` holds now (any epoch): the
+	 * job_held register, kept by every claim and every free. */
+	uint32_t held(uint16_t job) const;
+
 	/* Read or overwrite one aggregator by global index (must be owned). */
 	AggregatorState read(uint32_t index) const;
 	void write(uint32_t index, const AggregatorState &s, const int32_t *value, uint16_t n);
@@ -198,6 +206,7 @@ public:
 private:
 	friend struct PipelineStages;
 	void free_slot(uint32_t i);
+	void set_key(uint32_t i, uint64_t key);
 	PipelineConfig cfg_;
 	SimdLevel simd_;
 	uint32_t slots_ = 0;
@@ -212,6 +221,23 @@ struct Result {
 	Counter reason; /* the counter that names the path taken */
 };
 
+/* A job's share of a table with no limit (process()'s default). */
+constexpr uint32_t kNoShareLimit = UINT32_MAX;
+
+/*
+ * GOAT (docs/goat.md, "Split sub-models"): the children that aggregate at
+ * an aggregator where a plan gives only some of a job's workers. Their
+ * number completes the aggregation and only their bits are allowed, in
+ * place of the fragment's fan_in and the bits below it. The caller looks it
+ * up by <job, index> (switchd's GOAT table; in P4 the goat_children table,
+ * a range match that overwrites fan_in and the allowed bits after
+ * fan_in_mask); without it the fragment's own fan-in holds.
+ */
+struct Children {
+	uint8_t fan_in = 0;   /* 1..INA_BITMAP_BITS */
+	uint32_t allowed = 0; /* the children's bits: fan_in of them */
+};
+
 /*
  * Runs one frame through the switch program. `frame` is rewritten in place
  * (payload and INA header only; lengths never change); nothing outside
@@ -219,9 +245,16 @@ struct Result {
  * unit of PipelineConfig::gc_timeout. Congestion seen by the caller (egress
  * queue above the ECN threshold) is signalled by setting INA_F_ECN in the
  * frame before the call: the aggregator keeps it until the result leaves.
+ *
+ * `share` is how many of this table's aggregators the packet's job may
+ * hold (the lcore's part of the job's max_aggregators): a gradient that
+ * would claim an empty aggregator while table.held(job) >= share is sent
+ * on like a collision and counted share_refusals (docs/pipeline.md).
+ * `children`: a gradient's children at its level instead of its header's
+ * (GOAT, above); nullptr for the header's.
  */
 Result process(AggregatorTable &table, PipelineCounters &counters, uint8_t *frame,
-	       uint32_t len, uint64_t now);
+	       uint32_t len, uint64_t now, uint32_t share = kNoShareLimit, const Children *children = nullptr);
 
 /* Parsed view of an INA frame's fixed fields, for steering and tools. */
 struct InaView {

@@ -97,16 +97,17 @@ const reason_t CTR_claimed = 17;
 const reason_t CTR_aggregated = 18;
 const reason_t CTR_completed = 19;
 const reason_t CTR_collision = 20;
-const reason_t CTR_duplicate = 21;
-const reason_t CTR_resend_merged = 22;
-const reason_t CTR_resend_flushed = 23;
-const reason_t CTR_resend_forwarded = 24;
-const reason_t CTR_overflow = 25;
-const reason_t CTR_ack_freed = 26;
-const reason_t CTR_gc_freed = 27;
-const reason_t CTR_ack_unmatched = 28;
-const reason_t CTR_multicast = 29;
-#define INA_COUNTERS 30
+const reason_t CTR_share_refusals = 21;
+const reason_t CTR_duplicate = 22;
+const reason_t CTR_resend_merged = 23;
+const reason_t CTR_resend_flushed = 24;
+const reason_t CTR_resend_forwarded = 25;
+const reason_t CTR_overflow = 26;
+const reason_t CTR_ack_freed = 27;
+const reason_t CTR_gc_freed = 28;
+const reason_t CTR_ack_unmatched = 29;
+const reason_t CTR_multicast = 30;
+#define INA_COUNTERS 31
 /* "Nothing decided yet": no counter. */
 const reason_t CTR_NONE = 0xFF;
 

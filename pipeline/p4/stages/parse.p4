@@ -38,6 +38,27 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
     }
 
+    /* GOAT split sub-models (docs/goat.md, "Split sub-models"): the
+     * children a plan gives a range of this switch's aggregators for a job,
+     * in place of the fragment's fan-in and the bits below it (switchd's
+     * GOAT table, ina::Children in process.cpp). Every entry carries this
+     * switch's id as agg_node, so fragments for other switches miss, as in
+     * C++; the control plane fills it from the PS's GOAT control message. */
+    action set_children(bit<8> fan_in, bit<32> allowed) {
+        meta.fan_in = fan_in;
+        meta.allowed = allowed;
+    }
+    table goat_children {
+        key = {
+            hdr.ina.job_id    : exact;
+            hdr.ina.agg_node  : exact;
+            hdr.ina.agg_index : range;
+        }
+        actions = { set_children; NoAction; }
+        const default_action = NoAction();
+        size = 1024;
+    }
+
     action malformed(reason_t why) {
         meta.verdict = VERDICT_DROP;
         meta.reason = why;
@@ -132,6 +153,9 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                     meta.fan_in = hdr.ina.fan_in3;
                 }
                 fan_in_mask.apply();
+                if ((hdr.ina.flags & (INA_F_BYPASS | INA_F_FLOAT)) == 0) {
+                    goat_children.apply();
+                }
                 compare_bitmap.apply();
                 if (meta.fan_in == 0 || meta.fan_in > INA_BITMAP_BITS) {
                     malformed(CTR_malformed_fan_in);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The PS side of the control protocol (docs/protocol.md): registers or
- * unregisters jobs with their switch and resends each request, with a
- * fresh counter and exponential backoff, until the switch acknowledges it
- * or a timeout passes. No I/O and no clock of its own: the caller feeds it
+ * unregisters jobs with their switch, installs or removes their GOAT
+ * assignments on the switches of their plan (docs/goat.md), and resends each
+ * request, with a fresh counter and exponential backoff, until the switch
+ * acknowledges it or a timeout passes. No I/O and no clock of its own: the caller feeds it
  * the time and the frames it receives and sends what it writes, so tests
  * drive it directly.
  */
@@ -27,6 +28,11 @@ uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool u
  * ACK gave; 0: a new run, docs/protocol.md "Epochs"). */
 uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool unregister,
 			    uint64_t counter, uint8_t epoch, uint8_t *out, uint32_t cap);
+
+/* The same for the GOAT assignment of `job` on its plan's switch `sw`
+ * (remove: no ranges). */
+uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, const Endpoint &self, bool remove,
+			    uint64_t counter, uint8_t *out, uint32_t cap);
 
 class ControlClient {
 public:
@@ -54,14 +60,19 @@ public:
 	/* Starts a request for `job` (it must outlive the request), replacing
 	 * one in progress for the same job id; it is sent at the next poll(). */
 	void start(const PsJobConfig &job, bool unregister, uint64_t now_us, uint64_t timeout_us);
+	/* Starts installing (or removing) job.goat[sw] on that switch,
+	 * replacing a request in progress for the same job and switch. */
+	void start_goat(const PsJobConfig &job, size_t sw, bool remove, uint64_t now_us, uint64_t timeout_us);
 	/* Writes the frames due at now_us into tx (at most one per pending
-	 * job); times requests out. `wall_ns`: the wall clock, for counters. */
+	 * request); times requests out. `wall_ns`: the wall clock, for counters. */
 	void poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx);
 	/* Takes a received frame: true if it was a control frame (consumed,
 	 * whether it matched a request or not). */
 	bool take(const uint8_t *frame, uint32_t len);
 
 	State state(uint16_t job) const;
+	/* The GOAT request of `job` on the switch with id `switch_id`. */
+	State goat_state(uint16_t job, uint16_t switch_id) const;
 	/* The job's epoch from the switch's last applied registration; 0
 	 * before one (and after an applied unregistration). The first
 	 * registration asks for a new run, later ones renew this epoch. */
@@ -69,24 +80,32 @@ public:
 	bool pending() const;
 	/* Requests sent for the job's current request so far. */
 	uint32_t attempts(uint16_t job) const;
+	uint32_t goat_attempts(uint16_t job, uint16_t switch_id) const;
 	const Stats &stats() const { return stats_; }
 
 private:
 	struct Request {
 		const PsJobConfig *job = nullptr;
-		bool unregister = false;
+		const PsGoatSwitch *goat = nullptr; /* a GOAT request to this switch */
+		bool unregister = false;            /* or remove the GOAT assignment */
 		State state = State::kIdle;
 		uint64_t deadline_us = 0, next_us = 0;
 		uint32_t backoff_ms = 0, attempts = 0;
 		uint64_t first_counter = 0, last_counter = 0; /* counters this request used */
 	};
 
+	/* Requests by job << 16 | target: 0 the registration, else the id
+	 * of the switch a GOAT request goes to. */
+	static uint32_t key(uint16_t job, uint16_t target) { return uint32_t(job) << 16 | target; }
+	void start_request(uint32_t k, const Request &r, uint64_t now_us, uint64_t timeout_us);
+	uint32_t write_request(const Request &r, uint64_t counter, uint8_t *out) const;
+	Request *match(const InaFrame &f, const CtrlMessage &m);
 	uint64_t next_counter(uint64_t wall_ns);
 
 	Endpoint self_;
 	Timing timing_;
 	uint64_t last_counter_ = 0;
-	std::map<uint16_t, Request> req_;
+	std::map<uint32_t, Request> req_;
 	std::map<uint16_t, uint8_t> epoch_;
 	Stats stats_;
 };

@@ -27,6 +27,7 @@
 
 #include "ina/codec.h"
 #include "ina/control_auth.h"
+#include "ina/goat_wire.h"
 #include "ina/wire.h"
 
 namespace ina {
@@ -40,6 +41,17 @@ struct PsWorker {
 	uint32_t ip = 0;
 	uint8_t mac[6] = {};
 	uint8_t bit[INA_MAX_LEVELS] = {kPsNoBit, kPsNoBit, kPsNoBit, kPsNoBit};
+};
+
+/* GOAT (docs/goat.md, "Installing a plan"): a switch the PS sends its part
+ * of the job's plan to, by control message, after the registration. */
+struct PsGoatSwitch {
+	uint16_t id = 0; /* its switch id, the plan's agg_node */
+	uint32_t ip = 0;
+	uint8_t mac[6] = {};
+	CtrlKey key;                        /* signs the messages; empty: unsigned */
+	std::vector<GoatSlots> slots;       /* the ranges it is sent */
+	std::vector<std::string> submodels; /* the plan's names, for messages */
 };
 
 struct PsJobConfig {
@@ -69,6 +81,8 @@ struct PsJobConfig {
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
 	uint32_t float_slots = 256;       /* fragments in the float path at once */
+	std::string goat_plan;            /* [goat] plan, resolved path; empty: none */
+	std::vector<PsGoatSwitch> goat;   /* the plan's switches that aggregate */
 };
 
 /* Per-job counters; a name per drop reason. */

@@ -48,7 +48,8 @@ struct TransportConfig {
 	/* Local UDP port for the udp transport and the source port of frames. */
 	uint16_t udp_port = 0;
 	/* udp: send runs of frames to one destination as UDP GSO messages
-	 * (UDP_SEGMENT). Off by default: a GSO message that reaches a socket
+	 * (UDP_SEGMENT), and take runs of one flow as UDP GRO messages on
+	 * receive (UDP_GRO), cut back into frames. Off by default: a GSO message that reaches a socket
 	 * on the same host or through a veth without XDP stays one packet up
 	 * to the receiving socket, so SO_REUSEPORT steering (ina-ps --threads)
 	 * and raw captures of that veth see the run, not its datagrams. Over a

@@ -46,10 +46,14 @@ constexpr uint64_t kMaxWindowCapacity = 1u << 24;
  * gradient (every tensor the worker submits, in order, as one array of
  * elements; a round ends after the last range) that ends before
  * end_element goes to the switch agg_node, or to the PS with
- * INA_F_BYPASS when agg_node is 0. */
+ * INA_F_BYPASS when agg_node is 0. With index_end > index_first its
+ * fragments take their index in [index_first, index_end) (a split
+ * sub-model's aggregators, docs/goat.md "Split sub-models"), else in the
+ * switch's goat_aggregators (the PS: the job's own index). */
 struct GoatRange {
 	uint64_t end_element = 0;
 	uint16_t agg_node = INA_AGG_NODE_ANY;
+	uint32_t index_first = 0, index_end = 0;
 };
 
 /* The aggregators [first, end) a GOAT switch gives the job (its [[goat]]

@@ -18,7 +18,8 @@ class GoatMap {
 public:
 	struct Where {
 		uint16_t agg_node; /* INA_AGG_NODE_ANY: the PS (sent with INA_F_BYPASS) */
-		uint32_t first, end; /* the job's aggregators at that switch */
+		uint32_t first, end; /* the aggregators its fragments index; empty:
+				      * the job's own index (the PS) */
 	};
 
 	/* `ranges`, `aggregators_at` and `aggregators` as in WorkerConfig
