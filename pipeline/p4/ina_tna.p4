@@ -53,7 +53,8 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state start {
         meta = {
             cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, skip_pipeline = 0, adm_reason = 0, is_ina = 0, bitmap = 0,
+            second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
+            holder = 0, is_ina = 0, bitmap = 0,
             fan_in = 0, allowed = 0, key = 0,
             gc_before = 0, row = 0, value_row = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
@@ -370,7 +371,8 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
     state start {
         meta = {
             cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, skip_pipeline = 0, adm_reason = 0, is_ina = 0, bitmap = 0,
+            second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
+            holder = 0, is_ina = 0, bitmap = 0,
             fan_in = 0, allowed = 0, key = 0,
             gc_before = 0, row = 0, value_row = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,

@@ -17,6 +17,7 @@
 #include "stages/admission.p4"
 #include "stages/parse.p4"
 #include "stages/filter.p4"
+#include "stages/fair_share.p4"
 #include "stages/aggregator_id.p4"
 #include "stages/aggregator_bitmap.p4"
 #include "stages/aggregator_count.p4"
@@ -151,7 +152,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     admission() admission_0;
     parse() parse_0;
     filter() filter_0;
+    share_check() share_check_0;
     aggregator_id() aggregator_id_0;
+    share_count() share_count_0;
     aggregator_bitmap() aggregator_bitmap_0;
     aggregator_count() aggregator_count_0;
     aggregator_value() aggregator_value_0;
@@ -180,7 +183,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             if (meta.skip_pipeline == 0) {
                 parse_0.apply(hdr, meta);
                 filter_0.apply(hdr, meta);
+                share_check_0.apply(hdr, meta);
                 aggregator_id_0.apply(hdr, meta);
+                share_count_0.apply(hdr, meta);
                 aggregator_bitmap_0.apply(hdr, meta);
                 aggregator_count_0.apply(hdr, meta);
             }

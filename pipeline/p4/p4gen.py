@@ -48,6 +48,7 @@ T_WORKER_ADM = ADM + "worker_admission"
 # (stages/admission.p4).
 ADM_LEVEL_KEYS = 5
 NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
+NO_SHARE_LIMIT = 0xFFFFFFFF   # a job's share when it may hold the whole table
 T_GOAT = INGRESS + ".parse_0.goat_children"
 RESOLVE_HINT = "expected the resolved configuration of `ina-switchd --check-config FILE`"
 
@@ -169,6 +170,7 @@ def model_from_resolved(raw, where="config"):
             "ps_mac": mac_int(_get(j, "ps_mac", (str, type(None)), jw), jw + ".ps_mac"),
             "levels": _get(j, "levels", int, jw),
             "fan_in": _ints(j, "fan_in", jw),
+            "max_aggregators": _get(j, "max_aggregators", int, jw),
             "workers": workers,
         })
     # GOAT (docs/goat.md, "Split sub-models"): the ranges of a [[goat]] that
@@ -226,13 +228,16 @@ def parse_port_map(text, m):
     return mapping
 
 
-def admission_entries(j, port_of, p4port):
+def admission_entries(j, port_of, p4port, aggregators):
     """The admission entries of one job (stages/admission.p4), as switchd's
     build_job() binds its members: each to the port its neighbour entry
     names (by IP, else by MAC) and to its configured MAC. A job in the
     resolved configuration has no epoch (switchd does not check a config
-    job's); a caller that mirrors a PS's registration sets j["epoch"]."""
-    out = {"job": (j["id"], j.get("epoch", 0), 0 if j.get("epoch") is None else 1),
+    job's); a caller that mirrors a PS's registration sets j["epoch"]. The
+    job's share of the aggregators is its max_aggregators, no limit when that
+    is the whole table (switchd's build_job(), one table here)."""
+    share = NO_SHARE_LIMIT if j["max_aggregators"] >= aggregators else j["max_aggregators"]
+    out = {"job": (j["id"], j.get("epoch", 0), 0 if j.get("epoch") is None else 1, share),
            "ip": [], "port": [], "ps": [], "worker": []}
     warnings = []
     jid, ps_ip = j["id"], j["ps_ip"]
@@ -298,7 +303,7 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
     rewrites = []    # (rid, port, mac, ip)
     warnings = []
     for j in m["jobs"]:
-        entries, notes = admission_entries(j, port_of, p4port)
+        entries, notes = admission_entries(j, port_of, p4port, m["aggregators"])
         warnings += notes
         admission["job"].append(entries["job"])
         for k in ("ip", "port", "ps", "worker"):
@@ -400,8 +405,8 @@ def emit_bmv2(pl):
 
 def bmv2_admission(a):
     out = []
-    for job, epoch, checked in a["job"]:
-        out.append(f"table_add {T_JOB_ADM} registered {job} => {epoch} {checked}")
+    for job, epoch, checked, share in a["job"]:
+        out.append(f"table_add {T_JOB_ADM} registered {job} => {epoch} {checked} {share}")
     for job, ip, role in a["ip"]:
         out.append(f"table_add {T_SRC_IP} {role} {job} {ip_str(ip)} =>")
     for job, ip, port in a["port"]:
@@ -418,9 +423,9 @@ def bmv2_admission(a):
 def tofino_admission(a):
     out = []
     adm = "ig.admission_0"
-    for job, epoch, checked in a["job"]:
+    for job, epoch, checked, share in a["job"]:
         out.append(f"{adm}.job_admission.add_with_registered(job_id={job}, epoch={epoch}, "
-                   f"checked={checked})")
+                   f"checked={checked}, share={share})")
     for job, ip, role in a["ip"]:
         out.append(f"{adm}.source_ip.add_with_{role}(job_id={job}, src_ip='{ip_str(ip)}')")
     for job, ip, port in a["port"]:

@@ -89,7 +89,8 @@ def generated(binary, tmp):
     # port and their configured MAC; a config job's epoch is not checked.
     adm = "table_add InaIngress.admission_0."
     for line, what in (
-            (f"{adm}job_admission registered 9 => 0 0", "job registered, epoch unchecked"),
+            (f"{adm}job_admission registered 9 => 0 0 4294967295",
+             "job registered, epoch unchecked, no share limit"),
             (f"{adm}source_ip ps_ip 9 10.0.0.100 =>", "the PS's IP"),
             (f"{adm}source_ip worker_ip 9 10.0.0.1 =>", "the worker's IP"),
             (f"{adm}source_port right_port 9 10.0.0.1 1 =>", "the worker's port"),

@@ -81,6 +81,7 @@ REG_BITMAP = ING + ".aggregator_bitmap_0.aggregator_bitmap_reg"
 REG_COUNT = ING + ".aggregator_count_0.aggregator_count_reg"
 REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
 REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
+REG_JOB_HELD = "job_held"                                     # stages/fair_share.p4
 CTR_REASON = ING + ".counters_0.reason_counter"
 CTR_ADMISSION = ING + ".admission_0.admission_counter"
 CTR_SIDE = {"claimed": ING + ".counters_0.claimed_counter",
@@ -424,6 +425,7 @@ def agg_key(job, seq, epoch=0):
 
 def before_commands(v, elements):
     cmds = []
+    held = {}
     for a in v["before"]:
         i = a["index"]
         job, seq = parse_int(a.get("job", "0")), parse_int(a.get("seq", "0"))
@@ -446,6 +448,9 @@ def before_commands(v, elements):
             lane, row = (e, 2 * i) if e < LANES else (e - LANES, 2 * i + 1)
             sx = x - (1 << 32) if x & 0x80000000 else x
             cmds.append(f"register_write {REG_LANE.format(lane)} {row} {sx}")
+        held[job] = held.get(job, 0) + 1
+    # job_held follows the keys written, as the software switch's write() keeps it.
+    cmds += [f"register_write {REG_JOB_HELD} {job} {n}" for job, n in sorted(held.items())]
     return cmds
 
 
@@ -458,6 +463,7 @@ def stated_jobs(v):
         levels = parse_int(j.get("levels", "1"))
         jobs[jid] = {"id": jid, "ps_ip": j.get("ps_ip", p4gen.ip_str(PS_IP)),
                      "ps_mac": j.get("ps_mac", p4gen.mac_str(PS_MAC)), "levels": levels,
+                     "max_aggregators": v["config"].get("aggregators", 4096),
                      "fan_in": [parse_int(x) for x in j["fan_ins"].split(",")][:levels],
                      "control": "deny", "worker": []}
         if "epoch" in j:
@@ -483,6 +489,8 @@ def resolved_config(v, jobs):
         # two ports; their addresses are never rewritten here (below).
         job_tables = [{"id": j, "ps_ip": p4gen.ip_str(SENDER_IP),
                        "ps_mac": p4gen.mac_str(SENDER_MAC), "levels": 1, "fan_in": [2],
+                       "max_aggregators": cfg.get("max_aggregators", {}).get(
+                           j, cfg.get("aggregators", 4096)),
                        "control": "deny", "worker": [
                            {"ip": "10.0.1.1", "mac": "02:00:00:00:01:01", "bit": [0]},
                            {"ip": "10.0.1.2", "mac": "02:00:00:00:01:02", "bit": [1]}]}
@@ -641,9 +649,6 @@ def run_vector(v, tools, json_path, names, args):
     if cfg.get("gc_timeout", 0) != 0:
         raise VectorError("gc_timeout != 0 depends on the clock, which a BMv2 run cannot set "
                           "(mark it `targets: cpu`)")
-    if cfg.get("max_aggregators"):
-        raise VectorError("the P4 build has no fair share (job_held) yet: docs/p4.md, "
-                          "\"Fair share\" (mark it `skip: p4`)")
     if cfg.get("aggregators", 4096) > P4_AGGREGATORS:
         raise VectorError(f"aggregators above the build's {P4_AGGREGATORS}")
     frames = [build_frame(s["in"]) for s in v["io"]]
@@ -694,6 +699,7 @@ def run_vector(v, tools, json_path, names, args):
             if reasons != len(frames):
                 problems.append(f"{reasons} packets counted, {len(frames)} sent")
             regs = read_registers(cli, v)
+            held = read_job_held(cli, jobs | {parse_int(a.get("job", "0")) for a in v["before"]})
         finally:
             sw.terminate()
             try:
@@ -720,7 +726,28 @@ def run_vector(v, tools, json_path, names, args):
         if c[n] != want[n]:
             problems.append(f"counter {n} = {c[n]}, expected {want[n]}")
     problems += check_registers(v, regs)
+    problems += check_job_held(regs, held)
     return problems
+
+
+def read_job_held(cli, jobs):
+    """job_held of each job (stages/fair_share.p4)."""
+    out = cli.run([f"register_read {REG_JOB_HELD} {j}" for j in sorted(jobs)])
+    vals = [int(x) for x in re.findall(re.escape(REG_JOB_HELD) + r"\[\d+\]\s*=\s*(\d+)", out)]
+    if len(vals) != len(jobs):
+        raise VectorError(f"register_read {REG_JOB_HELD}: {len(vals)} values for {len(jobs)} jobs")
+    return dict(zip(sorted(jobs), vals))
+
+
+def check_job_held(regs, held):
+    """job_held of every job equals the aggregators whose key names it, as
+    the cpu runner checks the software switch's."""
+    occupied = {}
+    for key in regs["id"]:
+        if key:
+            occupied[key >> 16] = occupied.get(key >> 16, 0) + 1
+    return [f"job_held[{j}] = {n}, but {occupied.get(j, 0)} aggregators hold job {j}"
+            for j, n in sorted(held.items()) if n != occupied.get(j, 0)]
 
 
 def read_registers(cli, v):

@@ -148,6 +148,7 @@ const id_hit_t ID_COLLIDE = 3;
 const id_hit_t ID_MISS = 4;
 const id_hit_t ID_RELEASED = 5;
 const id_hit_t ID_RELEASED_STALE = 6;
+const id_hit_t ID_REFUSED = 7;        /* empty, and the job at its share: not claimed */
 
 /* Packet classes the register stages dispatch on, decided by filter. */
 typedef bit<2> ina_class_t;

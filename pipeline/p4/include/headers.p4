@@ -151,6 +151,11 @@ struct ina_meta_t {
     /* admission */
     bit<1>  skip_pipeline; /* refused or unregistered: the stages do not run */
     adm_reason_t adm_reason; /* its admission counter, ADM_NONE if admitted */
+    bit<32> share;         /* aggregators the job may hold (0xFFFFFFFF: no limit) */
+
+    /* fair share (docs/pipeline.md "Fair share"; v1model only, docs/p4.md) */
+    bit<1>  at_share;      /* the job holds its share: a gradient claims nothing */
+    bit<16> holder;        /* the job whose key aggregator_id cleared */
 
     /* parse */
     bit<1>  is_ina;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Stage `admission` (switchd/src/aggregate.cpp: the job lookup, admit() and
- * the epoch check, which run before process()): a data packet of a
+ * the epoch check, which run before process()), and the job's share of the
+ * aggregators (stages/fair_share.p4) from the same entry: a data packet of a
  * registered job is admitted only from where its registration says it comes
  * from (docs/security.md, "Data plane"). The same checks in the same order,
  * with the same counter names:
@@ -52,10 +53,11 @@ control admission(inout ina_headers_t hdr, inout ina_meta_t meta) {
     bit<8> epoch_diff = 0;
     /* flags bits 8-15 XOR the job's epoch, in the action: a Tofino gateway
      * compares a field with a constant, not with table data. */
-    action registered(bit<8> epoch, bit<1> checked) {
+    action registered(bit<8> epoch, bit<1> checked, bit<32> share) {
         registered_job = 1;
         epoch_checked = checked;
         epoch_diff = hdr.ina.flags[15:8] ^ epoch;
+        meta.share = share;
     }
     action unregistered() {
         registered_job = 0;

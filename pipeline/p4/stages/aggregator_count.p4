@@ -55,6 +55,11 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 leave(CTR_collision);
                 meta.set_flags = INA_F_RESEND | INA_F_COLLISION;
                 meta.flags_op = FLAGS_SET_COL;
+            } else if (meta.id_hit == ID_REFUSED) {
+                /* Fair share: like box 2, but the aggregator is empty and
+                 * stays so; no holder to tell, so no Col. The PS sums it. */
+                leave(CTR_share_refusals);
+                meta.set_flags = INA_F_RESEND | INA_F_COLLISION;
             } else if (meta.id_hit == ID_CLAIMED) {
                 count_init();
                 meta.side = SIDE_CLAIMED;

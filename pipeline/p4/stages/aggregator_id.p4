@@ -34,6 +34,15 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
     )
 
+    /* id_match_only: the job holds its share (fair_share.p4): refresh if
+     * equal, never claim; an empty word stays empty. old 0: refused. */
+    INA_PAIR_REGISTER_ACTION(bit<32>, aggregator_id_reg, id_match_only, meta.row, old_key,
+        result = value.key;
+        if (value.key == meta.key) {
+            value.ts = meta.ts_now;
+        }
+    )
+
     /* id_release: a resent gradient frees its own aggregator, and reports
      * whether another <job, seq> holds it. old == key: released; old 0:
      * miss; else collide. */
@@ -62,8 +71,16 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
     apply {
         meta.id_hit = ID_NONE;
         if (meta.cls == CLASS_GRADIENT) {
-            id_claim_or_match();
-            if (old_key == 0) {
+            /* Chosen by the share test before the register, as every
+             * action here is chosen before the word is read. */
+            if (meta.at_share == 1) {
+                id_match_only();
+            } else {
+                id_claim_or_match();
+            }
+            if (old_key == 0 && meta.at_share == 1) {
+                meta.id_hit = ID_REFUSED;
+            } else if (old_key == 0) {
                 meta.id_hit = ID_CLAIMED;
             } else if (old_key == meta.key) {
                 meta.id_hit = ID_MATCH;
@@ -81,6 +98,7 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
             }
         } else if (meta.cls == CLASS_ACK) {
             id_release_ack();
+            meta.holder = old_key[31:16];
             if (old_key == meta.key) {
                 meta.id_hit = ID_RELEASED;
             } else if (old_key != 0) {
