@@ -318,18 +318,8 @@ private:
 	 * messages kept (a truncated or empty one is counted and skipped). */
 	uint32_t receive_gro(uint32_t k)
 	{
-		for (uint32_t i = 0; i < kGroMsgs; i++) {
-			rx_iov_[i].iov_base = gro_data(i);
-			rx_iov_[i].iov_len = kGroBytes;
-			struct msghdr &mh = rx_msg_[i].msg_hdr;
-			memset(&mh, 0, sizeof(mh));
-			mh.msg_name = &rx_addr_[i];
-			mh.msg_namelen = sizeof(rx_addr_[i]);
-			mh.msg_iov = &rx_iov_[i];
-			mh.msg_iovlen = 1;
-			mh.msg_control = rx_ctrl_[i];
-			mh.msg_controllen = sizeof(rx_ctrl_[i]);
-		}
+		for (uint32_t i = 0; i < kGroMsgs; i++)
+			prepare_rx(i, gro_data(i), kGroBytes);
 		int r = recvmmsg(pfd_[k].fd, rx_msg_, kGroMsgs, MSG_DONTWAIT, nullptr);
 		uint32_t kept = 0;
 		for (uint32_t i = 0; i < static_cast<uint32_t>(r > 0 ? r : 0); i++) {
@@ -349,6 +339,22 @@ private:
 			kept++;
 		}
 		return kept;
+	}
+
+	/* recvmmsg() message i receives into buf[0..len), with its source
+	 * address and control messages. */
+	void prepare_rx(uint32_t i, uint8_t *buf, size_t len)
+	{
+		rx_iov_[i].iov_base = buf;
+		rx_iov_[i].iov_len = len;
+		struct msghdr &mh = rx_msg_[i].msg_hdr;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &rx_addr_[i];
+		mh.msg_namelen = sizeof(rx_addr_[i]);
+		mh.msg_iov = &rx_iov_[i];
+		mh.msg_iovlen = 1;
+		mh.msg_control = rx_ctrl_[i];
+		mh.msg_controllen = sizeof(rx_ctrl_[i]);
 	}
 
 	uint8_t *gro_data(uint32_t i) { return gro_buf_.data() + static_cast<size_t>(i) * kGroBytes; }
@@ -420,16 +426,7 @@ private:
 		uint32_t want = n < kTransportBatch ? n : kTransportBatch;
 		for (uint32_t i = 0; i < want; i++) {
 			FrameBuf &f = frames[i];
-			rx_iov_[i].iov_base = f.data + INA_L2L3L4_LEN;
-			rx_iov_[i].iov_len = f.capacity > INA_L2L3L4_LEN ? f.capacity - INA_L2L3L4_LEN : 0;
-			struct msghdr &mh = rx_msg_[i].msg_hdr;
-			memset(&mh, 0, sizeof(mh));
-			mh.msg_name = &rx_addr_[i];
-			mh.msg_namelen = sizeof(rx_addr_[i]);
-			mh.msg_iov = &rx_iov_[i];
-			mh.msg_iovlen = 1;
-			mh.msg_control = rx_ctrl_[i];
-			mh.msg_controllen = sizeof(rx_ctrl_[i]);
+			prepare_rx(i, f.data + INA_L2L3L4_LEN, f.capacity > INA_L2L3L4_LEN ? f.capacity - INA_L2L3L4_LEN : 0);
 		}
 		int r = recvmmsg(pfd_[k].fd, rx_msg_, want, MSG_DONTWAIT, nullptr);
 		if (r <= 0)
