@@ -125,8 +125,12 @@ RxCounts receive_all(const std::string &sock, std::atomic<bool> *ready)
 				}
 			c.twice += seen[h.seq]++ > 0;
 			c.got++;
-			/* Echoed, as a PS answers: frames cross in both directions. */
-			for (int t = 0; t < 100000 && b->send(&rx[i], 1) == 0; t++)
+			/* Echoed, as a PS answers: frames cross in both directions.
+			 * The ring is full while the sender is off its CPU: wait
+			 * for it (a bounded time, not a spin count, which a
+			 * loaded machine outlasts). */
+			auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+			while (b->send(&rx[i], 1) == 0 && std::chrono::steady_clock::now() < give_up)
 				;
 		}
 	}
