@@ -229,20 +229,28 @@ def t_jumbo_shaped(build):
           f"the shaped ports marked ECN ({j['ecn_marks']} marks): the queue built up at the switch")
 
 
+def fixed_window_args(window):
+    """Workers with a fixed window and a patient retransmission timer: the
+    bytes at the PS then show the allocation, not how a busy machine delays
+    packets."""
+    wargs = ["--worker-arg=--cc", "--worker-arg=none"]
+    for kv in (f"initial_window={window}", f"max_window={window}", "min_rto_us=100000",
+               "initial_rto_us=300000", "max_rto_us=1000000"):
+        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    return wargs
+
+
 def t_two_level_ratio(build):
     # Few fragments in flight and a patient retransmission timer: the bytes the
     # PS receives then show what aggregation leaves for it, not how a busy
     # machine delays packets.
-    wargs = []
-    for kv in ("initial_window=16", "max_window=16", "min_rto_us=100000", "initial_rto_us=300000",
-               "max_rto_us=1000000"):
-        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    wargs = fixed_window_args(16)
     tree = run("two-level", build, "--mode", "tree", "--tensor", "131072", "--iterations", "1",
-               "--worker-arg=--cc", "--worker-arg=none", *wargs)
+               *wargs)
     show(tree)
     assert_exact(tree)
     rack = run("two-level", build, "--mode", "rack", "--tensor", "131072", "--iterations", "1",
-               "--worker-arg=--cc", "--worker-arg=none", *wargs)
+               *wargs)
     show(rack)
     assert_exact(rack)
     t, k = tree["jobs"][0], rack["jobs"][0]
@@ -267,10 +275,7 @@ def t_goat_vs_atp(build):
     # A fixed window of 256 fragments (half a switch's 512 aggregators) and
     # a patient retransmission timer, as in two-level-ratio: the PS's bytes
     # then show the allocation, not how a busy machine delays packets.
-    wargs = ["--worker-arg=--cc", "--worker-arg=none"]
-    for kv in ("initial_window=256", "max_window=256", "min_rto_us=100000",
-               "initial_rto_us=300000", "max_rto_us=1000000"):
-        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    wargs = fixed_window_args(256)
     g = run("goat-chain", build, *wargs)
     show(g)
     assert_exact(g)
@@ -317,10 +322,7 @@ def t_goat_split(build):
     completes (at most) one result per fragment of every sub-model it has
     workers for."""
     # A window below the 170 aggregators a split's run gets (512 / 3).
-    wargs = ["--worker-arg=--cc", "--worker-arg=none"]
-    for kv in ("initial_window=128", "max_window=128", "min_rto_us=100000",
-               "initial_rto_us=300000", "max_rto_us=1000000"):
-        wargs += ["--worker-arg=--set", f"--worker-arg={kv}"]
+    wargs = fixed_window_args(128)
     r = run("goat-split", build, *wargs)
     show(r)
     assert_exact(r)
