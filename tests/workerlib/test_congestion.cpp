@@ -32,15 +32,30 @@ TEST(Atp, DefaultsAreThePapers)
 TEST(Atp, SlowStartAddsOneMtuPerAck)
 {
 	CcConfig c;
+	c.initial_ssthresh = 2048;
 	AtpAimd a(c);
 	for (uint64_t k = 0; k < 10; k++)
 		a.on_ack(ack(k, 200));
 	EXPECT_EQ(a.window(), 250u);
 }
 
+/* Without a threshold given, the window starts in congestion avoidance:
+ * 200 packets are about a bandwidth-delay product already (congestion.h). */
+TEST(Atp, DefaultThresholdIsTheInitialWindow)
+{
+	CcConfig c;
+	AtpAimd a(c);
+	EXPECT_EQ(a.ssthresh(), 200);
+	for (uint64_t k = 0; k < 200; k++)
+		a.on_ack(ack(k, 200 + k));
+	EXPECT_GT(a.cwnd(), 204.8);
+	EXPECT_LE(a.cwnd(), 205.0);
+}
+
 TEST(Atp, EcnHalvesOncePerWindowAndSetsThreshold)
 {
 	CcConfig c;
+	c.initial_ssthresh = 2048;
 	AtpAimd a(c);
 	for (uint64_t k = 0; k < 10; k++)
 		a.on_ack(ack(k, 200 + 5 * k));
@@ -87,6 +102,7 @@ TEST(Atp, WindowStaysWithinBounds)
 {
 	CcConfig c;
 	c.max_window = 260;
+	c.initial_ssthresh = 1000;
 	AtpAimd a(c);
 	for (uint64_t k = 0; k < 100; k++)
 		a.on_ack(ack(k, k + 1));

@@ -56,7 +56,7 @@ double a2tp_threshold(double m, double n)
 
 AtpAimd::AtpAimd(const CcConfig &c)
     : cfg_(c), cwnd_(std::clamp(c.initial_window, c.min_window, c.max_window)),
-      ssthresh_(c.initial_ssthresh > 0 ? c.initial_ssthresh : c.max_window)
+      ssthresh_(c.initial_ssthresh > 0 ? c.initial_ssthresh : cwnd_)
 {
 }
 

@@ -92,6 +92,12 @@ GradientTemplate template_of(const WorkerConfig &cfg)
 	return t;
 }
 
+/* How often the retransmission timer is checked: a quarter of the RTO. */
+uint64_t timer_period(uint64_t rto_ns)
+{
+	return std::max<uint64_t>(rto_ns / 4, 200'000);
+}
+
 } /* namespace */
 
 /* ---- FrameRing ---- */
@@ -467,6 +473,10 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		win_.set_reorder_window(rtt_.srtt_ns() * cfg_.reorder_window_pct / 100);
 	}
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
+	/* The next check was planned with the RTO of then: the first one, 1 s,
+	 * would leave a fragment lost in the first round unnoticed for 250 ms
+	 * after the samples brought the RTO down to milliseconds. */
+	next_timer_ns_ = std::min(next_timer_ns_, now + timer_period(rtt_.rto_ns()));
 	if (o.rtt_ns)
 		rtt_min_.sample(o.rtt_ns, now);
 	const bool delayed = cfg_.delay_target_ns && o.rtt_ns && o.rtt_ns > rtt_min_.get() + cfg_.delay_target_ns;
@@ -516,7 +526,7 @@ void Sender::retire_done()
 void Sender::check_timeouts(uint64_t now)
 {
 	uint64_t rto = rtt_.rto_ns();
-	next_timer_ns_ = now + std::max<uint64_t>(rto / 4, 200'000);
+	next_timer_ns_ = now + timer_period(rto);
 	if (!active_.empty() && now - last_progress_ns_ > cfg_.stall_timeout_ns) {
 		fail_all("no parameter packets from the PS for " +
 			 std::to_string(cfg_.stall_timeout_ns / 1000000) + " ms");

@@ -53,7 +53,12 @@ struct CcConfig {
 	/* ATP AIMD (also A2TP's link window growth). */
 	double slow_start_increase = 5; /* packets per ACK below ssthresh */
 	double avoidance_increase = 5;  /* packets per window above it */
-	double initial_ssthresh = 0;    /* 0: max_window */
+	/* 0: the initial window. ATP leaves its threshold open; 200 packets is
+	 * already about a bandwidth-delay product (ATP §3.7), and growing by 5
+	 * per ACK past it put thousands of fragments in flight within a few
+	 * RTTs on the lab: receive rings overflowed in the first round and
+	 * the fragments lost there came back only by timeouts. */
+	double initial_ssthresh = 0;
 	/* A2TP (paper defaults: w = g = 1/16, H from eq. (14) with C_min = 0). */
 	double a2tp_w = 1.0 / 16;       /* EWMA weight of the Col fraction */
 	double a2tp_g = 1.0 / 16;       /* EWMA weight of the ECN fraction */
