@@ -8,6 +8,7 @@ The report merges the workers' and the PS's JSON statistics with the
 switches' telemetry.
 """
 
+import glob
 import json
 import os
 import re
@@ -88,6 +89,8 @@ class When:
     """When a fault fires or a job starts: SECONDS after the workers started,
     or one or more conditions joined by '&', plus an optional delay:
 
+      COUNTER>=N       the switches' counter COUNTER (summed over all of them,
+                       e.g. lease_expiries>=1)
       COUNTER:JOB>=N   job JOB's switch counter COUNTER (summed over all
                        switches, e.g. completed:1>=3000) has reached N
       quiet:JOB>=S     the switches have counted gradients of job JOB
@@ -102,13 +105,14 @@ class When:
     does not."""
 
     COND = re.compile(r"^(?:(quiet):([0-9]+)>=([0-9.]+)|(killed):([a-z0-9]+)"
-                      r"|([a-z_]+):([0-9]+)>=([0-9]+))$")
+                      r"|([a-z_]+)(?::([0-9]+))?>=([0-9]+))$")
     # The per-job counters that move when a gradient of the job reaches a
     # switch (parameter packets, which never refresh an aggregator's age,
     # are left out).
     GRADIENT_COUNTERS = ("aggregated", "collisions", "resends", "sent_to_ps",
                          "admission_drops", "unregistered")
-    SYNTAX = "SECONDS or COND[&COND...][+SECONDS], COND: COUNTER:JOB>=N, quiet:JOB>=S, killed:HOST"
+    SYNTAX = ("SECONDS or COND[&COND...][+SECONDS], COND: COUNTER:JOB>=N, COUNTER>=N, quiet:JOB>=S, "
+              "killed:HOST")
 
     def __init__(self, text):
         self.text = str(text)
@@ -147,6 +151,9 @@ class When:
     def _holds(self, c, now, counters, killed):
         if c["kind"] == "killed":
             return c["host"] in killed
+        if c["kind"] == "counter" and c["job"] is None:
+            return sum(int((snap.get("summary") or {}).get(c["name"]) or 0)
+                       for snap in counters().values()) >= c["n"]
         if c["kind"] == "counter":
             return _sum_switch_job(counters(), c["job"], c["name"]) >= c["n"]
         v = sum(_sum_switch_job(counters(), c["job"], k) for k in self.GRADIENT_COUNTERS)
@@ -163,9 +170,12 @@ class When:
             return now >= self.at
         if self.met_at is None:
             # Every condition is looked at every round (quiet keeps track of
-            # when its counters last moved).
-            held = [self._holds(c, now, counters, killed) for c in self.conds]
-            if not all(held):
+            # when its counters last moved); one that has held stays met, so
+            # that `quiet` of a job whose counters later vanish (its lease
+            # expired) still joins a condition that comes true after it.
+            for c in self.conds:
+                c["met"] = c.get("met") or self._holds(c, now, counters, killed)
+            if not all(c["met"] for c in self.conds):
                 return False
             self.met_at = now
         return now >= self.met_at + self.delay
@@ -225,6 +235,17 @@ def last_json(text):
             i -= 1
         end = text.rfind("}", 0, end)
     return None
+
+
+def _release(batch, go, timeout):
+    """Creates the go file once every worker of the batch is ready (or has
+    exited: its error is reported with the job's)."""
+    deadline = time.monotonic() + timeout
+    while not all(os.path.exists(r) or p.poll() is not None for r, p in batch):
+        if time.monotonic() > deadline:
+            raise JobError(f"workers not ready after {timeout} s")
+        time.sleep(0.002)
+    open(go, "w").close()
 
 
 def run_jobs(lab, plan, build_dirs, args):
@@ -297,12 +318,16 @@ def run_jobs(lab, plan, build_dirs, args):
                 if h not in hosts:
                     raise JobError(f"start delay of job {job['id']}: no host {h}")
             pending.append((when, job, w, cmd))
-    # Workers of one start time begin together: each waits for a file, so the
-    # time `ip netns exec` takes per process does not become start skew that
-    # the first workers would see as lost fragments.
+    # Workers of one start time begin together: each sets up its transport
+    # and its data, creates its ready file and waits for the batch's go file
+    # (ina-worker --ready-file/--go-file), so neither the time `ip netns
+    # exec` takes per process nor one worker's set-up becomes start skew
+    # that the first workers would see as lost fragments and count in their
+    # time.
     go_file = os.path.join(lab.run.path, "go")
-    if os.path.exists(go_file):
-        os.unlink(go_file)
+    for f in glob.glob(go_file + ".*"):
+        os.unlink(f)
+    batches = 0
     killed, spoofers, restarts = set(), [], []
     killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
     starts = {}  # job id -> when its workers started, and the switches then
@@ -320,13 +345,14 @@ def run_jobs(lab, plan, build_dirs, args):
 
         batch = []
         due = [p for p in pending if p[0].due(now, counters, killed)]
+        go = f"{go_file}.{batches}"
         for ent in due:
             pending.remove(ent)
             _, job, w, cmd = ent
-            gate = ["/bin/sh", "-c", 'while [ ! -e "$0" ]; do sleep 0.002; done; exec "$@"',
-                    f"{go_file}.{len(workers)}"] + cmd
-            workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], gate))
-            batch.append(f"{go_file}.{len(workers) - 1}")
+            ready = f"{go_file}.ready.{len(workers)}"
+            cmd = cmd + ["--ready-file", ready, "--go-file", go, "--go-timeout", str(timeout)]
+            workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], cmd))
+            batch.append((ready, workers[w["name"]][2]))
             if job["id"] not in starts and ent[0].at != 0.0:
                 # A delayed start: what the switches held when it came.
                 starts[job["id"]] = {"job": job["id"], "at_s": round(now, 2),
@@ -335,9 +361,8 @@ def run_jobs(lab, plan, build_dirs, args):
                                                   for n, c in counters().items()}}
                 lab.log(f"lab: job {job['id']} starts at {now:.1f} s ({ent[0].text})")
         if batch:
-            time.sleep(0.1 + 0.01 * len(batch))
-            for g in batch:
-                open(g, "w").close()
+            _release(batch, go, timeout)
+            batches += 1
         kills = []
         for f in faults:
             if f["done"] or not f["when"].due(now, counters, killed):

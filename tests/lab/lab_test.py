@@ -392,8 +392,8 @@ def t_kill_worker(build):
     # aggregator idle past gc_timeout_ms (100 ms here), and job-a's lease
     # (3 x the PS's 500 ms re-registration) expires, which removes the job
     # and purges what it still holds. job-b starts once the switch has seen
-    # no gradient of job-a for 0.5 s; the lab records what the switch holds
-    # at that moment. Every step waits for a state of the switch or of the
+    # no gradient of job-a for 0.5 s and job-a's lease has expired; the lab
+    # records what the switch holds at that moment. Every step waits for a state of the switch or of the
     # processes, not for a time: a loaded machine sees the same sequence as
     # an idle one, only slower.
     with open(os.path.join(ROOT, "config", "labs", "multi-tenant.toml")) as f:
@@ -404,7 +404,7 @@ def t_kill_worker(build):
     mid = "completed:1>=3000"
     faults = [f"--fault=kill-ps:ps1@{mid}"] + \
         [f"--fault=kill-worker:{h}@{mid}" for h in ("a0", "a1", "a2")]
-    dead = "killed:ps1&killed:a0&killed:a1&killed:a2&quiet:1>=0.5"
+    dead = "killed:ps1&killed:a0&killed:a1&killed:a2&quiet:1>=0.5&lease_expiries>=1"
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="multi-tenant-gc-") as t:
         t.write(topo)
         t.flush()

@@ -10,12 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ina/cli.h"
 #include "ina/goat_plan.h"
@@ -65,6 +68,8 @@ struct Options {
 	uint32_t epoch = 0;
 	double tolerance = -1;
 	std::string goat_plan, goat_worker;
+	std::string ready_file, go_file;
+	double go_timeout_s = 120;
 };
 
 /* This worker's part of a plan from ina-goat-plan (docs/goat.md): its
@@ -165,6 +170,11 @@ int parse_options(int argc, char **argv, Options &o)
 		->check(ina::finite_range(0, 1e30));
 	app.add_option("--goat-plan", o.goat_plan, "GOAT plan (ina-goat-plan's output): agg_node per sub-model");
 	app.add_option("--goat-worker", o.goat_worker, "this worker's name in the plan (default: workers[rank])");
+	app.add_option("--ready-file", o.ready_file,
+		       "create this file once the transport is up and the data generated (a start barrier)");
+	app.add_option("--go-file", o.go_file, "then wait until this file exists before the first round");
+	app.add_option("--go-timeout", o.go_timeout_s, "seconds to wait for --go-file")
+		->check(ina::finite_range(0, 86400));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
 	const int rc = ina::parse_cli("ina-worker", app, argc, argv);
@@ -253,6 +263,33 @@ double process_cpu_seconds()
 	return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+/* The start barrier of a job's workers (--ready-file, --go-file): each
+ * says it is ready, whoever starts the job creates the go file when all
+ * are. Without it, one worker's start-up (its transport, its data) would
+ * run while the others already send, and count in their time. */
+bool wait_for_go(const Options &o, std::string *err)
+{
+	if (!o.ready_file.empty()) {
+		FILE *f = fopen(o.ready_file.c_str(), "w");
+		if (!f) {
+			*err = o.ready_file + ": " + strerror(errno);
+			return false;
+		}
+		fclose(f);
+	}
+	if (o.go_file.empty())
+		return true;
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.go_timeout_s);
+	while (access(o.go_file.c_str(), F_OK) != 0) {
+		if (std::chrono::steady_clock::now() > deadline) {
+			*err = "no " + o.go_file + " after " + std::to_string(o.go_timeout_s) + " s";
+			return false;
+		}
+		usleep(500);
+	}
+	return true;
+}
+
 Outcome run_rounds(ina::Worker &w, Options &o)
 {
 	const ina::WorkerConfig &cfg = o.cfg;
@@ -270,6 +307,11 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 	}
 	o.tensors = std::max<uint32_t>(1, std::min<size_t>(o.tensors, n));
 	std::vector<ina::AllreduceHandle> hs(o.tensors);
+	if (!wait_for_go(o, &r.err)) {
+		r.ok = false;
+		ina::print_error("ina-worker", r.err);
+		return r;
+	}
 	for (uint32_t round = 0; round < o.rounds && r.ok; round++) {
 		memcpy(buf.data(), input.data(), n * sizeof(float));
 		auto t0 = std::chrono::steady_clock::now();
