@@ -19,6 +19,9 @@ constexpr uint32_t kFrameBytes = FrameRing::kSlotBytes;
 /* How long a thread with nothing to send waits in recv() / for work. */
 constexpr uint32_t kBusyWaitUs = 50;
 constexpr uint32_t kIdleWaitUs = 200;
+/* With its window full, a thread can only be woken by a packet or by its
+ * timer: it waits up to the timer's next check, at most this long. */
+constexpr uint64_t kFullWindowWaitNs = 2'000'000;
 
 enum Counter : uint32_t {
 	C_FRAGMENTS,
@@ -591,7 +594,7 @@ void Sender::run()
 			continue;
 		}
 		bool pushed_back = pump_send(now);
-		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, pushed_back ? 0 : kBusyWaitUs);
+		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, pushed_back ? 0 : receive_wait_us(now));
 		now = now_ns();
 		for (uint32_t i = 0; i < n; i++)
 			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
@@ -613,6 +616,22 @@ void Sender::run()
 	 * for ever on a closed worker. */
 	take_new_tensors();
 	fail_all("worker closed");
+}
+
+/* A wake-up costs a system call and a context switch: 4 workers polling
+ * every 50 us while their windows were full burned a CPU of the two the
+ * lab's switch and PS also run on, and the ACKs they waited for came later
+ * for it. A full window (and nothing to resend) can only change with a
+ * packet, which ends the wait, or with the timer; a new tensor could not
+ * be sent either. Otherwise (a tensor may arrive, other threads' ACKs may
+ * need forwarding) the short wait stays. */
+uint32_t Sender::receive_wait_us(uint64_t now) const
+{
+	const bool full = win_.in_flight() >= cc_->window() && retx_.empty();
+	if (!full || cfg_.threads > 1)
+		return kBusyWaitUs;
+	const uint64_t until_timer = next_timer_ns_ > now ? next_timer_ns_ - now : 0;
+	return static_cast<uint32_t>(std::clamp<uint64_t>(until_timer, kBusyWaitUs * 1000ull, kFullWindowWaitNs) / 1000);
 }
 
 void Sender::add_stats(WorkerStats *s) const

@@ -139,8 +139,11 @@ struct WorkerConfig {
 	 * egress queue, but on a software path the queue that grows is often
 	 * a receive ring in front of a busy CPU (the switch's or a host's),
 	 * which no egress marking sees: without this the window grows until
-	 * rings overflow and aggregators collide (docs/perf.md). */
-	uint64_t delay_target_ns = 4'000'000;
+	 * rings overflow and aggregators collide (docs/perf.md). It is well
+	 * above a scheduler slice: with 4 ms, the RTT jitter of a lab whose
+	 * CPUs were all busy marked a third of the ACKs and held windows at
+	 * 14-33 fragments. */
+	uint64_t delay_target_ns = 20'000'000;
 	/* A tensor fails when no parameter packet of it arrives for this long. */
 	uint64_t stall_timeout_ns = 60'000'000'000ull;
 };
