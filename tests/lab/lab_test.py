@@ -393,9 +393,9 @@ def t_kill_worker(build):
     # (3 x the PS's 500 ms re-registration) expires, which removes the job
     # and purges what it still holds. job-b starts once the switch has seen
     # no gradient of job-a for 0.5 s and job-a's lease has expired; the lab
-    # records what the switch holds at that moment. Every step waits for a state of the switch or of the
-    # processes, not for a time: a loaded machine sees the same sequence as
-    # an idle one, only slower.
+    # records what the switch holds at that moment. Every step waits for a
+    # state of the switch or of the processes, not for a time: a loaded
+    # machine sees the same sequence as an idle one, only slower.
     with open(os.path.join(ROOT, "config", "labs", "multi-tenant.toml")) as f:
         topo = f.read()
     old, new = "gc_timeout_ms = 500", "gc_timeout_ms = 100"
