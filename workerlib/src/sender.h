@@ -90,7 +90,9 @@ private:
 	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_overflow(TensorState *t, const PsMessage &m);
 	void queue_retransmit(uint64_t k);
+	bool window_full() const;
 	uint32_t receive_wait_us(uint64_t now) const;
+	void coalesce(uint64_t now) const;
 	void check_timeouts(uint64_t now);
 	void retire_done();
 	void update_floor();
