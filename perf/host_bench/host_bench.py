@@ -3,7 +3,8 @@
 """The end-host stack alone: one worker thread against one PS, no switch.
 
     sudo perf/host_bench/host_bench.py [--build DIR] [--transports udp,udp_gso,af_packet,af_xdp,dpdk]
-                                       [--size-mb 64] [--elements 62,768] [--repeat 1] [--json]
+                                       [--size-mb 64] [--elements 62,768] [--repeat 1]
+                                       [--worker-arg ARG ...] [--json]
 
 For every transport and fragment size, one `ina-worker` (one sender thread)
 all-reduces a tensor with one `ina-ps` (a job of one worker, no in-network
@@ -103,14 +104,14 @@ def last_json(text):
     return None
 
 
-def one_run(build, transport, elements, size_mb, timeout, tmp):
+def one_run(build, transport, elements, size_mb, timeout, tmp, extra=()):
     job = os.path.join(tmp, "ps-job.toml")
     ps_job_file(job, elements, 4096)
     ps_bin = os.path.join(build, "ps", "ina-ps")
     w_bin = os.path.join(build, "workerlib", "ina-worker")
     worker_args = ["--job", "1", "--rank", "0", "--workers", "1", "--ps", f"{IP_P}/{MAC_P}",
                    "--levels", "0", "--bit", "0", "--fan-in", "1", "--elements", str(elements),
-                   "--size-mb", str(size_mb), "--rounds", "1", "--json"]
+                   "--size-mb", str(size_mb), "--rounds", "1", "--json"] + list(extra)
     if transport == "dpdk":
         sock = os.path.join(tmp, "memif.sock")
         eal = "--no-huge -m 512 --no-pci --no-telemetry --file-prefix {p} --vdev=net_memif0,role={r},socket={s}"
@@ -166,6 +167,8 @@ def main():
     ap.add_argument("--size-mb", type=float, default=64.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
+                    help="extra ina-worker argument (repeatable), e.g. --worker-arg=--set --worker-arg=max_window=4096")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     transports = a.transports.split(",")
@@ -193,7 +196,7 @@ def main():
                         # exactly the worker once it has been reaped.
                         before = os.times()
                         try:
-                            ws, pj, ps_cpu = one_run(a.build, t, e, a.size_mb, a.timeout, tmp)
+                            ws, pj, ps_cpu = one_run(a.build, t, e, a.size_mb, a.timeout, tmp, a.worker_arg)
                         except RuntimeError as err:
                             print(f"host_bench: {t}, {e} elements: {err}", file=sys.stderr)
                             ok = False

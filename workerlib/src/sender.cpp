@@ -597,9 +597,11 @@ void Sender::run()
 			continue;
 		}
 		bool pushed_back = pump_send(now);
-		if (!pushed_back)
-			coalesce(now);
+		const bool slept = !pushed_back && coalesce(now);
 		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, pushed_back ? 0 : receive_wait_us(now));
+		if (n && !slept)
+			acks_in_bursts_ = n >= std::max<uint32_t>(2, std::min(cc_->window() / 8, kRxBatch / 2));
+		rx_backlog_ = n == kRxBatch;
 		now = now_ns();
 		for (uint32_t i = 0; i < n; i++)
 			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
@@ -650,18 +652,27 @@ uint32_t Sender::receive_wait_us(uint64_t now) const
  * anyway, so the thread first sleeps an eighth of the smoothed RTT (at most
  * kCoalesceMaxNs, never past its timer's next check) and then takes the
  * ACKs that came meanwhile in one batch: the RTT grows by at most an
- * eighth, the wake-ups shrink by the batch size. */
-void Sender::coalesce(uint64_t now) const
+ * eighth, the wake-ups shrink by the batch size. Not when the ACKs already
+ * come in bursts (a GRO message carries up to 64; the last wake-up without
+ * a sleep found an eighth of the window, or half a receive batch, or more)
+ * nor while the last receive filled its batch (more are waiting): there a
+ * sleep only leaves the path idle (UDP with GSO/GRO, host_bench: 1.7 M
+ * fragments/s without it, 0.14 M with it). Returns whether it slept. */
+bool Sender::coalesce(uint64_t now)
 {
-	if (!window_full())
-		return;
+	/* Every 16th turn goes without a sleep, so that the burst test looks
+	 * at a wake-up of its own again. */
+	if (!window_full() || acks_in_bursts_ || rx_backlog_ || (++coalesce_turns_ & 15) == 0)
+		return false;
 	uint64_t ns = std::min<uint64_t>(srtt_.load(std::memory_order_relaxed) / 8, kCoalesceMaxNs);
 	if (next_timer_ns_ > now)
 		ns = std::min(ns, next_timer_ns_ - now);
 	else
 		ns = 0;
-	if (ns >= kCoalesceMinNs)
-		std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+	if (ns < kCoalesceMinNs)
+		return false;
+	std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+	return true;
 }
 
 void Sender::add_stats(WorkerStats *s) const

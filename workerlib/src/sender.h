@@ -92,7 +92,7 @@ private:
 	void queue_retransmit(uint64_t k);
 	bool window_full() const;
 	uint32_t receive_wait_us(uint64_t now) const;
-	void coalesce(uint64_t now) const;
+	bool coalesce(uint64_t now);
 	void check_timeouts(uint64_t now);
 	void retire_done();
 	void update_floor();
@@ -124,6 +124,9 @@ private:
 	/* Local indices waiting for a retransmission. */
 	std::vector<uint64_t> retx_;
 	std::vector<uint8_t> retx_queued_; /* by k & mask */
+	bool acks_in_bursts_ = false; /* coalesce(): the last unslept wake-up found many */
+	uint32_t coalesce_turns_ = 0;
+	bool rx_backlog_ = false; /* the last receive filled its batch */
 	uint64_t next_timer_ns_ = 0;
 	uint64_t last_progress_ns_ = 0;
 
