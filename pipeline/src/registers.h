@@ -48,7 +48,8 @@ inline uint8_t key_epoch(uint64_t key)
 /* Vector kernels of the value stage, one set per SimdLevel. Registers hold
  * host-order int32; packets carry big-endian int32. The adds saturate, and
  * an element at INT32_MAX / INT32_MIN stays there (ATP §3.8). Each returns
- * true if an add clipped an element or held one it would have moved. */
+ * true if an add left an element at INT32_MAX / INT32_MIN (clipped, held
+ * or landed there: the test a Tofino lane can make, docs/p4.md). */
 struct ValueKernels {
 	/* reg = pkt */
 	void (*write)(int32_t *reg, const uint8_t *pkt, uint32_t n);

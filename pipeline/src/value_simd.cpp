@@ -9,10 +9,15 @@
  *
  * Saturation holds (ATP §3.8): an element at INT32_MAX or INT32_MIN stays
  * there whatever is added, until a claim writes the register again, because
- * a clipped sum has lost what a later add would need to undo it. The
- * register keeps no trace of how the element got to the limit, so an add
- * that would move it is reported as a clip: OVERFLOW then reaches the PS,
- * which recomputes the fragment in floating point (docs/pipeline.md).
+ * a clipped sum has lost what a later add would need to undo it.
+ *
+ * The clip test is the one a Tofino lane can afford (docs/p4.md, "The
+ * overflow test"): an add reports a clip when an element it leaves in the
+ * register is at INT32_MAX or INT32_MIN, whether it clipped, was held there,
+ * or landed there exactly. It looks at the new word only, the word a
+ * stateful ALU returns, and never misses a clip; the cost of the rare sum
+ * that lands on a limit exactly is that the PS recomputes that fragment in
+ * floating point (OVERFLOW, docs/pipeline.md), which is exact anyway.
  */
 /* GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own
  * _mm512_undefined_epi32(); the warning is about the header, not this code. */
@@ -41,20 +46,17 @@ inline void store_be(uint8_t *p, int32_t v)
 	ina_store32(p, static_cast<uint32_t>(v));
 }
 
-/* Signed saturating add that holds a saturated element; sets *ovf when it
- * clips or when it holds an element that b would have moved. */
+/* Signed saturating add that holds a saturated element; sets *ovf when the
+ * element it returns is at INT32_MAX or INT32_MIN. */
 inline int32_t sat_add(int32_t a, int32_t b, uint32_t *ovf)
 {
-	if (a == (a < 0 ? INT32_MIN : INT32_MAX)) {
-		*ovf |= b != 0;
-		return a;
-	}
-	int32_t s;
-	if (__builtin_add_overflow(a, b, &s)) {
-		*ovf = 1;
-		return a < 0 ? INT32_MIN : INT32_MAX;
-	}
-	return s;
+	int32_t r;
+	if (a == (a < 0 ? INT32_MIN : INT32_MAX))
+		r = a;
+	else if (__builtin_add_overflow(a, b, &r))
+		r = a < 0 ? INT32_MIN : INT32_MAX;
+	*ovf |= r == INT32_MAX || r == INT32_MIN;
+	return r;
 }
 
 void write_scalar(int32_t *reg, const uint8_t *pkt, uint32_t n)
@@ -98,18 +100,20 @@ INA_AVX2 inline __m256i bswap_avx2(__m256i v)
 	return _mm256_shuffle_epi8(v, m);
 }
 
-/* sat_add on 8 lanes; ORs the per-lane clip (sign bit) into *ovf. `sat` is
- * the limit on a's side, so a lane already at it is held: it takes `sat`,
- * which is a itself. */
+/* sat_add on 8 lanes; ORs the per-lane clip (all ones: the new element is
+ * at a limit) into *ovf. `sat` is the limit on a's side, so a lane already
+ * at it is held: it takes `sat`, which is a itself. */
 INA_AVX2 inline __m256i sat_add_avx2(__m256i a, __m256i b, __m256i *ovf)
 {
 	__m256i s = _mm256_add_epi32(a, b);
 	__m256i o = _mm256_and_si256(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s));
 	__m256i sat = _mm256_xor_si256(_mm256_srai_epi32(a, 31), _mm256_set1_epi32(INT32_MAX));
 	__m256i held = _mm256_cmpeq_epi32(a, sat);
-	__m256i moved = _mm256_andnot_si256(_mm256_cmpeq_epi32(b, _mm256_setzero_si256()), held);
-	*ovf = _mm256_or_si256(*ovf, _mm256_or_si256(o, moved));
-	return _mm256_blendv_epi8(s, sat, _mm256_or_si256(_mm256_srai_epi32(o, 31), held));
+	__m256i r = _mm256_blendv_epi8(s, sat, _mm256_or_si256(_mm256_srai_epi32(o, 31), held));
+	__m256i at_max = _mm256_cmpeq_epi32(r, _mm256_set1_epi32(INT32_MAX));
+	__m256i at_min = _mm256_cmpeq_epi32(r, _mm256_set1_epi32(INT32_MIN));
+	*ovf = _mm256_or_si256(*ovf, _mm256_or_si256(at_max, at_min));
+	return r;
 }
 
 INA_AVX2 void write_avx2(int32_t *reg, const uint8_t *pkt, uint32_t n)
@@ -179,8 +183,10 @@ INA_AVX512 inline __m512i sat_add_avx512(__m512i a, __m512i b, __mmask16 *ovf)
 	__mmask16 k = _mm512_cmplt_epi32_mask(o, _mm512_setzero_si512());
 	__m512i sat = _mm512_xor_si512(_mm512_srai_epi32(a, 31), _mm512_set1_epi32(INT32_MAX));
 	__mmask16 held = _mm512_cmpeq_epi32_mask(a, sat);
-	*ovf |= k | (held & _mm512_test_epi32_mask(b, b));
-	return _mm512_mask_mov_epi32(s, k | held, sat);
+	__m512i r = _mm512_mask_mov_epi32(s, k | held, sat);
+	*ovf |= _mm512_cmpeq_epi32_mask(r, _mm512_set1_epi32(INT32_MAX)) |
+		_mm512_cmpeq_epi32_mask(r, _mm512_set1_epi32(INT32_MIN));
+	return r;
 }
 
 inline __mmask16 tail_mask(uint32_t left)
@@ -204,7 +210,7 @@ INA_AVX512 bool add_avx512(int32_t *reg, const uint8_t *pkt, uint32_t n)
 		__mmask16 k = tail_mask(n - i);
 		__m512i p = bswap_avx512(_mm512_maskz_loadu_epi32(k, pkt + 4 * i));
 		__m512i r = _mm512_maskz_loadu_epi32(k, reg + i);
-		/* Lanes outside k add 0 + 0 and cannot overflow. */
+		/* Lanes outside k add 0 + 0: 0, at no limit. */
 		_mm512_mask_storeu_epi32(reg + i, k, sat_add_avx512(r, p, &ovf));
 	}
 	return ovf != 0;

@@ -154,8 +154,9 @@ TEST(Process, SaturatedElementsHoldUntilFreed)
 		for (size_t e : clipped)
 			EXPECT_EQ(inatest::value_of(out, e), e == 61 ? INT32_MIN : INT32_MAX) << e;
 		EXPECT_EQ(inatest::value_of(out, 30), 10);
-		/* An add of 0 does not move a saturated element and is no clip. */
-		EXPECT_EQ(sw.count(Counter::overflow), 2u);
+		/* An add of 0 does not move a saturated element; it leaves it at
+		 * the limit, so it counts as a clip too. */
+		EXPECT_EQ(sw.count(Counter::overflow), 3u);
 
 		/* The PS's parameter packet frees the slot; the next fragment to
 		 * claim it starts from its own values, not from the limit. */
@@ -169,8 +170,9 @@ TEST(Process, SaturatedElementsHoldUntilFreed)
 }
 
 /* A sum that lands exactly on a limit cannot be told from a clipped one: it
- * holds too, and an add that would move it sets OVERFLOW so that the PS
- * recomputes in floating point rather than take a wrong sum. */
+ * counts as a clip when it lands there (the test looks at the word the add
+ * leaves), it holds, and an add that would move it sets OVERFLOW again, so
+ * that the PS recomputes in floating point rather than take a wrong sum. */
 TEST(Process, ElementExactlyAtLimitHoldsAndFlags)
 {
 	Switch sw;
@@ -182,8 +184,8 @@ TEST(Process, ElementExactlyAtLimitHoldsAndFlags)
 	b.values[4] = -1;
 	sw.run(a);
 	sw.run(b);
-	EXPECT_FALSE(sw.agg(5).overflow);
-	EXPECT_EQ(sw.count(Counter::overflow), 0u);
+	EXPECT_TRUE(sw.agg(5).overflow);
+	EXPECT_EQ(sw.count(Counter::overflow), 1u);
 	auto c = inatest::gradient(7, 100, 5, 0x4, 3, 62, 0);
 	c.values[3] = -10;
 	c.values[4] = 10;
@@ -192,7 +194,7 @@ TEST(Process, ElementExactlyAtLimitHoldsAndFlags)
 	EXPECT_EQ(inatest::value_of(out, 3), INT32_MAX);
 	EXPECT_EQ(inatest::value_of(out, 4), INT32_MIN);
 	EXPECT_TRUE(inatest::flags_of(out) & INA_F_OVERFLOW);
-	EXPECT_EQ(sw.count(Counter::overflow), 1u);
+	EXPECT_EQ(sw.count(Counter::overflow), 2u);
 }
 
 /* Figure 17's merge uses the same add: a resent gradient does not pull a

@@ -74,7 +74,7 @@ enum class Verdict : uint8_t {
 	X(resend_merged, "first level: resent packet merged, partial flushed")     \
 	X(resend_flushed, "higher level: resent packet freed the aggregator")      \
 	X(resend_forwarded, "resent packet with no aggregator, forwarded")         \
-	X(overflow, "saturating add clipped at least one element")                 \
+	X(overflow, "saturating add left at least one element at a limit")        \
 	X(ack_freed, "parameter packet freed its aggregator")                      \
 	X(gc_freed, "parameter packet freed a stale aggregator (timeout)")         \
 	X(ack_unmatched, "parameter packet with nothing to free")                  \
