@@ -8,11 +8,11 @@
  *   bf-p4c --target tofino --arch tna -I pipeline/p4 -o ina_tna \
  *       pipeline/p4/ina_tna.p4
  *
- * Two passes for 62 elements (ATP Appendix C): the first pass runs every
- * control register and lanes 0..30; a packet that is dropped after
- * aggregation is resubmitted (ingress only: no port bandwidth, the parser
- * skips the first 31 elements), one that leaves is recirculated through a
- * recirculation port (its first half of results is already in the frame, a
+ * Two passes for 2 * INA_LANES elements (ATP Appendix C): the first pass
+ * runs every control register and lanes 0..INA_LANES-1; a packet that is
+ * dropped after aggregation is resubmitted (ingress only: no port
+ * bandwidth, the parser skips the first INA_LANES elements), one that
+ * leaves is recirculated through a recirculation port (its first half of results is already in the frame, a
  * resubmit would bring back the original bytes).
  */
 #include <core.p4>
@@ -174,23 +174,107 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             default: accept;
         }
     }
-    /* First pass: elements 0..30. More than 31 extracts into the lane stack
-     * would overflow it, so a full pass is one fixed extract sequence. */
+    /* First pass: elements 0..INA_LANES-1. More than INA_LANES extracts into
+     * the lane stack would overflow it, so a full pass is one fixed extract
+     * sequence. */
     state first_elems {
         transition select(hdr.ina.elem_count) {
-            0 .. 30: elems;
+            0 .. (INA_LANES - 1): elems;
             default: elems_full;
         }
     }
     state elems_full {
-        pkt.extract(hdr.elems[0]); pkt.extract(hdr.elems[1]); pkt.extract(hdr.elems[2]); pkt.extract(hdr.elems[3]);
-        pkt.extract(hdr.elems[4]); pkt.extract(hdr.elems[5]); pkt.extract(hdr.elems[6]); pkt.extract(hdr.elems[7]);
-        pkt.extract(hdr.elems[8]); pkt.extract(hdr.elems[9]); pkt.extract(hdr.elems[10]); pkt.extract(hdr.elems[11]);
-        pkt.extract(hdr.elems[12]); pkt.extract(hdr.elems[13]); pkt.extract(hdr.elems[14]); pkt.extract(hdr.elems[15]);
-        pkt.extract(hdr.elems[16]); pkt.extract(hdr.elems[17]); pkt.extract(hdr.elems[18]); pkt.extract(hdr.elems[19]);
-        pkt.extract(hdr.elems[20]); pkt.extract(hdr.elems[21]); pkt.extract(hdr.elems[22]); pkt.extract(hdr.elems[23]);
-        pkt.extract(hdr.elems[24]); pkt.extract(hdr.elems[25]); pkt.extract(hdr.elems[26]); pkt.extract(hdr.elems[27]);
-        pkt.extract(hdr.elems[28]); pkt.extract(hdr.elems[29]); pkt.extract(hdr.elems[30]);
+        pkt.extract(hdr.elems[0]);
+#if INA_LANES > 1
+        pkt.extract(hdr.elems[1]);
+#endif
+#if INA_LANES > 2
+        pkt.extract(hdr.elems[2]);
+#endif
+#if INA_LANES > 3
+        pkt.extract(hdr.elems[3]);
+#endif
+#if INA_LANES > 4
+        pkt.extract(hdr.elems[4]);
+#endif
+#if INA_LANES > 5
+        pkt.extract(hdr.elems[5]);
+#endif
+#if INA_LANES > 6
+        pkt.extract(hdr.elems[6]);
+#endif
+#if INA_LANES > 7
+        pkt.extract(hdr.elems[7]);
+#endif
+#if INA_LANES > 8
+        pkt.extract(hdr.elems[8]);
+#endif
+#if INA_LANES > 9
+        pkt.extract(hdr.elems[9]);
+#endif
+#if INA_LANES > 10
+        pkt.extract(hdr.elems[10]);
+#endif
+#if INA_LANES > 11
+        pkt.extract(hdr.elems[11]);
+#endif
+#if INA_LANES > 12
+        pkt.extract(hdr.elems[12]);
+#endif
+#if INA_LANES > 13
+        pkt.extract(hdr.elems[13]);
+#endif
+#if INA_LANES > 14
+        pkt.extract(hdr.elems[14]);
+#endif
+#if INA_LANES > 15
+        pkt.extract(hdr.elems[15]);
+#endif
+#if INA_LANES > 16
+        pkt.extract(hdr.elems[16]);
+#endif
+#if INA_LANES > 17
+        pkt.extract(hdr.elems[17]);
+#endif
+#if INA_LANES > 18
+        pkt.extract(hdr.elems[18]);
+#endif
+#if INA_LANES > 19
+        pkt.extract(hdr.elems[19]);
+#endif
+#if INA_LANES > 20
+        pkt.extract(hdr.elems[20]);
+#endif
+#if INA_LANES > 21
+        pkt.extract(hdr.elems[21]);
+#endif
+#if INA_LANES > 22
+        pkt.extract(hdr.elems[22]);
+#endif
+#if INA_LANES > 23
+        pkt.extract(hdr.elems[23]);
+#endif
+#if INA_LANES > 24
+        pkt.extract(hdr.elems[24]);
+#endif
+#if INA_LANES > 25
+        pkt.extract(hdr.elems[25]);
+#endif
+#if INA_LANES > 26
+        pkt.extract(hdr.elems[26]);
+#endif
+#if INA_LANES > 27
+        pkt.extract(hdr.elems[27]);
+#endif
+#if INA_LANES > 28
+        pkt.extract(hdr.elems[28]);
+#endif
+#if INA_LANES > 29
+        pkt.extract(hdr.elems[29]);
+#endif
+#if INA_LANES > 30
+        pkt.extract(hdr.elems[30]);
+#endif
         transition accept;
     }
     state elems {
@@ -204,11 +288,11 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         elems_left.decrement(1);
         transition elems;
     }
-    /* Second pass: the first 31 elements (or fewer: a claim zeroing the
-     * row's second half) were done in the first pass. */
+    /* Second pass: the first INA_LANES elements (or fewer: a claim zeroing
+     * the row's second half) were done in the first pass. */
     state head {
         transition select(hdr.ina.elem_count) {
-            0 .. 30: head_loop;
+            0 .. (INA_LANES - 1): head_loop;
             default: head_full;
         }
     }
@@ -224,15 +308,98 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         transition head_loop;
     }
     state head_full {
-        pkt.extract(hdr.head[0]); pkt.extract(hdr.head[1]); pkt.extract(hdr.head[2]); pkt.extract(hdr.head[3]);
-        pkt.extract(hdr.head[4]); pkt.extract(hdr.head[5]); pkt.extract(hdr.head[6]); pkt.extract(hdr.head[7]);
-        pkt.extract(hdr.head[8]); pkt.extract(hdr.head[9]); pkt.extract(hdr.head[10]); pkt.extract(hdr.head[11]);
-        pkt.extract(hdr.head[12]); pkt.extract(hdr.head[13]); pkt.extract(hdr.head[14]); pkt.extract(hdr.head[15]);
-        pkt.extract(hdr.head[16]); pkt.extract(hdr.head[17]); pkt.extract(hdr.head[18]); pkt.extract(hdr.head[19]);
-        pkt.extract(hdr.head[20]); pkt.extract(hdr.head[21]); pkt.extract(hdr.head[22]); pkt.extract(hdr.head[23]);
-        pkt.extract(hdr.head[24]); pkt.extract(hdr.head[25]); pkt.extract(hdr.head[26]); pkt.extract(hdr.head[27]);
-        pkt.extract(hdr.head[28]); pkt.extract(hdr.head[29]); pkt.extract(hdr.head[30]);
-        elems_left.decrement(31);
+        pkt.extract(hdr.head[0]);
+#if INA_LANES > 1
+        pkt.extract(hdr.head[1]);
+#endif
+#if INA_LANES > 2
+        pkt.extract(hdr.head[2]);
+#endif
+#if INA_LANES > 3
+        pkt.extract(hdr.head[3]);
+#endif
+#if INA_LANES > 4
+        pkt.extract(hdr.head[4]);
+#endif
+#if INA_LANES > 5
+        pkt.extract(hdr.head[5]);
+#endif
+#if INA_LANES > 6
+        pkt.extract(hdr.head[6]);
+#endif
+#if INA_LANES > 7
+        pkt.extract(hdr.head[7]);
+#endif
+#if INA_LANES > 8
+        pkt.extract(hdr.head[8]);
+#endif
+#if INA_LANES > 9
+        pkt.extract(hdr.head[9]);
+#endif
+#if INA_LANES > 10
+        pkt.extract(hdr.head[10]);
+#endif
+#if INA_LANES > 11
+        pkt.extract(hdr.head[11]);
+#endif
+#if INA_LANES > 12
+        pkt.extract(hdr.head[12]);
+#endif
+#if INA_LANES > 13
+        pkt.extract(hdr.head[13]);
+#endif
+#if INA_LANES > 14
+        pkt.extract(hdr.head[14]);
+#endif
+#if INA_LANES > 15
+        pkt.extract(hdr.head[15]);
+#endif
+#if INA_LANES > 16
+        pkt.extract(hdr.head[16]);
+#endif
+#if INA_LANES > 17
+        pkt.extract(hdr.head[17]);
+#endif
+#if INA_LANES > 18
+        pkt.extract(hdr.head[18]);
+#endif
+#if INA_LANES > 19
+        pkt.extract(hdr.head[19]);
+#endif
+#if INA_LANES > 20
+        pkt.extract(hdr.head[20]);
+#endif
+#if INA_LANES > 21
+        pkt.extract(hdr.head[21]);
+#endif
+#if INA_LANES > 22
+        pkt.extract(hdr.head[22]);
+#endif
+#if INA_LANES > 23
+        pkt.extract(hdr.head[23]);
+#endif
+#if INA_LANES > 24
+        pkt.extract(hdr.head[24]);
+#endif
+#if INA_LANES > 25
+        pkt.extract(hdr.head[25]);
+#endif
+#if INA_LANES > 26
+        pkt.extract(hdr.head[26]);
+#endif
+#if INA_LANES > 27
+        pkt.extract(hdr.head[27]);
+#endif
+#if INA_LANES > 28
+        pkt.extract(hdr.head[28]);
+#endif
+#if INA_LANES > 29
+        pkt.extract(hdr.head[29]);
+#endif
+#if INA_LANES > 30
+        pkt.extract(hdr.head[30]);
+#endif
+        elems_left.decrement(INA_LANES);
         transition elems;
     }
 }

@@ -21,7 +21,8 @@ import ipaddress
 import json
 import sys
 
-P4_MAX_ELEMENTS = 62          # two passes of 31 lanes (docs/p4.md)
+P4_LANES = 31                 # INA_LANES of the program (constants.p4), --lanes
+P4_MAX_ELEMENTS = 2 * P4_LANES  # two passes of INA_LANES (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -505,8 +506,16 @@ def main(argv=None):
     ap.add_argument("--cpu-port", type=int, default=None,
                     help="where control messages go (default: 64 on BMv2, 192 on Tofino)")
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
+    ap.add_argument("--lanes", type=int, default=P4_LANES,
+                    help="INA_LANES the program was built with (default %(default)s; "
+                         "elements are capped at twice that)")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
+    if not 1 <= a.lanes <= 31:
+        print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
+        return 2
+    global P4_MAX_ELEMENTS
+    P4_MAX_ELEMENTS = 2 * a.lanes
     try:
         m = load_config(a.config)
         pm = parse_port_map(a.port_map, m)

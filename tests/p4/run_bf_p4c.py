@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Compiles the TNA program with the Tofino back end and checks that it fits.
 
-    run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR]
+    run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR] [-D NAME=VALUE ...]
 
 bf-p4c is found in $INA_BF_P4C or on PATH; without it the test is skipped
 (exit 77). For each target (Tofino 1: TNA, Tofino 2: T2NA) it runs
 
     bf-p4c --std p4-16 --target T --arch A -g -I pipeline/p4 -o OUT pipeline/p4/ina_tna.p4
 
+(with -D NAME=VALUE for each -D given, e.g. -D INA_LANES=16 to build
+another number of value lanes than the target's default, constants.p4)
 and fails if the compiler does (table placement that does not fit the
 pipeline is a compile error), or if the resource report it writes with -g
 (`*.res.json` / `resources.json`, the schema read by the back end's own
@@ -141,6 +143,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", default="tofino,tofino2")
     ap.add_argument("--keep", metavar="DIR", help="keep the compiler's output here")
+    ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                    help="preprocessor definition for the program (repeatable)")
     a = ap.parse_args()
     compiler = os.environ.get("INA_BF_P4C") or shutil.which("bf-p4c")
     if not compiler or not os.access(compiler, os.X_OK):
@@ -158,7 +162,7 @@ def main():
             out = os.path.join(base, t)
             os.makedirs(out, exist_ok=True)
             cmd = [compiler, "--std", "p4-16", "--target", t, "--arch", ARCH[t], "-g", "-I", P4,
-                   "-o", out, os.path.join(P4, "ina_tna.p4")]
+                   *("-D" + d for d in a.defines), "-o", out, os.path.join(P4, "ina_tna.p4")]
             print("$ " + " ".join(cmd), flush=True)
             r = subprocess.run(cmd, capture_output=True, text=True)
             text = r.stdout + r.stderr

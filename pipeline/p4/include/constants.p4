@@ -33,17 +33,21 @@ const bit<16> INA_F_COL = 0x20;
 const bit<16> INA_F_BYPASS = 0x40;
 const bit<16> INA_F_FLOAT = 0x80;
 
-/* Elements per pass. Tofino's parser can hand the MAU at most a few hundred
- * bytes of header vector per pass, and one stateful ALU updates one 32-bit
- * register word per stage: 4 SALUs x 8 stages = 32 lanes is what is left after
- * the control registers. 31 lanes keep one SALU free for aggregator_count in
- * the first lane stage; 62 elements (the protocol default) take two passes
- * (ATP Appendix C). BMv2 has no such limit but runs the same two passes so
- * that both targets execute one program. */
+/* Elements per pass (value lanes), a compile-time parameter (-DINA_LANES=N,
+ * 1..31): one stateful ALU updates one 32-bit register word per packet, a
+ * stage has four, and the lanes can only start once the value action is
+ * known, after the control registers; so the lanes that fit one pass are
+ * what the stages left after aggregator_count hold (docs/p4.md, "Tofino back
+ * end"). 2 * INA_LANES elements take two passes (ATP Appendix C). BMv2 has
+ * no such limit and builds 31 (62 elements, the protocol default) by
+ * default, running the same two passes so that both targets execute one
+ * program. */
+#ifndef INA_LANES
 #define INA_LANES 31
-const bit<16> INA_LANES_16 = 31;
+#endif
+const bit<16> INA_LANES_16 = INA_LANES;
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
-const bit<16> INA_P4_MAX_ELEMENTS = 62;
+const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
 /* Aggregation levels the P4 build implements (ATP's two); a packet whose
  * level is 2 or 3 is forwarded as past its levels (docs/p4.md). */
 const bit<8>  INA_P4_LEVELS = 2;

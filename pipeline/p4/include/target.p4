@@ -41,6 +41,15 @@ struct ina_id_pair_t {
 #define INA_INT_REGISTER(NAME, SIZE) INA_REGISTER(int<32>, NAME, SIZE)
 #define INA_INT_REGISTER_ACTION(REG, NAME, IDX, OUT, BODY) \
     INA_REGISTER_ACTION(int<32>, int<32>, REG, NAME, IDX, OUT, BODY)
+/* A value lane's actions: the signed word, returned as bit<32> straight
+ * into the packet's element (OUT), or no output at all. */
+#define INA_LANE_REGISTER_ACTION(REG, NAME, IDX, OUT, BODY) \
+    INA_REGISTER_ACTION(int<32>, bit<32>, REG, NAME, IDX, OUT, BODY)
+#define INA_LANE_REGISTER_ACTION_NO_OUT(REG, NAME, IDX, BODY) \
+    RegisterAction<int<32>, bit<32>, bit<32>>(REG) NAME##_salu = { \
+        void apply(inout int<32> value) { BODY } \
+    }; \
+    action NAME() { NAME##_salu.execute(IDX); }
 
 /* The second pass gets its state from the resubmit / bridged header. */
 #define INA_PRESERVE
@@ -102,6 +111,28 @@ struct ina_id_pair_t {
         BODY \
         REG.write(IDX, (bit<32>)value); \
         OUT = result; \
+    }
+
+/* A value lane's actions (see the Tofino definitions). */
+#define INA_LANE_REGISTER_ACTION(REG, NAME, IDX, OUT, BODY) \
+    action NAME() { \
+        bit<32> word; \
+        int<32> value; \
+        bit<32> result = 0; \
+        REG.read(word, IDX); \
+        value = (int<32>)word; \
+        BODY \
+        REG.write(IDX, (bit<32>)value); \
+        OUT = result; \
+    }
+#define INA_LANE_REGISTER_ACTION_NO_OUT(REG, NAME, IDX, BODY) \
+    action NAME() { \
+        bit<32> word; \
+        int<32> value; \
+        REG.read(word, IDX); \
+        value = (int<32>)word; \
+        BODY \
+        REG.write(IDX, (bit<32>)value); \
     }
 
 /* Metadata a resubmitted or recirculated packet keeps (field list 1). */

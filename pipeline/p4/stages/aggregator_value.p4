@@ -2,102 +2,93 @@
  *
  * Stage `aggregator_value`: the running sums. One register array per lane,
  * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
- * holds element i in pass 1 (row 2 * index) and element 31 + i in pass 2
- * (row 2 * index + 1), so 62 elements need two passes through the same 31
- * lanes (ATP Appendix C). Each lane has the RegisterActions of the software
- * switch's value kernels (value_write, value_add, value_read, and
- * value_clear below), suffixed with the lane number: Tofino attaches at
- * most four RegisterActions to one register, so value_add_read is
- * value_add's register program, the packet taking the sum in the lane's
- * action ALUs that follow (INA_LANE_SUM). A claim owns the whole row:
- * value_write writes the packet's elements and zeroes the lanes past them up
- * to `elements` (process.cpp's memset), with value_clear on those lanes, so
- * a longer packet of the same fragment adds onto zeros.
+ * holds element i in pass 1 (row 2 * index) and element INA_LANES + i in
+ * pass 2 (row 2 * index + 1), so 2 * INA_LANES elements take two passes
+ * through the same lanes (ATP Appendix C). INA_LANES (include/constants.p4)
+ * is a compile-time parameter: lanes past it are not compiled.
  *
- * The register saturates (|+| on int<32>, done by the stateful ALU). A
- * stateful ALU has a single output word, and the packet needs both the sum
- * and whether it clipped; so the adding actions return the register's old
- * value, and the lane recomputes the saturated sum and the clip test from
- * old value and packet value in the action ALUs that follow:
+ * Each lane is one table, `lane_i`, with the RegisterActions of the
+ * software switch's value kernels (value_write, value_add, value_read, and
+ * value_clear below), suffixed with the lane number. Hardware constraints
+ * behind the shape:
  *
- *   sum     = old |+| pkt
- *   clipped = sign bit of ((old ^ wrapped) & (pkt ^ wrapped)), wrapped = old + pkt
+ *  - A stateful ALU's instruction is chosen before it reads the word, so the
+ *    action is picked by the table's key (the value action of the packet,
+ *    whether its element is present, whether the lane belongs to the row),
+ *    never by the word. One table per lane, not one per call site: Tofino
+ *    has 16 logical tables per stage, and four lanes' registers share one.
+ *  - At most four RegisterActions per register: value_add_read is
+ *    value_add's register program, the packet keeping what it returns.
+ *  - A stateful ALU has one output word: the adding action returns the NEW
+ *    (saturated, held) word, straight into the packet's element, so a lane
+ *    costs one PHV word, the element itself. A claim owns the whole row:
+ *    value_write writes the packet's elements and value_clear zeroes the
+ *    lanes past them up to `elements` (process.cpp's memset), so a longer
+ *    packet of the same fragment adds onto zeros.
  *
- * which is exact (a sum that lands on INT32_MAX without clipping is not an
- * overflow). VALUE_ADD and VALUE_ADD_READ run the same register action;
- * they differ in whether the packet takes the sum, as in the C++ kernels.
- *
- * Saturation holds (ATP section 3.8): a word at INT32_MAX or INT32_MIN is
- * not added to (the register program's two conditions), and the lane gives
- * the packet that word. The word keeps no trace of whether it clipped or
- * landed on the limit exactly, so an add that would have moved it counts as
- * a clip: the result carries OVERFLOW and the PS recomputes in floating
- * point, as with pipeline/src/value_simd.cpp.
+ * The register saturates (|+| on int<32>, done by the stateful ALU), and a
+ * word at INT32_MAX or INT32_MIN is not added to (ATP section 3.8; the
+ * register program's two conditions). The overflow test looks only at what
+ * the add returns: a lane whose new word is at INT32_MAX or INT32_MIN counts
+ * as a clip (it clipped, it was held, or it landed there exactly), as in
+ * pipeline/src/value_simd.cpp. It is one gateway per lane (a field compared
+ * with two constants) setting the lane's own bit `clip_i`; the table
+ * `lane_clips` after the lanes ORs the bits into meta.clipped (one ternary
+ * entry per lane). The exact test (old ^ sum) & (v ^ sum) is a chain of five
+ * dependent ALU operations and three more PHV words per lane, which Tofino
+ * cannot place (docs/p4.md, "The overflow test").
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE
 #define INA_P4_STAGE_AGGREGATOR_VALUE
 
 #define INA_LANE(I) \
-    int<32> old_##I = 0; \
     INA_INT_REGISTER(aggregator_value_##I, INA_VALUE_ROWS); \
-    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_write_##I, meta.value_row, old_##I, \
+    INA_LANE_REGISTER_ACTION_NO_OUT(aggregator_value_##I, value_write_##I, meta.value_row, \
         value = (int<32>)hdr.elems[I].v; \
-        result = 0; \
     ) \
-    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_clear_##I, meta.value_row, old_##I, \
+    INA_LANE_REGISTER_ACTION_NO_OUT(aggregator_value_##I, value_clear_##I, meta.value_row, \
         value = 0; \
-        result = 0; \
     ) \
-    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, old_##I, \
-        result = value; \
+    INA_LANE_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, hdr.elems[I].v, \
         if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
             value = value |+| (int<32>)hdr.elems[I].v; \
         } \
+        result = (bit<32>)value; \
     ) \
-    INA_INT_REGISTER_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, old_##I, \
-        result = value; \
-    )
-
-/* Lane I's old word was saturated: the register program held it. */
-#define INA_LANE_HELD(I) (old_##I == INA_INT32_MAX || old_##I == INA_INT32_MIN)
-
-/* Clip test of lane I, accumulated into `clip` (sign bit): the add clipped,
- * or it was held and the packet's element would have moved it. */
-#define INA_LANE_CLIP(I) \
-    if (INA_LANE_HELD(I)) { \
-        if (hdr.elems[I].v != 0) { \
-            clip = clip | 0x80000000; \
+    INA_LANE_REGISTER_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, hdr.elems[I].v, \
+        result = (bit<32>)value; \
+    ) \
+    table lane_##I { \
+        key = { \
+            meta.value_op : exact; \
+            hdr.elems[I].isValid() : exact; \
+            row_mask[I:I] : exact; \
         } \
-    } else { \
-        clip = clip | ((((bit<32>)old_##I) ^ ((bit<32>)old_##I + hdr.elems[I].v)) & \
-                       (hdr.elems[I].v ^ ((bit<32>)old_##I + hdr.elems[I].v))); \
+        actions = { value_write_##I; value_clear_##I; value_add_##I; value_read_##I; NoAction; } \
+        const default_action = NoAction(); \
+        size = 16; \
+        const entries = { \
+            (VALUE_WRITE, true, 0) : value_write_##I(); \
+            (VALUE_WRITE, true, 1) : value_write_##I(); \
+            (VALUE_WRITE, false, 1) : value_clear_##I(); \
+            (VALUE_ADD, true, 0) : value_add_##I(); \
+            (VALUE_ADD, true, 1) : value_add_##I(); \
+            (VALUE_ADD_READ, true, 0) : value_add_##I(); \
+            (VALUE_ADD_READ, true, 1) : value_add_##I(); \
+            (VALUE_READ, true, 0) : value_read_##I(); \
+            (VALUE_READ, true, 1) : value_read_##I(); \
+        } \
     }
 
-/* The sum lane I stored: the old word if held, else the saturated add. */
-#define INA_LANE_SUM(I) \
-    if (INA_LANE_HELD(I)) { \
-        hdr.elems[I].v = (bit<32>)old_##I; \
-    } else { \
-        hdr.elems[I].v = (bit<32>)(old_##I |+| (int<32>)hdr.elems[I].v); \
-    }
-
+/* Lane I's clip test, after its table: an add (VALUE_ADD, VALUE_ADD_READ:
+ * value_op 2 or 3, bits 2:1 = 01) left the word at a limit. One gateway: a
+ * 32-bit field against constants plus three bits, within a gateway's 4
+ * bytes + 12 bits of PHV input. */
 #define INA_LANE_APPLY(I) \
-    if (hdr.elems[I].isValid()) { \
-        if (meta.value_op == VALUE_WRITE) { \
-            value_write_##I(); \
-        } else if (meta.value_op == VALUE_ADD) { \
-            value_add_##I(); \
-            INA_LANE_CLIP(I) \
-        } else if (meta.value_op == VALUE_ADD_READ) { \
-            value_add_##I(); \
-            INA_LANE_CLIP(I) \
-            INA_LANE_SUM(I) \
-        } else if (meta.value_op == VALUE_READ) { \
-            value_read_##I(); \
-            hdr.elems[I].v = (bit<32>)old_##I; \
-        } \
-    } else if (meta.value_op == VALUE_WRITE && row_mask[I:I] == 1) { \
-        value_clear_##I(); \
+    lane_##I.apply(); \
+    if (hdr.elems[I].isValid() && meta.value_op[2:1] == 1 && \
+        (hdr.elems[I].v == 0x7fffffff || hdr.elems[I].v == 0x80000000)) { \
+        clip_##I = 1; \
     }
 
 control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
@@ -147,37 +138,206 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
     }
 
+    /* One bit per lane (see lane_clips); lanes past INA_LANES keep 0. */
+    bit<1> clip_0 = 0;
+    bit<1> clip_1 = 0;
+    bit<1> clip_2 = 0;
+    bit<1> clip_3 = 0;
+    bit<1> clip_4 = 0;
+    bit<1> clip_5 = 0;
+    bit<1> clip_6 = 0;
+    bit<1> clip_7 = 0;
+    bit<1> clip_8 = 0;
+    bit<1> clip_9 = 0;
+    bit<1> clip_10 = 0;
+    bit<1> clip_11 = 0;
+    bit<1> clip_12 = 0;
+    bit<1> clip_13 = 0;
+    bit<1> clip_14 = 0;
+    bit<1> clip_15 = 0;
+    bit<1> clip_16 = 0;
+    bit<1> clip_17 = 0;
+    bit<1> clip_18 = 0;
+    bit<1> clip_19 = 0;
+    bit<1> clip_20 = 0;
+    bit<1> clip_21 = 0;
+    bit<1> clip_22 = 0;
+    bit<1> clip_23 = 0;
+    bit<1> clip_24 = 0;
+    bit<1> clip_25 = 0;
+    bit<1> clip_26 = 0;
+    bit<1> clip_27 = 0;
+    bit<1> clip_28 = 0;
+    bit<1> clip_29 = 0;
+    bit<1> clip_30 = 0;
+    action set_clipped() { meta.clipped = 1; }
+    /* The OR of the lanes' clip bits: a ternary table (one TCAM entry per
+     * lane, the other bits don't care), because an OR over fields written
+     * in several stages is one ALU operation per field on Tofino and would
+     * chain through as many stages. */
+    table lane_clips {
+        key = {
+            clip_0 : ternary;
+            clip_1 : ternary;
+            clip_2 : ternary;
+            clip_3 : ternary;
+            clip_4 : ternary;
+            clip_5 : ternary;
+            clip_6 : ternary;
+            clip_7 : ternary;
+            clip_8 : ternary;
+            clip_9 : ternary;
+            clip_10 : ternary;
+            clip_11 : ternary;
+            clip_12 : ternary;
+            clip_13 : ternary;
+            clip_14 : ternary;
+            clip_15 : ternary;
+            clip_16 : ternary;
+            clip_17 : ternary;
+            clip_18 : ternary;
+            clip_19 : ternary;
+            clip_20 : ternary;
+            clip_21 : ternary;
+            clip_22 : ternary;
+            clip_23 : ternary;
+            clip_24 : ternary;
+            clip_25 : ternary;
+            clip_26 : ternary;
+            clip_27 : ternary;
+            clip_28 : ternary;
+            clip_29 : ternary;
+            clip_30 : ternary;
+        }
+        actions = { set_clipped; NoAction; }
+        const default_action = NoAction();
+        size = 32;
+        const entries = {
+            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _) : set_clipped();
+            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1) : set_clipped();
+        }
+    }
+
     INA_LANE(0)
+#if INA_LANES > 1
     INA_LANE(1)
+#endif
+#if INA_LANES > 2
     INA_LANE(2)
+#endif
+#if INA_LANES > 3
     INA_LANE(3)
+#endif
+#if INA_LANES > 4
     INA_LANE(4)
+#endif
+#if INA_LANES > 5
     INA_LANE(5)
+#endif
+#if INA_LANES > 6
     INA_LANE(6)
+#endif
+#if INA_LANES > 7
     INA_LANE(7)
+#endif
+#if INA_LANES > 8
     INA_LANE(8)
+#endif
+#if INA_LANES > 9
     INA_LANE(9)
+#endif
+#if INA_LANES > 10
     INA_LANE(10)
+#endif
+#if INA_LANES > 11
     INA_LANE(11)
+#endif
+#if INA_LANES > 12
     INA_LANE(12)
+#endif
+#if INA_LANES > 13
     INA_LANE(13)
+#endif
+#if INA_LANES > 14
     INA_LANE(14)
+#endif
+#if INA_LANES > 15
     INA_LANE(15)
+#endif
+#if INA_LANES > 16
     INA_LANE(16)
+#endif
+#if INA_LANES > 17
     INA_LANE(17)
+#endif
+#if INA_LANES > 18
     INA_LANE(18)
+#endif
+#if INA_LANES > 19
     INA_LANE(19)
+#endif
+#if INA_LANES > 20
     INA_LANE(20)
+#endif
+#if INA_LANES > 21
     INA_LANE(21)
+#endif
+#if INA_LANES > 22
     INA_LANE(22)
+#endif
+#if INA_LANES > 23
     INA_LANE(23)
+#endif
+#if INA_LANES > 24
     INA_LANE(24)
+#endif
+#if INA_LANES > 25
     INA_LANE(25)
+#endif
+#if INA_LANES > 26
     INA_LANE(26)
+#endif
+#if INA_LANES > 27
     INA_LANE(27)
+#endif
+#if INA_LANES > 28
     INA_LANE(28)
+#endif
+#if INA_LANES > 29
     INA_LANE(29)
+#endif
+#if INA_LANES > 30
     INA_LANE(30)
+#endif
 
     apply {
         if (meta.second == 0) {
@@ -217,41 +377,98 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
         lane_mask.apply();
         meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
-        bit<32> clip = 0;
         INA_LANE_APPLY(0)
+#if INA_LANES > 1
         INA_LANE_APPLY(1)
+#endif
+#if INA_LANES > 2
         INA_LANE_APPLY(2)
+#endif
+#if INA_LANES > 3
         INA_LANE_APPLY(3)
+#endif
+#if INA_LANES > 4
         INA_LANE_APPLY(4)
+#endif
+#if INA_LANES > 5
         INA_LANE_APPLY(5)
+#endif
+#if INA_LANES > 6
         INA_LANE_APPLY(6)
+#endif
+#if INA_LANES > 7
         INA_LANE_APPLY(7)
+#endif
+#if INA_LANES > 8
         INA_LANE_APPLY(8)
+#endif
+#if INA_LANES > 9
         INA_LANE_APPLY(9)
+#endif
+#if INA_LANES > 10
         INA_LANE_APPLY(10)
+#endif
+#if INA_LANES > 11
         INA_LANE_APPLY(11)
+#endif
+#if INA_LANES > 12
         INA_LANE_APPLY(12)
+#endif
+#if INA_LANES > 13
         INA_LANE_APPLY(13)
+#endif
+#if INA_LANES > 14
         INA_LANE_APPLY(14)
+#endif
+#if INA_LANES > 15
         INA_LANE_APPLY(15)
+#endif
+#if INA_LANES > 16
         INA_LANE_APPLY(16)
+#endif
+#if INA_LANES > 17
         INA_LANE_APPLY(17)
+#endif
+#if INA_LANES > 18
         INA_LANE_APPLY(18)
+#endif
+#if INA_LANES > 19
         INA_LANE_APPLY(19)
+#endif
+#if INA_LANES > 20
         INA_LANE_APPLY(20)
+#endif
+#if INA_LANES > 21
         INA_LANE_APPLY(21)
+#endif
+#if INA_LANES > 22
         INA_LANE_APPLY(22)
+#endif
+#if INA_LANES > 23
         INA_LANE_APPLY(23)
+#endif
+#if INA_LANES > 24
         INA_LANE_APPLY(24)
+#endif
+#if INA_LANES > 25
         INA_LANE_APPLY(25)
+#endif
+#if INA_LANES > 26
         INA_LANE_APPLY(26)
+#endif
+#if INA_LANES > 27
         INA_LANE_APPLY(27)
+#endif
+#if INA_LANES > 28
         INA_LANE_APPLY(28)
+#endif
+#if INA_LANES > 29
         INA_LANE_APPLY(29)
+#endif
+#if INA_LANES > 30
         INA_LANE_APPLY(30)
-        if (clip[31:31] == 1) {
-            meta.clipped = 1;
-        }
+#endif
+        lane_clips.apply();
     }
 }
 
