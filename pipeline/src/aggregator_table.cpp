@@ -17,23 +17,6 @@ namespace {
 /* job_held has one word per job id (the INA header's 16-bit job_id). */
 constexpr size_t kJobIds = 65536;
 
-template <typename T>
-RegisterArray<T> alloc_registers(size_t n, const RegisterAllocator &mem, size_t *total)
-{
-	/* 64-byte alignment keeps each value row on its own cache lines. */
-	constexpr size_t kAlign = 64;
-	size_t bytes = (n * sizeof(T) + kAlign - 1) & ~(kAlign - 1);
-	if (bytes == 0)
-		bytes = kAlign;
-	void *p = mem.alloc != nullptr ? mem.alloc(bytes, kAlign, mem.ctx)
-				       : std::aligned_alloc(kAlign, bytes);
-	if (p == nullptr)
-		throw std::bad_alloc();
-	std::memset(p, 0, bytes);
-	*total += bytes;
-	return RegisterArray<T>(static_cast<T *>(p), RegisterDeleter{mem});
-}
-
 } /* namespace */
 
 AggregatorTable::AggregatorTable(const PipelineConfig &cfg, SimdLevel simd,

@@ -95,15 +95,17 @@ NrCounter fill_clt(NrTable &t, const uint8_t *f, const RocePacket &p, uint64_t n
 		return NrCounter::roce_tag_invalid;
 	const NrRingConfig &rc = t.config().rings[ring];
 	const uint8_t rank = h[offsetof(struct nr_hdr, rank)];
+	const uint32_t msg_id = ina_load32(h + offsetof(struct nr_hdr, msg_id));
 	if (rank >= rc.ranks || ina_load16(h + offsetof(struct nr_hdr, msg_len)) != rc.msg_len ||
-	    h[offsetof(struct nr_hdr, dtype)] != rc.dtype || NR_HDR_LEN + p.val_len > rc.mtu)
+	    h[offsetof(struct nr_hdr, dtype)] != rc.dtype || NR_HDR_LEN + p.val_len > rc.mtu ||
+	    msg_id >= NrStages::ring(t, static_cast<uint16_t>(ring)).id_mod)
 		return NrCounter::roce_tag_invalid;
 	NrTable::CltEntry *e = NrStages::clt_insert(t, p.key);
 	if (e == nullptr)
 		return NrCounter::roce_clt_full;
 	e->ring = static_cast<uint16_t>(ring);
 	e->rank = rank;
-	e->msg_id = ina_load32(h + offsetof(struct nr_hdr, msg_id));
+	e->msg_id = msg_id;
 	e->psn0 = p.psn;
 	e->last_seen = now;
 	*out = e;
@@ -199,7 +201,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 		const uint32_t back = (static_cast<uint32_t>(-d) + L - 1) / L;
 		if (back > N)
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_before_window);
-		msg -= back;
+		msg = r.msg_back(msg, back);
 		d += static_cast<int32_t>(back * L);
 	}
 	const uint32_t rel = static_cast<uint32_t>(d);
@@ -215,14 +217,14 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	 * a late retransmission must not free a newer one. Its value stays
 	 * until a new message claims the slot, for a lost result's resend. */
 	const uint32_t f = (m2 >= N ? m2 - N : m2 + N) * L + rel; /* (MsgID + N) % 2N */
-	if ((r.state[f] & (kNrUsed | kNrFreed)) == kNrUsed && r.tag[f] == msg - N) {
+	if ((r.state[f] & (kNrUsed | kNrFreed)) == kNrUsed && r.tag[f] == r.msg_back(msg, N)) {
 		r.state[f] |= kNrFreed;
 		ctr[NrCounter::roce_freed]++;
 	}
 
 	/* ---- aggregate ------------------------------------------------------ */
 	if (!(r.state[s] & kNrUsed) || r.tag[s] != msg) {
-		const bool newer = (r.state[s] & kNrUsed) && static_cast<int32_t>(msg - r.tag[s]) > 0;
+		const bool newer = (r.state[s] & kNrUsed) && r.msg_newer(msg, r.tag[s]);
 		if ((r.state[s] & kNrUsed) && !newer)
 			return finish(ctr, NrVerdict::kDrop, NrCounter::roce_behind_window);
 		if (newer && !(r.state[s] & (kNrComplete | kNrFreed)))

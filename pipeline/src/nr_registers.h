@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "ina/netreduce.h"
+#include "registers.h"
 
 namespace ina {
 
@@ -62,18 +63,35 @@ struct NrTable::Ring {
 	uint32_t slots = 0;     /* 2 N MsgLen */
 	uint32_t elems = 0;     /* mtu / 4 */
 	uint32_t full = 0;      /* bitmap with every rank */
-	std::unique_ptr<uint32_t[]> tag;     /* MsgID that holds the slot */
-	std::unique_ptr<uint32_t[]> bitmap;  /* ranks added */
-	std::unique_ptr<uint8_t[]> state;    /* kNr* bits */
-	std::unique_ptr<uint8_t[]> hdr_len;  /* bytes before the values */
-	std::unique_ptr<uint16_t[]> val_len; /* value bytes */
-	std::unique_ptr<uint32_t[]> value;   /* elems per slot, int32 or float32 bits */
-	std::unique_ptr<uint8_t[]> hdr;      /* slots x ranks x kNrHdrCap */
-	std::unique_ptr<uint32_t[]> hdr_crc; /* slots x ranks: roce_icrc_head() of hdr */
-	std::unique_ptr<uint32_t[]> value_crc; /* CRC-32 of a complete slot's values */
+	/* MsgIDs count modulo the largest multiple of 2N that 32 bits hold
+	 * (the host's roce_window.h does the same), so that MsgID % 2N stays
+	 * the message's slot across the wrap; 2^32 when 2N is a power of
+	 * two. A first packet with a MsgID at or above it is invalid. */
+	uint64_t id_mod = 0;
+	RegisterArray<uint32_t> tag;     /* MsgID that holds the slot */
+	RegisterArray<uint32_t> bitmap;  /* ranks added */
+	RegisterArray<uint8_t> state;    /* kNr* bits */
+	RegisterArray<uint8_t> hdr_len;  /* bytes before the values */
+	RegisterArray<uint16_t> val_len; /* value bytes */
+	RegisterArray<uint32_t> value;   /* elems per slot, int32 or float32 bits */
+	RegisterArray<uint8_t> hdr;      /* slots x ranks x kNrHdrCap */
+	RegisterArray<uint32_t> hdr_crc; /* slots x ranks: roce_icrc_head() of hdr */
+	RegisterArray<uint32_t> value_crc; /* CRC-32 of a complete slot's values */
 	/* Value lengths of a full packet (mtu) and a full first packet (mtu -
 	 * nr_hdr): their ICRCs are combined, other lengths computed whole. */
 	std::unique_ptr<CrcShift[]> shift;
+
+	/* The MsgID `back` messages before m (back < id_mod). */
+	uint32_t msg_back(uint32_t m, uint32_t back) const
+	{
+		return static_cast<uint32_t>(m >= back ? m - back : m + id_mod - back);
+	}
+	/* m follows t by less than half the MsgID space. */
+	bool msg_newer(uint32_t m, uint32_t t) const
+	{
+		const uint64_t d = m >= t ? m - t : m + id_mod - t;
+		return d != 0 && d < id_mod / 2;
+	}
 
 	uint32_t *value_of(uint32_t s) const { return value.get() + static_cast<size_t>(s) * elems; }
 	const CrcShift *shift_for(uint32_t val_len) const

@@ -62,7 +62,12 @@ const char *nr_counter_help(NrCounter c)
 	return i < kNrCounterCount ? kNrCounterInfo[i].help : nullptr;
 }
 
-NrTable::NrTable(const NrConfig &cfg) : cfg_(cfg)
+void NrTable::CltDeleter::operator()(CltEntry *p) const
+{
+	RegisterDeleter{mem}(p);
+}
+
+NrTable::NrTable(const NrConfig &cfg, const RegisterAllocator &mem) : cfg_(cfg), clt_(nullptr, CltDeleter{mem})
 {
 	if (cfg.connections == 0 || cfg.connections > kMaxConnections)
 		throw std::invalid_argument("connections must be 1.." + std::to_string(kMaxConnections));
@@ -76,7 +81,8 @@ NrTable::NrTable(const NrConfig &cfg) : cfg_(cfg)
 	uint32_t cap = 2;
 	while (cap < 2 * cfg.connections)
 		cap <<= 1;
-	clt_.reset(new CltEntry[cap]());
+	size_t total = 0;
+	clt_.reset(alloc_registers<CltEntry>(cap, mem, &total).release());
 	clt_mask_ = cap - 1;
 
 	for (const NrRingConfig &rc : cfg.rings) {
@@ -85,15 +91,17 @@ NrTable::NrTable(const NrConfig &cfg) : cfg_(cfg)
 		r->slots = 2u * rc.window * rc.msg_len;
 		r->elems = rc.mtu / 4u;
 		r->full = rc.ranks == 32 ? 0xFFFFFFFFu : (1u << rc.ranks) - 1u;
-		r->tag.reset(new uint32_t[r->slots]());
-		r->bitmap.reset(new uint32_t[r->slots]());
-		r->state.reset(new uint8_t[r->slots]());
-		r->hdr_len.reset(new uint8_t[r->slots]());
-		r->val_len.reset(new uint16_t[r->slots]());
-		r->value.reset(new uint32_t[static_cast<size_t>(r->slots) * r->elems]());
-		r->hdr.reset(new uint8_t[static_cast<size_t>(r->slots) * rc.ranks * kNrHdrCap]());
-		r->hdr_crc.reset(new uint32_t[static_cast<size_t>(r->slots) * rc.ranks]());
-		r->value_crc.reset(new uint32_t[r->slots]());
+		r->id_mod = (1ull << 32) / (2ull * rc.window) * (2ull * rc.window);
+		const size_t slots = r->slots;
+		r->tag = alloc_registers<uint32_t>(slots, mem, &total);
+		r->bitmap = alloc_registers<uint32_t>(slots, mem, &total);
+		r->state = alloc_registers<uint8_t>(slots, mem, &total);
+		r->hdr_len = alloc_registers<uint8_t>(slots, mem, &total);
+		r->val_len = alloc_registers<uint16_t>(slots, mem, &total);
+		r->value = alloc_registers<uint32_t>(slots * r->elems, mem, &total);
+		r->hdr = alloc_registers<uint8_t>(slots * rc.ranks * kNrHdrCap, mem, &total);
+		r->hdr_crc = alloc_registers<uint32_t>(slots * rc.ranks, mem, &total);
+		r->value_crc = alloc_registers<uint32_t>(slots, mem, &total);
 		r->shift.reset(new CrcShift[2]);
 		crc_shift_init(&r->shift[0], rc.mtu);
 		crc_shift_init(&r->shift[1], rc.mtu - NR_HDR_LEN);

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 
 #include "ina/pipeline.h"
 
@@ -76,6 +78,25 @@ struct RegisterDeleter {
 };
 
 template <typename T> using RegisterArray = std::unique_ptr<T[], RegisterDeleter>;
+
+/* n zeroed elements of T from `mem` (the C heap without an alloc function),
+ * rounded up to whole 64-byte lines so that each value row sits on its own
+ * cache lines; the bytes taken are added to *total. Throws std::bad_alloc. */
+template <typename T>
+RegisterArray<T> alloc_registers(size_t n, const RegisterAllocator &mem, size_t *total)
+{
+	constexpr size_t kAlign = 64;
+	size_t bytes = (n * sizeof(T) + kAlign - 1) & ~(kAlign - 1);
+	if (bytes == 0)
+		bytes = kAlign;
+	void *p = mem.alloc != nullptr ? mem.alloc(bytes, kAlign, mem.ctx)
+				       : std::aligned_alloc(kAlign, bytes);
+	if (p == nullptr)
+		throw std::bad_alloc();
+	std::memset(p, 0, bytes);
+	*total += bytes;
+	return RegisterArray<T>(static_cast<T *>(p), RegisterDeleter{mem});
+}
 
 struct AggregatorTable::Registers {
 	RegisterArray<AggregatorId> id;

@@ -340,7 +340,7 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 			lc->job_ctr.assign(65536, JobCounters{});
 			lc->seen_gen.assign(65536, 0);
 			if (!cfg.netreduce.rings.empty() && k == cfg.netreduce_lcore)
-				lc->nr = std::make_unique<ina::NrTable>(cfg.netreduce);
+				lc->nr = std::make_unique<ina::NrTable>(cfg.netreduce, register_allocator(&lc->mem));
 		} catch (const std::bad_alloc &) {
 			fail(app, "no DPDK memory left for the aggregator table and counters of lcore " +
 				  std::to_string(lcore_ids[k]) + "; give DPDK more memory (-m)");

@@ -265,14 +265,21 @@ int tel_netreduce(const char *, const char *, rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "rings", app.cfg.netreduce.rings.size());
 	ina::NrCounters c;
-	uint64_t conns = 0;
+	uint64_t conns = 0, bytes = 0;
+	int64_t lcore = -1;
 	for (const auto &lc : app.lcores) {
 		for (size_t i = 0; i < ina::kNrCounterCount; i++)
 			c.v[i] += lc->nr_ctr.v[i];
-		if (lc->nr)
+		if (lc->nr) {
 			conns += lc->nr->connections();
+			bytes += lc->nr->bytes();
+			lcore = lc->index;
+		}
 	}
 	rte_tel_data_add_dict_u64(d, "connections", conns);
+	/* The tables sit in that lcore's memory (/ina/lcore,N memory_socket). */
+	rte_tel_data_add_dict_int(d, "lcore", static_cast<int>(lcore));
+	rte_tel_data_add_dict_u64(d, "memory_bytes", bytes);
 	for (size_t i = 0; i < ina::kNrCounterCount; i++)
 		rte_tel_data_add_dict_u64(d, ina::nr_counter_name(static_cast<ina::NrCounter>(i)), c.v[i]);
 	return 0;

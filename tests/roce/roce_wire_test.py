@@ -405,6 +405,21 @@ def case_aggregate(sw, wire):
     lcores = sw.telemetry("/ina/lcores")
     print("info: handed to the NetReduce lcore:",
           sum(sw.telemetry(f"/ina/lcore,{k}")["handoff_out"] for k in lcores))
+    # The CLT and the ring arrays come from the memory of the lcore that runs
+    # the stage, on its NUMA node: that lcore's state is larger than another
+    # lcore's by at least the tables (their aggregator shares differ by at
+    # most one row).
+    nr = sw.telemetry("/ina/netreduce")
+    own = sw.telemetry(f"/ina/lcore,{nr['lcore']}")
+    check(nr["memory_bytes"] > 0 and own["memory_socket"] == own["socket"] >= 0,
+          f"NetReduce tables ({nr['memory_bytes']} bytes) on lcore {nr['lcore']}'s node "
+          f"(state on socket {own['memory_socket']}, CPU on {own['socket']})")
+    for k in lcores:
+        if k != nr["lcore"]:
+            other = sw.telemetry(f"/ina/lcore,{k}")
+            grown = own["memory_bytes"] - other["memory_bytes"]
+            check(grown >= 0.9 * nr["memory_bytes"],
+                  f"lcore {nr['lcore']} holds the tables: {grown} bytes more than lcore {k}")
 
 
 def case_send(sw, wire):

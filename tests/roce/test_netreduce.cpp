@@ -340,6 +340,93 @@ TEST_F(Fixture, OneWindowAheadFreesTheSlot)
 	expect_result(resend, 1, 0, 0);
 }
 
+/*
+ * MsgIDs wrap at the largest multiple of 2N below 2^32 (the host window does
+ * the same), not at 2^32: with N = 3 that is 2^32 - 4, and message seq goes
+ * out as MsgID seq % (2^32 - 4). Across the wrap each message must keep its
+ * slot (MsgID % 2N == seq % 2N), free the one a window back, and a go-back-N
+ * resend of the message before the wrap must find its own slot.
+ */
+TEST(NrMsgIdWrap, SlotsFreesAndGoBackNAcrossTheWrap)
+{
+	constexpr uint32_t kN = 3;
+	constexpr uint64_t kMod = (1ull << 32) / (2 * kN) * (2 * kN);
+	static_assert(kMod == (1ull << 32) - 4);
+	NrConfig c = config();
+	c.rings.resize(1);
+	c.rings[0].window = kN;
+	NrTable t{c};
+	NrCounters ctr;
+	const uint64_t s0 = kMod - 7; /* seq of the first message */
+	auto msg_id = [](uint64_t seq) { return static_cast<uint32_t>(seq % kMod); };
+	auto packet = [&](uint8_t r, uint64_t seq, uint32_t k) {
+		const uint32_t m = static_cast<uint32_t>(seq - s0);
+		return frame(conn(r), Msg{msg_id(seq), kMsgLen, NR_DTYPE_FLOAT32}, k,
+			     (0x10u * r + m * kMsgLen + k) & ROCE_PSN_MASK, fvals(r, m, k, k == 0 ? kElems - 4 : kElems));
+	};
+	auto run = [&](std::vector<uint8_t> &f) {
+		return nr_process(t, ctr, f.data(), static_cast<uint32_t>(f.size()), 1);
+	};
+	auto expect_sum = [&](const std::vector<uint8_t> &f, uint64_t seq, uint32_t k) {
+		const std::vector<uint32_t> v = values_of(f);
+		for (uint32_t i = 0; i < v.size(); i++)
+			EXPECT_EQ(u2f(v[i]), fsum(static_cast<uint32_t>(seq - s0), k, i)) << "seq " << seq << " k " << k;
+		EXPECT_EQ(icrc_in(f.data(), f.size()), icrc_reference(f.data(), f.size()));
+	};
+
+	/* Messages s0 .. kMod - 2 from every rank, complete. */
+	uint64_t seq = s0;
+	for (; seq < kMod - 1; seq++)
+		for (uint32_t k = 0; k < kMsgLen; k++)
+			for (uint8_t r = 0; r < kRanks; r++) {
+				auto f = packet(r, seq, k);
+				NrResult res = run(f);
+				if (r + 1 == kRanks) {
+					ASSERT_EQ(res.verdict, NrVerdict::kComplete) << seq;
+					expect_sum(f, seq, k);
+				}
+			}
+	/* kMod - 1 (the last MsgID before the wrap) and kMod (MsgID 0): rank 0
+	 * loses packet 2 of kMod - 1 and goes on into MsgID 0. */
+	const uint64_t last = kMod - 1;
+	for (uint64_t q : {last, last + 1})
+		for (uint32_t k = 0; k < kMsgLen; k++)
+			for (uint8_t r = 1; r < kRanks; r++) {
+				auto f = packet(r, q, k);
+				EXPECT_EQ(run(f).verdict, NrVerdict::kDrop);
+			}
+	for (uint64_t q : {last, last + 1})
+		for (uint32_t k = 0; k < kMsgLen; k++) {
+			if (q == last && k == 2)
+				continue;
+			auto f = packet(0, q, k);
+			ASSERT_EQ(run(f).verdict, NrVerdict::kComplete) << q << " " << k;
+			expect_sum(f, q, k);
+		}
+	uint32_t id, bm;
+	bool done;
+	ASSERT_TRUE(t.slot_state(0, (0 % (2 * kN)) * kMsgLen + 1, &id, &bm, &done));
+	EXPECT_EQ(id, 0u);
+	EXPECT_TRUE(done);
+	/* The resend of kMod - 1 packet 2, with the CLT at MsgID 0: slot
+	 * (kMod - 1) % 2N, where ranks 1 and 2 wait. */
+	auto resend = packet(0, last, 2);
+	ASSERT_EQ(run(resend).verdict, NrVerdict::kComplete);
+	expect_sum(resend, last, 2);
+	ASSERT_TRUE(t.slot_state(0, static_cast<uint32_t>(last % (2 * kN)) * kMsgLen + 2, &id, &bm, &done));
+	EXPECT_EQ(id, msg_id(last));
+	EXPECT_TRUE(done);
+	/* Every packet from s0 + N on freed the slot a window back: across the
+	 * wrap too (MsgID 0 freed kMod - 3's slot). */
+	EXPECT_EQ(ctr[NrCounter::roce_freed], (last + 1 - s0 + 1 - kN) * kMsgLen);
+	EXPECT_EQ(ctr[NrCounter::roce_ahead_window] + ctr[NrCounter::roce_behind_window], 0u);
+	/* No host sends a MsgID at or above the wrap. */
+	auto bad = frame(conn(0), Msg{static_cast<uint32_t>(kMod), kMsgLen, NR_DTYPE_FLOAT32}, 0, 0x500,
+			 fvals(0, 0, 0, kElems - 4));
+	EXPECT_EQ(run(bad).verdict, NrVerdict::kDrop);
+	EXPECT_EQ(ctr[NrCounter::roce_tag_invalid], 1u);
+}
+
 TEST_F(Fixture, CorruptedAndForeignPackets)
 {
 	auto f = pkt(0, 0, 0);

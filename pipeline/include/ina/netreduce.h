@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "ina/pipeline.h"
 #include "ina/roce.h"
 
 namespace ina {
@@ -53,7 +54,7 @@ struct NrConfig {
 	X(roce_pass_untagged, "first packet without the InetTag: not NetReduce, forwarded")       \
 	X(roce_malformed, "headers short, IP options, BTH pad or a payload not in elements")      \
 	X(roce_icrc_bad, "ICRC does not match the packet: corrupted, dropped")                    \
-	X(roce_tag_invalid, "nr_hdr names no configured ring, or a rank, MsgLen, type it lacks")   \
+	X(roce_tag_invalid, "nr_hdr: unknown ring, or a rank, MsgLen, type or MsgID it lacks")    \
 	X(roce_clt_filled, "first packet filled or refreshed its connection's CLT entry")         \
 	X(roce_clt_full, "first packet of a new connection with the CLT full, dropped")           \
 	X(roce_clt_expired, "CLT entry of an idle connection freed by the sweep")                 \
@@ -123,9 +124,12 @@ struct NrConnState {
 /* The CLT and the aggregator arrays of every ring, owned by one lcore. */
 class NrTable {
 public:
-	/* Allocates everything (not on the hot path). Throws
-	 * std::invalid_argument with the reason for a config out of range. */
-	explicit NrTable(const NrConfig &cfg);
+	/* Allocates everything (not on the hot path), the CLT and the ring
+	 * arrays from `mem` when it has an alloc function (switchd: the NUMA
+	 * node of the lcore that runs the stage). Throws std::invalid_argument
+	 * with the reason for a config out of range, std::bad_alloc when the
+	 * memory is not there. */
+	explicit NrTable(const NrConfig &cfg, const RegisterAllocator &mem = RegisterAllocator());
 	~NrTable();
 	NrTable(const NrTable &) = delete;
 	NrTable &operator=(const NrTable &) = delete;
@@ -156,9 +160,14 @@ public:
 
 private:
 	friend struct NrStages;
+	/* Gives the CLT back to the allocator it came from. */
+	struct CltDeleter {
+		RegisterAllocator mem;
+		void operator()(CltEntry *p) const;
+	};
 	NrConfig cfg_;
 	std::vector<std::unique_ptr<Ring>> rings_;
-	std::unique_ptr<CltEntry[]> clt_;
+	std::unique_ptr<CltEntry[], CltDeleter> clt_;
 	uint32_t clt_mask_ = 0;
 	uint32_t clt_used_ = 0;
 };
