@@ -183,17 +183,18 @@ class When:
 
 def parse_faults(specs, plan):
     """kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, restart-switch:NAME@WHEN,
-    spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, forge:HOST:JOB@WHEN."""
+    spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, forge:HOST:JOB@WHEN, hijack:HOST:JOB@WHEN."""
     out = []
     hosts = {h["name"] for h in plan["hosts"]}
     ps_hosts = {h["name"] for h in plan["hosts"] if h.get("role") == "ps"}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge):([a-z0-9:]+)@(.+)$", spec)
+        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge|hijack):([a-z0-9:]+)@(.+)$",
+                     spec)
         if not m:
             raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, "
-                           "restart-switch:SWITCH@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN "
-                           "or forge:HOST:JOB@WHEN")
+                           "restart-switch:SWITCH@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, "
+                           "forge:HOST:JOB@WHEN or hijack:HOST:JOB@WHEN")
         kind, what = m.group(1), m.group(2)
         try:
             when = When(m.group(3))
@@ -207,7 +208,7 @@ def parse_faults(specs, plan):
             raise JobError(f"--fault {spec}: no switch {what}")
         if kind == "hoard" and not any(w["name"] == what for j in plan["jobs"] for w in j["workers"]):
             raise JobError(f"--fault {spec}: {what} is not a worker (hoard:WORKER@WHEN)")
-        if kind in ("spoof", "forge"):
+        if kind in ("spoof", "forge", "hijack"):
             host, _, job = what.partition(":")
             if host not in hosts or not job.isdigit():
                 raise JobError(f"--fault {spec}: want {kind}:HOST:JOB@WHEN")
@@ -405,6 +406,10 @@ def run_jobs(lab, plan, build_dirs, args):
                 host, _, jid = f["what"].partition(":")
                 spoofers.append(start_forger(lab, plan, host, int(jid)))
                 lab.log(f"lab: fault: {host} sends forged results of job {jid} from {now:.1f} s")
+            elif f["kind"] == "hijack":
+                host, _, jid = f["what"].partition(":")
+                spoofers.append(start_hijacker(lab, plan, host, int(jid)))
+                lab.log(f"lab: fault: {host} sends control messages for job {jid} from {now:.1f} s")
             elif f["kind"] == "hoard":
                 spoofers.append(start_hoarder(lab, plan, f["what"]))
                 lab.log(f"lab: fault: {f['what']} hoards its job's aggregators from {now:.1f} s")
@@ -445,6 +450,8 @@ def run_jobs(lab, plan, build_dirs, args):
         text = p.log_text() if p else ""
         report["switches"][s["name"]]["goat_assignments"] = [
             line[line.find("job "):] for line in text.splitlines() if "GOAT assignment" in line]
+        report["switches"][s["name"]]["control_log_lines"] = sum(
+            "control message" in line for line in text.splitlines())
     return report
 
 
@@ -491,6 +498,21 @@ def start_forger(lab, plan, host, job_id, count=1000000):
     return lab.start(f"forge-{host}", host, cmd)
 
 
+def start_hijacker(lab, plan, host, job_id, rate=20000):
+    """A host that sends control messages for job `job_id` to the job's first
+    switch: registrations that make it the only worker and unregistrations,
+    half of them in the PS's name, signed with a key it guesses."""
+    job = next(j for j in plan["jobs"] if j["id"] == job_id)
+    sw = next(s for s in plan["switches"] if s["name"] == job["switches"][0])
+    h = next(x for x in plan["hosts"] if x["name"] == host)
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
+           "--src-ip", h["ip"], "--src-mac", h["mac"], "--dst-ip", sw["ip"], "--dst-mac", sw["mac"],
+           "--ps-ip", job["ps"]["ip"], "--ps-mac", job["ps"]["mac"], "--job", str(job_id),
+           "--control", "--rate", str(rate)]
+    return lab.start(f"hijack-{host}", host, cmd)
+
+
 def _sum_switch_job(snaps, job_id, key):
     total = 0
     for snap in snaps.values():
@@ -517,6 +539,10 @@ def _switch_summary(snap):
         "spoof_mac_drops": summ.get("spoof_mac_drops"),
         "forged_result_drops": summ.get("forged_result_drops"),
         "stale_epoch_drops": summ.get("stale_epoch_drops"),
+        "control_accepted": summ.get("control_accepted"),
+        "control_auth_drops": summ.get("control_auth_drops"),
+        "control_replay_drops": summ.get("control_replay_drops"),
+        "control_denied": summ.get("control_denied"),
         "collision": pipe.get("collision"),
         "completed": pipe.get("completed"),
         "rx_packets": summ.get("rx_packets"),
@@ -541,7 +567,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
                 ps_proc[js["job"]] = j
     for s in plan["switches"]:
         report["switches"][s["name"]] = _switch_summary(snaps.get(s["name"], {}))
-    for kind in ("spoof", "hoard", "forge"):
+    for kind in ("spoof", "hoard", "forge", "hijack"):
         mine = [s for s in spoofers if s.name.startswith(kind + "-")]
         if mine:
             report["faults"][f"{kind}_frames_sent"] = sum(_spoof_count(s) for s in mine)

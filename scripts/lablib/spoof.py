@@ -17,12 +17,21 @@ from this host's own address, as fast as --rate allows, until SIGTERM.
   from this host's port with that job's PS address as source, to the job's
   multicast group): a switch must drop them (forged_result_drops), neither
   freeing an aggregator nor delivering them to the job's workers.
+- hijack (--control: control messages for another job to the switch,
+  alternately a registration that makes this host the job's only worker and
+  an unregistration, every other one in the name of the job's PS (its IP and
+  MAC as source), each with a fresh counter and signed with a key this host
+  guesses): a switch must drop them all (control_auth_drops) without a log
+  line each, and the job must keep its registration and its aggregators.
 
 Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
 """
 
 import argparse
+import hashlib
+import hmac
+import os
 import signal
 import socket
 import struct
@@ -78,6 +87,37 @@ def frame(a, seq):
     return eth + bytes(ip) + udp + ina + payload
 
 
+def ip_u32(ip):
+    return struct.unpack("!I", socket.inet_aton(ip))[0]
+
+
+def control_frame(a, k, counter):
+    """Message k of the hijack (docs/protocol.md, "Control messages"):
+    register (op 1) with this host as the job's only worker, or unregister
+    (op 2); from this host, or in the PS's name for odd k."""
+    ps_ip, ps_mac = a.ps_ip or a.src_ip, a.ps_mac or a.src_mac
+    src_ip, src_mac = (ps_ip, ps_mac) if k % 2 else (a.src_ip, a.src_mac)
+    op = 1 if (k // 2) % 2 == 0 else 2
+    mac_b = lambda m: bytes.fromhex(m.replace(":", ""))
+    workers = [(a.src_ip, a.src_mac)] if op == 1 else []
+    body = struct.pack("!BBBBI6s4BH", op, len(workers), 1, 0, ip_u32(src_ip), mac_b(src_mac),
+                       1 if op == 1 else 0, 0, 0, 0, 0)
+    for wip, wmac in workers:
+        body += struct.pack("!I6s4BH", ip_u32(wip), mac_b(wmac), 0, 255, 255, 255, 0)
+    body += struct.pack("!Q", counter)
+    ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 1, 0, a.job, 0, 0, 0, 0xFFFFFFFF, 0, 0, 0,
+                      0, 0, 0, 0, 0, 0, 0, 0)
+    signed = ina + body
+    mac = hmac.new(a.key, struct.pack("!II", ip_u32(a.dst_ip), ip_u32(src_ip)) + signed,
+                   hashlib.sha256).digest()
+    udp_len = 8 + len(signed) + len(mac)
+    udp = struct.pack("!HHHH", 40000, INA_UDP_PORT, udp_len, 0)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, k & 0xFFFF, 0, 64, 17, 0,
+                               socket.inet_aton(src_ip), socket.inet_aton(a.dst_ip)))
+    ip[10:12] = struct.pack("!H", ipv4_checksum(bytes(ip)))
+    return mac_b(a.dst_mac) + mac_b(src_mac) + b"\x08\x00" + bytes(ip) + udp + signed + mac
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--device", required=True)
@@ -99,6 +139,10 @@ def main():
                     help="cycle over one seq per aggregator index (hoarding)")
     ap.add_argument("--results", action="store_true",
                     help="parameter packets (ACK) instead of gradients (forged results)")
+    ap.add_argument("--control", action="store_true",
+                    help="control messages for the job to the switch at --dst-ip (hijack)")
+    ap.add_argument("--ps-ip", help="the job's PS, whose name every other control message takes")
+    ap.add_argument("--ps-mac")
     ap.add_argument("--count", type=int, default=0, help="stop after this many frames (0: never)")
     ap.add_argument("--rate", type=float, default=20000, help="frames per second")
     a = ap.parse_args()
@@ -115,11 +159,20 @@ def main():
         return 1
     seqs = covering_seqs(a) if a.cover else [(a.seq_base + i) & 0xFFFFFFFF for i in range(a.seqs)]
     frames = [frame(a, q) for q in seqs] if a.cover or a.results else None
+    if a.control:
+        # The switch's key is not this host's to know: a guess. Counters
+        # start at the clock (in ns, as a PS's do) so that none is a replay.
+        a.key = os.urandom(32)
+        base = time.time_ns()
+        frames = None
     sent, k, t0 = 0, 0, time.monotonic()
     last_report = t0
     while not stop and not (a.count and sent >= a.count):
         try:
-            s.send(frames[k] if frames else frame(a, seqs[k]))
+            if a.control:
+                s.send(control_frame(a, sent, base + sent))
+            else:
+                s.send(frames[k] if frames else frame(a, seqs[k]))
             sent += 1
         except OSError:
             time.sleep(0.001)

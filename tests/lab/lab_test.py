@@ -11,6 +11,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR spoof                another job's id from a foreign host
   lab_test.py --build DIR hoard                a job's worker hoards aggregators: job_share
   lab_test.py --build DIR forge                1 M forged results for another job
+  lab_test.py --build DIR hijack               forged control messages for another job
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
@@ -527,6 +528,42 @@ def t_forge(build):
     check(r["jobs"][1]["forged_result_drops"] == 0, "job 2's own parameter packets were dropped")
 
 
+def t_hijack(build):
+    """Control hijack (docs/security.md, "Control plane"): b0, a worker of job
+    2, sends control messages for job 1 to the switch, 20,000 a second:
+    registrations that make b0 job 1's only worker and unregistrations, every
+    other one with job 1's PS's IP and MAC as its source, each with a fresh
+    counter and an HMAC under a key b0 has to guess. Both jobs start once the
+    switch has dropped 20,000 of them, so the hijacker is sending while they
+    run. Unauthenticated, one such registration took a job over (its workers
+    failed) and an unregistration cut its in-switch share from 87 % to 15 %,
+    with a log line per rejected message. Every one is dropped
+    (control_auth_drops), job 1 stays registered and aggregating in the
+    switch, both jobs exact, and the switch's log stays short."""
+    after = "control_auth_drops>=20000"
+    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "2",
+            "--fault", "hijack:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
+    show(r)
+    assert_exact(r)
+    sent = r["faults"].get("hijack_frames_sent", 0)
+    sw = r["switches"]["sw0"]
+    a, b = r["jobs"][0], r["jobs"][1]
+    print(f"control messages sent {sent}, dropped on their MAC {sw['control_auth_drops']}, "
+          f"accepted {sw['control_accepted']}; job 1 in switch {a['share_switch']}, job 2 "
+          f"{b['share_switch']}; {sw['control_log_lines']} lines about control messages in the "
+          f"switch's log over {r['wall_s']} s")
+    check(sent >= 20000, f"the hijacker sent only {sent} messages")
+    # What the veth ring drops before switchd reads it is not counted.
+    check(sw["control_auth_drops"] >= 0.5 * sent,
+          f"control_auth_drops {sw['control_auth_drops']} for {sent} forged control messages")
+    check("1" in (sw.get("jobs") or {}), "job 1 is no longer registered at the switch")
+    check(a["share_switch"] is not None and a["share_switch"] > 0.3,
+          f"job 1 aggregated only {a['share_switch']} of its fragments in the switch")
+    # Rejections are logged at most once a second per reason.
+    check(sw["control_log_lines"] <= 10 + 3 * r["wall_s"],
+          f"{sw['control_log_lines']} log lines about control messages for {sent} rejected ones")
+
+
 def t_hoard(build):
     """Aggregator hoarding (docs/security.md, "Fair share"): b0, a worker of
     job 2, sends from its own address, with its own job id, bit and epoch,
@@ -586,7 +623,7 @@ def main():
             return SKIP
     tests = {"tool": t_tool, "topology": t_topology, "two-level-ratio": t_two_level_ratio,
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
-             "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "jumbo": t_jumbo,
+             "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "hijack": t_hijack, "jumbo": t_jumbo,
              "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "goat-split": t_goat_split,
              "udp-hosts": t_udp_hosts, "e2e-bench": t_e2e_bench}
     if a.test not in tests:
