@@ -13,10 +13,15 @@
  * behind the shape:
  *
  *  - A stateful ALU's instruction is chosen before it reads the word, so the
- *    action is picked by the table's key (the value action of the packet,
- *    whether its element is present, whether the lane belongs to the row),
- *    never by the word. One table per lane, not one per call site: Tofino
- *    has 16 logical tables per stage, and four lanes' registers share one.
+ *    action is picked by the table's key, never by the word: whether the
+ *    packet's element is present, whether the lane belongs to the row, and
+ *    what the register stages decided. In the first pass that is the
+ *    class, id_hit, fresh and the level themselves, not the value action
+ *    derived from them (value_op, below, waits for aggregator_count's
+ *    completion test and would hold every lane back by the stages of that
+ *    chain); in the second pass it is the value action the first carried.
+ *    One table per lane, not one per call site: Tofino has 16 logical
+ *    tables per stage, and four lanes' registers share one.
  *  - At most four RegisterActions per register: value_add_read is
  *    value_add's register program, the packet keeping what it returns.
  *  - A stateful ALU has one output word: the adding action returns the NEW
@@ -33,8 +38,9 @@
  * as a clip (it clipped, it was held, or it landed there exactly), as in
  * pipeline/src/value_simd.cpp. It is one gateway per lane (a field compared
  * with two constants) setting the lane's own bit `clip_i`; the table
- * `lane_clips` after the lanes ORs the bits into meta.clipped (one ternary
- * entry per lane). The exact test (old ^ sum) & (v ^ sum) is a chain of five
+ * `lane_clips` after the lanes ORs the bits of an adding packet (value_op
+ * VALUE_ADD or VALUE_ADD_READ) into meta.clipped (one ternary entry per
+ * lane). The exact test (old ^ sum) & (v ^ sum) is a chain of five
  * dependent ALU operations and three more PHV words per lane, which Tofino
  * cannot place (docs/p4.md, "The overflow test").
  */
@@ -60,33 +66,40 @@
     ) \
     table lane_##I { \
         key = { \
-            meta.value_op : exact; \
-            hdr.elems[I].isValid() : exact; \
-            row_mask[I:I] : exact; \
+            meta.second : ternary; \
+            meta.value_op : ternary; \
+            meta.cls : ternary; \
+            meta.id_hit : ternary; \
+            meta.fresh : ternary; \
+            hdr.ina.level : ternary; \
+            hdr.elems[I].isValid() : ternary; \
+            row_mask[I:I] : ternary; \
         } \
         actions = { value_write_##I; value_clear_##I; value_add_##I; value_read_##I; NoAction; } \
         const default_action = NoAction(); \
         size = 16; \
         const entries = { \
-            (VALUE_WRITE, true, 0) : value_write_##I(); \
-            (VALUE_WRITE, true, 1) : value_write_##I(); \
-            (VALUE_WRITE, false, 1) : value_clear_##I(); \
-            (VALUE_ADD, true, 0) : value_add_##I(); \
-            (VALUE_ADD, true, 1) : value_add_##I(); \
-            (VALUE_ADD_READ, true, 0) : value_add_##I(); \
-            (VALUE_ADD_READ, true, 1) : value_add_##I(); \
-            (VALUE_READ, true, 0) : value_read_##I(); \
-            (VALUE_READ, true, 1) : value_read_##I(); \
+            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
+            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, 1) : value_clear_##I(); \
+            (0, _, CLASS_GRADIENT, ID_MATCH, 1, _, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, 1, 0, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_read_##I(); \
+            (1, VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
+            (1, VALUE_WRITE, _, _, _, _, false, 1) : value_clear_##I(); \
+            (1, VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
+            (1, VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
+            (1, VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
         } \
     }
 
-/* Lane I's clip test, after its table: an add (VALUE_ADD, VALUE_ADD_READ:
- * value_op 2 or 3, bits 2:1 = 01) left the word at a limit. One gateway: a
- * 32-bit field against constants plus three bits, within a gateway's 4
- * bytes + 12 bits of PHV input. */
+/* Lane I's clip test, after its table: the element is at a limit. One
+ * gateway: a 32-bit field against two constants and the validity bit,
+ * within a gateway's 4 bytes + 12 bits of PHV input. Whether the lane
+ * added (a written or read element at a limit is no clip) is lane_clips'
+ * business, so that the test does not wait for the value action. */
 #define INA_LANE_APPLY(I) \
     lane_##I.apply(); \
-    if (hdr.elems[I].isValid() && meta.value_op[2:1] == 1 && \
+    if (hdr.elems[I].isValid() && \
         (hdr.elems[I].v == 0x7fffffff || hdr.elems[I].v == 0x80000000)) { \
         clip_##I = 1; \
     }
@@ -171,12 +184,14 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     bit<1> clip_29 = 0;
     bit<1> clip_30 = 0;
     action set_clipped() { meta.clipped = 1; }
-    /* The OR of the lanes' clip bits: a ternary table (one TCAM entry per
-     * lane, the other bits don't care), because an OR over fields written
+    /* The OR of the lanes' clip bits, for a packet that added (value_op 2 or
+     * 3: VALUE_ADD &&& 0b110): a ternary table (one TCAM entry per lane, the
+     * other bits don't care), because an OR over fields written
      * in several stages is one ALU operation per field on Tofino and would
      * chain through as many stages. */
     table lane_clips {
         key = {
+            meta.value_op : ternary;
             clip_0 : ternary;
             clip_1 : ternary;
             clip_2 : ternary;
@@ -213,37 +228,37 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         const default_action = NoAction();
         size = 32;
         const entries = {
-            (1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _) : set_clipped();
-            (_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1) : set_clipped();
+            (VALUE_ADD &&& 0b110, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _) : set_clipped();
+            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1) : set_clipped();
         }
     }
 
