@@ -223,7 +223,8 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 	PsJobConfig c;
 	if (!r.only(root,
 		    {"job", "elements", "aggregators", "window", "levels", "fan_in", "ps_count", "ps_index",
-		     "ack", "ack_holdoff_us", "float_holdoff_us", "float_slots", "switch", "workers", "goat"},
+		     "ack", "ack_holdoff_us", "float_holdoff_us", "bypass_holdoff_us", "float_slots",
+		     "switch", "workers", "goat"},
 		    ""))
 		return false;
 	if (!r.integer(root, "job", "", &c.job, 1, 65535, true) ||
@@ -236,6 +237,7 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 	    !r.integer(root, "ps_index", "", &c.ps_index, 0, 1023) ||
 	    !r.integer(root, "ack_holdoff_us", "", &c.ack_holdoff_us, 0, 10000000) ||
 	    !r.integer(root, "float_holdoff_us", "", &c.float_holdoff_us, 0, 10000000) ||
+	    !r.integer(root, "bypass_holdoff_us", "", &c.bypass_holdoff_us, 0, 10000000) ||
 	    !r.integer(root, "float_slots", "", &c.float_slots, 1, 1 << 20))
 		return false;
 

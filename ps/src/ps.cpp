@@ -5,6 +5,7 @@
  * or float on the overflow path), and emit parameter packets and float
  * requests. See docs/ps.md for the packet formats.
  */
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -31,6 +32,8 @@ enum SlotFlag : uint16_t {
 	kSawCollision = 1u << 2,
 	kInNetwork = 1u << 3, /* completed by one packet holding all workers */
 	kFloatResult = 1u << 4,
+	kSplitWait = 1u << 5, /* in the job's split_wait queue */
+	kNotAllBypass = 1u << 6, /* a contribution other than a worker's first bypassed copy */
 };
 
 struct Slot {
@@ -42,7 +45,16 @@ struct Slot {
 	uint32_t collided_index = 0;
 	int32_t float_buf = -1; /* index into the job's float pool */
 	uint64_t last_tx_us = 0;
+	uint64_t first_us = 0; /* first contribution taken */
 	WorkerSet have;
+};
+
+/* An incomplete fragment holding a worker's bypassed contribution, since
+ * when (docs/ps.md, "Split fragments"). */
+struct SplitWait {
+	uint32_t slot;
+	uint32_t seq;
+	uint64_t since_us;
 };
 
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
@@ -64,6 +76,15 @@ struct ParameterServer::Job {
 	std::unique_ptr<int32_t[]> values; /* window x elements */
 	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
 	std::vector<int32_t> float_free;    /* stack of free float buffers */
+	/* FIFO of the fragments a bypass may have split, oldest first; one
+	 * entry per slot at most (kSplitWait), so it never overflows. */
+	std::unique_ptr<SplitWait[]> split_wait;
+	uint32_t split_head = 0, split_len = 0;
+	/* How long the fragments whose every worker bypassed the switch take
+	 * from the first copy to the last (EWMA, 1/8): the hold-off grows with
+	 * it, so that the spread of a fragment's copies is not taken for a
+	 * split. */
+	double gather_us = 0;
 	uint8_t group_mac[6];
 
 	WorkerSet contributors(const uint32_t bitmap[INA_MAX_LEVELS]) const
@@ -270,10 +291,12 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 	job->slots.reset(new Slot[slots]);
 	job->values.reset(new int32_t[size_t(slots) * cfg.elements]());
 	job->float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
+	job->split_wait.reset(new SplitWait[slots]);
 	for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
 		job->float_free.push_back(i);
 	job_group_mac(cfg.job, job->group_mac);
 	jobs_[cfg.job] = std::move(job);
+	job_ids_.push_back(cfg.job);
 	return true;
 }
 
@@ -452,7 +475,7 @@ struct PsPath {
 		       sizeof(double) * job.cfg.elements);
 		s.state = kFloat;
 		s.have = WorkerSet{};
-		job.st.overflows++;
+		s.flags &= static_cast<uint16_t>(~kSplitWait);
 		if (request) {
 			send_float_requests(s);
 			s.last_tx_us = now_us;
@@ -470,6 +493,8 @@ struct PsPath {
 
 	void complete(Slot &s, bool in_network, uint64_t now_us)
 	{
+		if (!(s.flags & (kNotAllBypass | kFloatResult)) && s.first_us && !in_network)
+			job.gather_us += (static_cast<double>(now_us - s.first_us) - job.gather_us) / 8;
 		s.state = kDone;
 		if (in_network)
 			s.flags |= kInNetwork;
@@ -593,6 +618,7 @@ struct PsPath {
 			s.seq = seq;
 			s.state = kInt;
 			s.flags = 0;
+			s.first_us = 0;
 			s.elems = elems;
 			s.have = WorkerSet{};
 			s.last_tx_us = 0;
@@ -636,14 +662,41 @@ struct PsPath {
 
 	/* A float answer: added to the fragment's float buffer; the fragment
 	 * completes when every worker has answered. */
+	/* The fragments a bypass split that waited past the hold-off: every
+	 * worker is asked for its copy in float (the overflow path: exact, and
+	 * it passes the switch untouched); the parameter packet then frees
+	 * the switch's aggregator that held the other copies. */
+	void ask_split(uint64_t now_us)
+	{
+		const uint32_t n = job.mask + 1;
+		const uint64_t holdoff = std::max<uint64_t>(job.cfg.bypass_holdoff_us,
+							    static_cast<uint64_t>(2 * job.gather_us));
+		while (job.split_len) {
+			const SplitWait &w = job.split_wait[job.split_head];
+			Slot &s = job.slots[w.slot];
+			if (s.seq == w.seq && s.state == kInt && (s.flags & kSplitWait)) {
+				if (now_us - w.since_us < holdoff || tx.room() < job.cfg.workers.size())
+					return;
+				s.flags &= static_cast<uint16_t>(~kSplitWait);
+				if (enter_float(s, now_us, true))
+					job.st.split_recoveries++;
+			}
+			job.split_head = (job.split_head + 1) % n;
+			job.split_len--;
+		}
+	}
+
 	void take_float(Slot &s, const WorkerSet &c, const uint8_t *payload, uint64_t now_us)
 	{
 		PsJobStats &st = job.st;
 		/* An answer before the PS asked (its request crossed a lost
 		 * packet, say): take it, and ask the others right after. */
 		bool unasked = s.state == kInt;
-		if (unasked && !enter_float(s, now_us, false))
-			return;
+		if (unasked) {
+			if (!enter_float(s, now_us, false))
+				return;
+			st.overflows++;
+		}
 		if (c.intersects(s.have)) {
 			st.duplicates++;
 			return;
@@ -690,7 +743,8 @@ struct PsPath {
 			return;
 		}
 		if (flags & INA_F_OVERFLOW) {
-			enter_float(s, now_us, true);
+			if (enter_float(s, now_us, true))
+				st.overflows++;
 			return;
 		}
 		int32_t *v = job.value(s);
@@ -704,12 +758,30 @@ struct PsPath {
 				v[k] = static_cast<int32_t>(ina_load32(payload + 4 * k));
 		} else if (add_saturating(v, payload, s.elems)) {
 			st.ps_overflows++;
-			enter_float(s, now_us, true);
+			if (enter_float(s, now_us, true))
+				st.overflows++;
 			return;
 		}
+		if (first)
+			s.first_us = now_us;
+		if ((flags & (INA_F_BYPASS | INA_F_RESEND)) != INA_F_BYPASS || c.count() != 1)
+			s.flags |= kNotAllBypass;
 		s.have |= c;
-		if (s.have == job.all)
+		if (s.have == job.all) {
 			complete(s, first && job.cfg.workers.size() > 1, now_us);
+			return;
+		}
+		/* A worker sent its copy straight to the PS (A2TP's aggregator
+		 * window): the others may have sent theirs to the switch, where
+		 * they wait for it. tick() asks for the fragment if the rest does
+		 * not come. */
+		if ((flags & INA_F_BYPASS) && !(s.flags & kSplitWait) && job.cfg.bypass_holdoff_us) {
+			const uint32_t n = job.mask + 1;
+			job.split_wait[(job.split_head + job.split_len) % n] =
+				SplitWait{static_cast<uint32_t>(&s - job.slots.get()), s.seq, now_us};
+			job.split_len++;
+			s.flags |= kSplitWait;
+		}
 	}
 };
 
@@ -725,6 +797,17 @@ void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us
 	}
 	PsPath path{*jp, self_, tx, shard_, shards_};
 	path.take_packet(f, now_us);
+}
+
+void ParameterServer::tick(uint64_t now_us, TxQueue &tx)
+{
+	for (uint16_t id : job_ids_) {
+		Job &j = *jobs_[id];
+		if (j.split_len == 0)
+			continue;
+		PsPath path{j, self_, tx, shard_, shards_};
+		path.ask_split(now_us);
+	}
 }
 
 uint32_t ParameterServer::shard_of(const uint8_t *frame, uint32_t len) const

@@ -435,6 +435,8 @@ struct Daemon {
 		dispatch(s0, n, now);
 		drain_in(s0, now);
 		s0.flush_tx();
+		s0.ps->tick(now, s0.tx);
+		s0.flush_tx();
 		send_handed_back();
 	}
 
@@ -449,6 +451,8 @@ struct Daemon {
 				got += n;
 			}
 			got += drain_in(s, now_us());
+			s.flush_tx();
+			s.ps->tick(now_us(), s.tx);
 			s.flush_tx();
 			if (s.io || got)
 				continue;

@@ -349,6 +349,107 @@ TEST(PsOverflow, SwitchOverflowAsksEveryWorkerForFloats)
 	EXPECT_EQ(acks[0].floats[0], 21.0f);
 }
 
+/* A2TP: worker 0 sent seq 5 straight to the PS (BYPASS) while workers 1
+ * and 2 sent theirs to the switch, where they wait for worker 0 in an
+ * aggregator that never fills. Past the hold-off the PS asks every worker
+ * for the fragment in float; the answers complete it exactly. */
+TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
+{
+	PsJobConfig c = flat_job(8, 3, true);
+	Ps t{c};
+	Pkt p = from_worker(8, 5, 0, {7, 7, 7, 7});
+	p.flags = INA_F_BYPASS;
+	EXPECT_TRUE(t.feed(p).empty());
+	t.now += c.bypass_holdoff_us - 1;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_TRUE(drain(t.tx).empty());
+	t.now += 1;
+	t.ps.tick(t.now, t.tx);
+	auto req = drain(t.tx);
+	ASSERT_EQ(req.size(), 3u);
+	for (uint32_t w = 0; w < 3; w++) {
+		EXPECT_EQ(req[w].flags, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS);
+		EXPECT_EQ(req[w].dst.ip, 0x0A000001u + w);
+		EXPECT_EQ(req[w].seq, 5u);
+	}
+	EXPECT_EQ(t.st(8).split_recoveries, 1u);
+	EXPECT_EQ(t.st(8).overflows, 0u);
+	/* Asked once: later ticks send nothing. */
+	t.now += 10 * c.bypass_holdoff_us;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_TRUE(drain(t.tx).empty());
+	std::vector<Out> acks;
+	for (uint32_t w = 0; w < 3; w++) {
+		Pkt f = from_worker(8, 5, w, {});
+		f.flags = INA_F_FLOAT | INA_F_RESEND | INA_F_BYPASS;
+		f.floats = {1.0f, 2.0f, 3.0f, 4.0f};
+		acks = t.feed(f);
+	}
+	ASSERT_EQ(acks.size(), 1u);
+	EXPECT_EQ(acks[0].floats, (std::vector<float>{3.0f, 6.0f, 9.0f, 12.0f}));
+	EXPECT_EQ(t.st(8).completed, 1u);
+}
+
+/* Every worker bypassed seq 6 and its copies arrive within the hold-off:
+ * the PS completes it and asks for nothing. A fragment completed later
+ * than the hold-off from the time it took to gather widens the hold-off. */
+TEST(PsSplit, FragmentsGatheredInTimeAreNotAskedFor)
+{
+	PsJobConfig c = flat_job(8, 3, true);
+	Ps t{c};
+	for (uint32_t w = 0; w < 3; w++) {
+		Pkt p = from_worker(8, 6, w, {1, 1, 1, 1});
+		p.flags = INA_F_BYPASS;
+		auto out = t.feed(p);
+		EXPECT_EQ(out.size(), w == 2 ? 1u : 0u);
+		t.now += c.bypass_holdoff_us / 3;
+		t.ps.tick(t.now, t.tx);
+		EXPECT_TRUE(drain(t.tx).empty());
+	}
+	/* Fragments bypassed by every worker that take 3 hold-offs to gather
+	 * at the PS: the hold-off becomes twice that. (Their split_wait entries
+	 * are answered by the time the hold-off has grown.) Fragments of
+	 * other kinds do not count. */
+	for (uint32_t seq = 10; seq < 40; seq++) {
+		for (uint32_t w = 0; w < 3; w++) {
+			Pkt p = from_worker(8, seq, w, {1, 1, 1, 1});
+			p.flags = INA_F_BYPASS;
+			t.feed(p);
+			if (seq < 14) {
+				Pkt q = from_worker(8, seq + 100, w, {1, 1, 1, 1});
+				t.feed(q);
+			}
+			if (w < 2)
+				t.now += 3 * c.bypass_holdoff_us / 2;
+		}
+	}
+	Pkt p = from_worker(8, 50, 0, {1, 1, 1, 1});
+	p.flags = INA_F_BYPASS;
+	t.feed(p);
+	t.now += 4 * c.bypass_holdoff_us;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_TRUE(drain(t.tx).empty());
+	t.now += 3 * c.bypass_holdoff_us;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_EQ(drain(t.tx).size(), 3u);
+	EXPECT_EQ(t.st(8).split_recoveries, 1u);
+}
+
+/* bypass_holdoff_us = 0 turns it off. */
+TEST(PsSplit, HoldoffZeroNeverAsks)
+{
+	PsJobConfig c = flat_job(8, 3, true);
+	c.bypass_holdoff_us = 0;
+	Ps t{c};
+	Pkt p = from_worker(8, 5, 0, {7, 7, 7, 7});
+	p.flags = INA_F_BYPASS;
+	t.feed(p);
+	t.now += 1000000;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_TRUE(drain(t.tx).empty());
+	EXPECT_EQ(t.st(8).split_recoveries, 0u);
+}
+
 TEST(PsOverflow, PsOwnSaturationTakesTheFloatPath)
 {
 	Ps t{flat_job(2, 2)};

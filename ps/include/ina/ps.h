@@ -80,6 +80,11 @@ struct PsJobConfig {
 	uint32_t register_timeout_ms = 10000; /* give up when the switch does not answer */
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
+	/* Least time an incomplete fragment holding a worker's bypassed
+	 * contribution waits for the rest before the PS asks every worker for
+	 * it (docs/ps.md, "Split fragments"); the PS waits longer when the
+	 * fragments it completes itself need longer to gather. 0: never ask. */
+	uint32_t bypass_holdoff_us = 2000;
 	uint32_t float_slots = 256;       /* fragments in the float path at once */
 	std::string goat_plan;            /* [goat] plan, resolved path; empty: none */
 	std::vector<PsGoatSwitch> goat;   /* the plan's switches that aggregate */
@@ -107,6 +112,7 @@ struct PsJobConfig {
 	X(float_requests, "float request frames sent")                              \
 	X(float_packets, "float answers aggregated")                                \
 	X(int_after_overflow, "int32 packets of a fragment in the float path")        \
+	X(split_recoveries, "fragments split by a bypass, asked for again")         \
 	X(float_pool_full, "overflow with no free float slot, packet dropped")      \
 	X(not_owned, "fragments of another PS partition, dropped")                  \
 	X(other_shard, "fragments of another thread's shard, dropped")              \
@@ -207,6 +213,11 @@ public:
 	 * frames that do not fit are counted in tx_full). `now_us` is a
 	 * monotonic clock in microseconds. */
 	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
+	/* Time-driven work between frames: asks for the fragments that a
+	 * worker's bypass split between the switch and the PS and that waited
+	 * past the hold-off. Call it every millisecond or so (each receive
+	 * turn); same TxQueue rule as handle(). */
+	void tick(uint64_t now_us, TxQueue &tx);
 
 	/* Which shard serves this frame: the fragment's shard for a data
 	 * packet of a served job, else 0 (shard 0 also takes control messages
@@ -226,6 +237,7 @@ private:
 	uint32_t shard_, shards_;
 	PsStats stats_;
 	std::vector<std::unique_ptr<Job>> jobs_; /* indexed by job id */
+	std::vector<uint16_t> job_ids_;          /* the jobs served, for tick() */
 };
 
 /* Counter names and help, in declaration order, for printing. */
