@@ -462,15 +462,22 @@ def t_restart_switch(build):
     check(after and after > 0, "the restarted switch aggregated nothing of the job")
 
 
-def t_spoof(build):
-    # b0 (a worker of job 2) sends gradient packets with job 1's id.
-    # Both jobs start once the switch has refused 200 spoofed frames, so the
-    # spoofer is sending while they run, however slowly it starts.
-    after = "admission_drops:1>=200"
-    r = run("multi-tenant", build, "--tensor", "262144", "--iterations", "2",
-            "--fault", "spoof:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
+def attack(build, fault, after, tensor):
+    """The multi-tenant lab with `fault` (from b0, a worker of job 2); both
+    jobs start once the switch's counters satisfy `after`, so the attacker
+    is sending while they run, however slowly it starts. Both jobs must end
+    exact. Returns the report."""
+    r = run("multi-tenant", build, "--tensor", str(tensor), "--iterations", "2",
+            "--fault", fault, "--start-delay", f"1={after}", "--start-delay", f"2={after}")
     show(r)
     assert_exact(r)
+    return r
+
+
+def t_spoof(build):
+    # b0 (a worker of job 2) sends gradient packets with job 1's id; the
+    # jobs start once the switch has refused 200 of them.
+    r = attack(build, "spoof:b0:1@0", "admission_drops:1>=200", 262144)
     sent = r["faults"].get("spoof_frames_sent", 0)
     drops = r["jobs"][0]["admission_drops"]
     print(f"spoofed frames sent {sent}, job 1 admission drops {drops}")
@@ -513,11 +520,7 @@ def t_forge(build):
     sending while they run. Every forged result the switch reads is dropped
     (forged_result_drops, job 1's), none frees an aggregator or reaches a
     worker: both jobs exact."""
-    after = "forged_result_drops:1>=200000"
-    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "2",
-            "--fault", "forge:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
-    show(r)
-    assert_exact(r)
+    r = attack(build, "forge:b0:1@0", "forged_result_drops:1>=200000", 1048576)
     sent = r["faults"].get("forge_frames_sent", 0)
     drops = r["jobs"][0]["forged_result_drops"]
     print(f"forged results sent {sent}, dropped by the switch {drops}; job 1 in switch "
@@ -540,11 +543,7 @@ def t_hijack(build):
     with a log line per rejected message. Every one is dropped
     (control_auth_drops), job 1 stays registered and aggregating in the
     switch, both jobs exact, and the switch's log stays short."""
-    after = "control_auth_drops>=20000"
-    r = run("multi-tenant", build, "--tensor", "1048576", "--iterations", "2",
-            "--fault", "hijack:b0:1@0", "--start-delay", f"1={after}", "--start-delay", f"2={after}")
-    show(r)
-    assert_exact(r)
+    r = attack(build, "hijack:b0:1@0", "control_auth_drops>=20000", 1048576)
     sent = r["faults"].get("hijack_frames_sent", 0)
     sw = r["switches"]["sw0"]
     a, b = r["jobs"][0], r["jobs"][1]
@@ -579,14 +578,14 @@ def t_hoard(build):
     runs = {}
     for share in (1.0, 0.5):
         r = run("multi-tenant", build, "--tensor", "262144", "--iterations", "2",
-                "--job-share", str(share), "--fault", f"hoard:b0@0",
+                "--job-share", str(share), "--fault", "hoard:b0@0",
                 "--start-delay", f"1={when}", "--start-delay", f"2={when}")
         show(r)
         assert_exact(r)
         sent = r["faults"].get("hoard_frames_sent", 0)
         check(sent > 1000, f"job_share {share}: the hoarder sent only {sent} frames")
         runs[share] = r
-    free, limited = runs[1.0], runs[0.5]
+    limited = runs[0.5]
     victim = {k: r["jobs"][0]["share_switch"] or 0.0 for k, r in runs.items()}
     held = {k: _job_counter(r, "sw0", 2, "aggregators_held") for k, r in runs.items()}
     refused = {k: r["jobs"][1]["share_refusals"] for k, r in runs.items()}
