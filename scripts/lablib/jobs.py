@@ -486,7 +486,6 @@ def start_forger(lab, plan, host, job_id, count=1000000):
     """A host that sends `count` parameter packets of job `job_id` in its PS's
     name (its IP and MAC) from its own port, as fast as it can."""
     job = next(j for j in plan["jobs"] if j["id"] == job_id)
-    h = next(x for x in plan["hosts"] if x["name"] == host)
     here = os.path.dirname(os.path.abspath(__file__))
     group = f"239.18.{job_id >> 8}.{job_id & 255}"
     cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
