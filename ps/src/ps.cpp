@@ -76,8 +76,10 @@ struct ParameterServer::Job {
 	std::unique_ptr<int32_t[]> values; /* window x elements */
 	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
 	std::vector<int32_t> float_free;    /* stack of free float buffers */
-	/* FIFO of the fragments a bypass may have split, oldest first; one
-	 * entry per slot at most (kSplitWait), so it never overflows. */
+	/* FIFO of the fragments a bypass may have split, oldest first, as
+	 * many entries as slots. An entry whose slot completed or was reused
+	 * is dropped when it reaches the head; while the FIFO is full a
+	 * fragment is not queued and waits for the workers' own resends. */
 	std::unique_ptr<SplitWait[]> split_wait;
 	uint32_t split_head = 0, split_len = 0;
 	/* How long the fragments whose every worker bypassed the switch take
@@ -660,32 +662,44 @@ struct PsPath {
 			s.agg_index = index;
 	}
 
-	/* A float answer: added to the fragment's float buffer; the fragment
-	 * completes when every worker has answered. */
 	/* The fragments a bypass split that waited past the hold-off: every
 	 * worker is asked for its copy in float (the overflow path: exact, and
 	 * it passes the switch untouched); the parameter packet then frees
 	 * the switch's aggregator that held the other copies. */
 	void ask_split(uint64_t now_us)
 	{
-		const uint32_t n = job.mask + 1;
 		const uint64_t holdoff = std::max<uint64_t>(job.cfg.bypass_holdoff_us,
 							    static_cast<uint64_t>(2 * job.gather_us));
 		while (job.split_len) {
-			const SplitWait &w = job.split_wait[job.split_head];
-			Slot &s = job.slots[w.slot];
-			if (s.seq == w.seq && s.state == kInt && (s.flags & kSplitWait)) {
-				if (now_us - w.since_us < holdoff || tx.room() < job.cfg.workers.size())
+			Slot *s = split_head_slot();
+			if (s) {
+				if (now_us - job.split_wait[job.split_head].since_us < holdoff ||
+				    tx.room() < job.cfg.workers.size())
 					return;
-				s.flags &= static_cast<uint16_t>(~kSplitWait);
-				if (enter_float(s, now_us, true))
+				s->flags &= static_cast<uint16_t>(~kSplitWait);
+				if (enter_float(*s, now_us, true))
 					job.st.split_recoveries++;
 			}
-			job.split_head = (job.split_head + 1) % n;
-			job.split_len--;
+			split_pop();
 		}
 	}
 
+	/* The slot of the FIFO's head if it still waits, else nullptr. */
+	Slot *split_head_slot()
+	{
+		const SplitWait &w = job.split_wait[job.split_head];
+		Slot &s = job.slots[w.slot];
+		return s.seq == w.seq && s.state == kInt && (s.flags & kSplitWait) ? &s : nullptr;
+	}
+
+	void split_pop()
+	{
+		job.split_head = (job.split_head + 1) % (job.mask + 1);
+		job.split_len--;
+	}
+
+	/* A float answer: added to the fragment's float buffer; the fragment
+	 * completes when every worker has answered. */
 	void take_float(Slot &s, const WorkerSet &c, const uint8_t *payload, uint64_t now_us)
 	{
 		PsJobStats &st = job.st;
@@ -775,8 +789,11 @@ struct PsPath {
 		 * window): the others may have sent theirs to the switch, where
 		 * they wait for it. tick() asks for the fragment if the rest does
 		 * not come. */
-		if ((flags & INA_F_BYPASS) && !(s.flags & kSplitWait) && job.cfg.bypass_holdoff_us) {
-			const uint32_t n = job.mask + 1;
+		const uint32_t n = job.mask + 1;
+		while (job.split_len == n && !split_head_slot())
+			split_pop();
+		if ((flags & INA_F_BYPASS) && !(s.flags & kSplitWait) && job.cfg.bypass_holdoff_us &&
+		    job.split_len < n) {
 			job.split_wait[(job.split_head + job.split_len) % n] =
 				SplitWait{static_cast<uint32_t>(&s - job.slots.get()), s.seq, now_us};
 			job.split_len++;

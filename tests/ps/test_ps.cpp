@@ -435,6 +435,29 @@ TEST(PsSplit, FragmentsGatheredInTimeAreNotAskedFor)
 	EXPECT_EQ(t.st(8).split_recoveries, 1u);
 }
 
+/* More split fragments within one hold-off than the window has slots:
+ * the queue holds one per slot, older fragments pushed out of the window
+ * are dropped from it, and nothing is asked twice or for a wrong seq. */
+TEST(PsSplit, QueueNeverOverrunsTheWindow)
+{
+	PsJobConfig c = flat_job(8, 3, true);
+	c.window = 16;
+	Ps t{c};
+	for (uint32_t seq = 0; seq < 40; seq++) {
+		Pkt p = from_worker(8, seq, 0, {1, 1, 1, 1});
+		p.flags = INA_F_BYPASS;
+		t.feed(p);
+	}
+	EXPECT_EQ(t.st(8).evicted_incomplete, 24u);
+	t.now += c.bypass_holdoff_us;
+	t.ps.tick(t.now, t.tx);
+	auto req = drain(t.tx);
+	ASSERT_EQ(req.size(), 3u * 16);
+	for (size_t i = 0; i < req.size(); i++)
+		EXPECT_EQ(req[i].seq, 24u + i / 3);
+	EXPECT_EQ(t.st(8).split_recoveries, 16u);
+}
+
 /* bypass_holdoff_us = 0 turns it off. */
 TEST(PsSplit, HoldoffZeroNeverAsks)
 {
