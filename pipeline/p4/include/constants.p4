@@ -48,6 +48,9 @@ const bit<16> INA_F_FLOAT = 0x80;
 const bit<16> INA_LANES_16 = INA_LANES;
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
 const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
+/* Largest elem_count whose UDP length, INA_UDP_FIXED_LEN + 4 * count, fits
+ * the 16-bit length field: (65535 - 52) / 4. */
+const bit<16> INA_LENGTH_MAX_COUNT = 16370;
 /* Aggregation levels the P4 build implements (ATP's two); a packet whose
  * level is 2 or 3 is forwarded as past its levels (docs/p4.md). */
 const bit<8>  INA_P4_LEVELS = 2;

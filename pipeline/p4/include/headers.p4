@@ -143,7 +143,9 @@ struct ina_meta_t {
     ina_config_t cfg;
     /* Target-neutral inputs, filled by the architecture wrapper. */
     bit<32> now;         /* clock, in ticks of the configured unit */
-    bit<32> ts_now;      /* ~now, as aggregator_id stores it */
+    bit<32> ts_now;      /* ~now, as aggregator_id stores it; for a parameter
+                          * packet, the GC bound: a foreign aggregator whose
+                          * stored ts is above it is stale (filter.p4) */
     bit<32> frame_len;   /* frame length in bytes, 0 when the target cannot tell */
     bit<1>  parse_short; /* the parser ran out of bytes */
     INA_PRESERVE bit<1>  second;      /* second pass */
@@ -163,7 +165,6 @@ struct ina_meta_t {
     bit<8>  fan_in;      /* fan_in[level] */
     bit<32> allowed;     /* bits a bitmap may have under fan_in */
     bit<32> key;         /* aggregator identifier, see aggregator_id.p4 */
-    bit<32> gc_before;   /* a foreign aggregator last written before this is stale */
     bit<32> row;         /* aggregator index (this table owns every index) */
     bit<32> value_row;   /* 2 * row + pass */
 

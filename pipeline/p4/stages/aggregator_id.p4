@@ -58,10 +58,12 @@ control aggregator_id(inout ina_headers_t hdr, inout ina_meta_t meta) {
      * foreign one idle for longer than gc_timeout (ATP section 3.7). The
      * old key is returned only when the word is freed: old == key:
      * released; other nonzero: released stale; 0: miss (an empty word's
-     * timestamp, 0, is never stale). */
+     * timestamp, 0, is never stale). For a parameter packet ts_now holds
+     * the GC bound, ~(now - gc_timeout) (filter.p4): a stateful ALU has two
+     * PHV inputs, the key and this. */
     INA_PAIR_REGISTER_ACTION(bit<32>, aggregator_id_reg, id_release_ack, meta.row, old_key,
         result = 0;
-        if (value.key == meta.key || value.ts > meta.gc_before) {
+        if (value.key == meta.key || value.ts > meta.ts_now) {
             result = value.key;
             value.key = 0;
             value.ts = 0;

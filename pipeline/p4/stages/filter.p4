@@ -71,11 +71,14 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
                  * the timestamp inverted (aggregator_id.p4), so the test
                  * becomes "stored > ~(now - timeout)"; 0 never matches.
                  * ~(now - timeout) is ~now + timeout: one ALU operation,
-                 * as a Tofino action has one per field. */
+                 * as a Tofino action has one per field. The bound takes
+                 * ts_now's place (a parameter packet writes no timestamp):
+                 * a stateful ALU reads at most two PHV fields, and
+                 * aggregator_id's register actions read the key and this. */
                 if (meta.cfg.gc_timeout != 0 && clock_past) {
-                    meta.gc_before = meta.ts_now + meta.cfg.gc_timeout;
+                    meta.ts_now = meta.ts_now + meta.cfg.gc_timeout;
                 } else {
-                    meta.gc_before = 0xFFFFFFFF;
+                    meta.ts_now = 0xFFFFFFFF;
                 }
             } else if ((hdr.ina.flags & INA_F_RESEND) != 0) {
                 meta.cls = CLASS_RESEND;

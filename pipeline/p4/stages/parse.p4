@@ -52,7 +52,12 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         key = {
             hdr.ina.job_id    : exact;
             hdr.ina.agg_node  : exact;
-            hdr.ina.agg_index : range;
+            /* The low 16 bits: a Tofino range match takes at most 5
+             * nibbles of key, and where this table is applied the index is
+             * below `aggregators` (at most 65536; malformed_index before
+             * it), so its high half is 0. Named as the whole field, so the
+             * control plane's key (agg_index_start / _end) stays. */
+            hdr.ina.agg_index[15:0] : range @name("hdr.ina.agg_index");
         }
         actions = { set_children; NoAction; }
         const default_action = NoAction();
@@ -76,14 +81,44 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
     bit<8>  levels_left = 0;
     bit<32> index_left = 0;
     bit<32> outside = 0;
+    /* The UDP length check, udp.length == INA_UDP_FIXED_LEN + 4 * elem_count
+     * (process.cpp computes it in 32 bits): the two sides in this action,
+     * one ALU operation each, their difference in the next table's. All
+     * 16 bits wide like the header fields they come from (Tofino's ALUs
+     * take operands of one container size: a 32-bit difference of 16-bit
+     * fields could not be placed in PHV). A count above
+     * INA_LENGTH_MAX_COUNT needs more than 65535 bytes, so no 16-bit length
+     * matches it; the 16-bit difference could wrap onto 0 only for such a
+     * count, which count_room's sign and the count's top bits catch. */
+    bit<16> udp_body = 0;
+    bit<16> elem_bytes = 0;
+    bit<16> length_diff = 0;
+    bit<16> count_room = 0;
+    /* elem_count against the build's maximum; exact once the length check
+     * has passed (count <= INA_LENGTH_MAX_COUNT). A gateway's `>` on the
+     * count did not fit beside the conditions merged with it ("limit of 4
+     * bytes + 12 bits of PHV input"). */
+    bit<16> max_left = 0;
     action differences() {
         elems_left = meta.cfg.elements - hdr.ina.elem_count;
         levels_left = hdr.ina.levels - hdr.ina.level;
         index_left = hdr.ina.agg_index - meta.cfg.aggregators;
+        max_left = INA_P4_MAX_ELEMENTS - hdr.ina.elem_count;
+        count_room = INA_LENGTH_MAX_COUNT - hdr.ina.elem_count;
+        udp_body = hdr.udp.length - INA_UDP_FIXED_LEN;
+        elem_bytes = hdr.ina.elem_count << 2;
     }
     table compare {
         actions = { differences; }
         const default_action = differences();
+        size = 1;
+    }
+    action length_difference() {
+        length_diff = udp_body - elem_bytes;
+    }
+    table compare_length {
+        actions = { length_difference; }
+        const default_action = length_difference();
         size = 1;
     }
     /* The bitmap's bits outside the fan-in's. */
@@ -98,6 +133,7 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
 
     apply {
         compare.apply();
+        compare_length.apply();
         bool index_over = hdr.ina.agg_index[31:16] != 0 || index_left[31:31] == 0;
         meta.reason = CTR_NONE;
         if (meta.is_ina == 0) {
@@ -112,18 +148,24 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         } else if (hdr.ina.type != INA_TYPE_DATA) {
             malformed(CTR_malformed_type);
         } else {
-            bit<32> payload = ((bit<32>)hdr.ina.elem_count) << 2;
             bool ack = (hdr.ina.flags & INA_F_ACK) != 0;
             /* The frame length is known on BMv2 only; on Tofino a frame
-             * shorter than its headers is cut off by the parser. */
+             * shorter than its headers is cut off by the parser, and
+             * frame_len is 0 (comparing it with a sum of fields would be a
+             * comparison of two fields, which a Tofino gateway cannot do). */
+#if defined(__TARGET_TOFINO__)
+            bool truncated = meta.parse_short == 1;
+#else
             bit<32> options = ((bit<32>)hdr.ipv4.ihl - 5) << 2;
             bool truncated = meta.parse_short == 1 ||
-                (meta.frame_len != 0 && meta.frame_len < INA_PAYLOAD_OFFSET + options + payload);
-            if ((bit<32>)hdr.udp.length != (bit<32>)INA_UDP_FIXED_LEN + payload) {
+                (meta.frame_len != 0 &&
+                 meta.frame_len < INA_PAYLOAD_OFFSET + options + (bit<32>)elem_bytes);
+#endif
+            if (length_diff != 0 || hdr.ina.elem_count[15:14] != 0 || count_room[15:15] == 1) {
                 malformed(CTR_malformed_length);
             } else if (truncated) {
                 malformed(CTR_malformed_short);
-            } else if (hdr.ina.elem_count > INA_P4_MAX_ELEMENTS) {
+            } else if (max_left[15:15] == 1) {
                 malformed(CTR_malformed_elements);
             } else if (elems_left[15:15] == 1) {
                 /* above `elements` (two gateways: one would read too many
