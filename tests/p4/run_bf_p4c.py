@@ -18,7 +18,9 @@ create_mau_resources.py) names more MAU stages used than the target has.
 Prints, per target, the stages used and available, the tables placed in each
 stage, and the memories, stateful ALUs, gateways, hash units and PHV
 containers used, the figures docs/p4.md quotes. On a failed compile it prints
-the compiler's error lines.
+the compiler's error lines, and, when table placement is what failed, the
+stages its last placement attempt took (the back end writes that attempt to
+resources.json before it gives up).
 
 The p4c driver of the open-source back end (installed as bf-p4c) stops with a
 Python AttributeError when it starts the assembler (barefoot.py passes a Path
@@ -129,6 +131,15 @@ def assemble(compiler, out, target):
     return r.returncode == 0
 
 
+def print_stages(tables, sram_salu, limit=None):
+    for n in sorted(tables):
+        sram, salu = sram_salu.get(n, (0, 0))
+        names = ", ".join(tables[n])
+        if limit and len(names) > limit:
+            names = names[:limit] + " ..."
+        print(f"  stage {n:2} ({sram} SRAM, {salu} SALU): {names}")
+
+
 def error_lines(text):
     """The compiler's error messages (each with the source line after it)."""
     lines = text.splitlines()
@@ -172,6 +183,12 @@ def main():
                 if not driver_bug:
                     print(f"FAIL {t}: bf-p4c exited {r.returncode}")
                     print("\n".join(error_lines(text)))
+                    _, report = resource_report(out)
+                    if report is not None and "Table placement" in text:
+                        used, available, tables = stages(report)
+                        print(f"{t}: the last placement attempt took {used} MAU stages "
+                              f"(the target has {available}):")
+                        print_stages(tables, memories(report)[1], limit=160)
                     status = 1
                     continue
                 print(f"{t}: back end done; the driver stopped before the assembler, running bfas")
@@ -194,9 +211,7 @@ def main():
                 parts = ", ".join(f"{g} {n} containers / {b} bits" for g, (n, b) in sorted(phv_used.items()))
                 have = ", ".join(f"{k} {n} / {b}" for k, (n, b) in sorted(phv_available(report).items()))
                 print(f"  PHV: {parts} (the target has, per gress: {have})")
-            for n in sorted(tables):
-                sram, salu = per.get(n, (0, 0))
-                print(f"  stage {n:2} ({sram} SRAM, {salu} SALU): {', '.join(tables[n])}")
+            print_stages(tables, per)
             if available is not None and used > available:
                 print(f"FAIL {t}: {used} stages used, the target has {available}")
                 status = 1
