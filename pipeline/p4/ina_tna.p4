@@ -56,7 +56,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
             holder = 0, is_ina = 0, bitmap = 0,
             fan_in = 0, allowed = 0, key = 0,
-            row = 0, value_row = 0, cls = 0, id_hit = 0,
+            row = 0, value_row = 0, row_mask = 0, count_lanes_left = 0, row_lanes_left = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
             value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,
             need_second = 0, write_bitmaps = 0, advance = 0, carry_flags = 0,
@@ -416,6 +416,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     aggregator_id() aggregator_id_0;
     aggregator_bitmap() aggregator_bitmap_0;
     aggregator_count() aggregator_count_0;
+    value_rows() value_rows_0;
     aggregator_value() aggregator_value_0;
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
@@ -448,6 +449,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         meta.in_port = ig_intr_md.ingress_port;
 
         switch_config_0.apply(hdr, meta);
+        value_rows_0.apply(hdr, meta);
         if (meta.second == 0) {
             admission_0.apply(hdr, meta);
             if (meta.skip_pipeline == 0) {
@@ -541,7 +543,7 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
             second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
             holder = 0, is_ina = 0, bitmap = 0,
             fan_in = 0, allowed = 0, key = 0,
-            row = 0, value_row = 0, cls = 0, id_hit = 0,
+            row = 0, value_row = 0, row_mask = 0, count_lanes_left = 0, row_lanes_left = 0, cls = 0, id_hit = 0,
             old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
             value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,
             need_second = 0, write_bitmaps = 0, advance = 0, carry_flags = 0,

@@ -157,6 +157,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     share_count() share_count_0;
     aggregator_bitmap() aggregator_bitmap_0;
     aggregator_count() aggregator_count_0;
+    value_rows() value_rows_0;
     aggregator_value() aggregator_value_0;
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
@@ -178,6 +179,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         meta.in_port = sm.ingress_port;
 
         switch_config_0.apply(hdr, meta);
+        value_rows_0.apply(hdr, meta);
         if (meta.second == 0) {
             admission_0.apply(hdr, meta);
             if (meta.skip_pipeline == 0) {

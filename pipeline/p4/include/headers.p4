@@ -167,6 +167,9 @@ struct ina_meta_t {
     bit<32> key;         /* aggregator identifier, see aggregator_id.p4 */
     bit<32> row;         /* aggregator index (this table owns every index) */
     bit<32> value_row;   /* 2 * row + pass */
+    bit<32> row_mask;    /* bit i: lane i belongs to the row in this pass */
+    bit<16> count_lanes_left; /* INA_LANES - elem_count: sign set, a second pass */
+    bit<16> row_lanes_left;   /* INA_LANES - elements: sign set, the row has two */
 
     /* filter and the register stages */
     ina_class_t cls;

@@ -73,7 +73,7 @@
             meta.fresh : ternary; \
             hdr.ina.level : ternary; \
             hdr.elems[I].isValid() : ternary; \
-            row_mask[I:I] : ternary; \
+            meta.row_mask[I:I] : ternary; \
         } \
         actions = { value_write_##I; value_clear_##I; value_add_##I; value_read_##I; NoAction; } \
         const default_action = NoAction(); \
@@ -104,11 +104,15 @@
         clip_##I = 1; \
     }
 
-control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
+/* The lanes' row in this pass and which lanes belong to it, applied first
+ * in both passes (right after switch_config): they depend only on the
+ * configuration and the pass, and the lane tables key on them, so they
+ * must not wait behind the register stages in control order (Tofino
+ * places a table no earlier than what it reads). */
+control value_rows(inout ina_headers_t hdr, inout ina_meta_t meta) {
     bit<16> row_lanes = 0;
     /* Bit i: lane i belongs to the row in this pass (i < row_lanes). */
-    bit<32> row_mask = 0;
-    action set_row_mask(bit<32> mask) { row_mask = mask; }
+    action set_row_mask(bit<32> mask) { meta.row_mask = mask; }
     table lane_mask {
         key = { row_lanes : exact; }
         actions = { set_row_mask; }
@@ -151,6 +155,36 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         }
     }
 
+    /* elem_count > INA_LANES and elements > INA_LANES as sign bits of
+     * differences (a gateway's `>` against a constant that is not a power
+     * of two minus one takes more rows and bytes than a gateway has: "limit
+     * of 4 bytes + 12 bits"); exact, as both are at most 62 where they are
+     * read (parse, p4gen). */
+    action lane_differences() {
+        meta.count_lanes_left = INA_LANES_16 - hdr.ina.elem_count;
+        meta.row_lanes_left = INA_LANES_16 - meta.cfg.elements;
+    }
+    table compare_lanes {
+        actions = { lane_differences; }
+        const default_action = lane_differences();
+        size = 1;
+    }
+
+    apply {
+        compare_lanes.apply();
+        /* Lanes of this pass that belong to the row (`elements`), as a bit
+         * mask: a Tofino gateway tests a bit, not `I < row_lanes`, in the
+         * few bytes each lane's condition may read. */
+        row_lanes = meta.cfg.elements;
+        if (meta.second == 1) {
+            row_lanes = meta.cfg.elements - INA_LANES_16;
+        }
+        lane_mask.apply();
+        meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
+    }
+}
+
+control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     /* One bit per lane (see lane_clips); lanes past INA_LANES keep 0. */
     bit<1> clip_0 = 0;
     bit<1> clip_1 = 0;
@@ -355,43 +389,10 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #endif
 
     apply {
-        if (meta.second == 0) {
-            /* Which value action this packet runs, in both passes. */
-            meta.value_op = VALUE_NONE;
-            if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_CLAIMED) {
-                meta.value_op = VALUE_WRITE;
-            } else if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH &&
-                       meta.reason != CTR_duplicate) {
-                if (meta.complete == 1) {
-                    meta.value_op = VALUE_ADD_READ;
-                } else {
-                    meta.value_op = VALUE_ADD;
-                }
-            } else if (meta.cls == CLASS_RESEND && meta.reason == CTR_resend_merged) {
-                if (meta.fresh == 1) {
-                    meta.value_op = VALUE_ADD_READ;
-                } else {
-                    meta.value_op = VALUE_READ;
-                }
-            }
-            meta.need_second = 0;
-            if (meta.value_op != VALUE_NONE && hdr.ina.elem_count > INA_LANES_16) {
-                meta.need_second = 1;
-            }
-            if (meta.value_op == VALUE_WRITE && meta.cfg.elements > INA_LANES_16) {
-                /* the row's second half must be zeroed too */
-                meta.need_second = 1;
-            }
-        }
-        /* Lanes of this pass that belong to the row (`elements`), as a bit
-         * mask: a Tofino gateway tests a bit, not `I < row_lanes`, in the
-         * few bytes each lane's condition may read. */
-        row_lanes = meta.cfg.elements;
-        if (meta.second == 1) {
-            row_lanes = meta.cfg.elements - INA_LANES_16;
-        }
-        lane_mask.apply();
-        meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
+        /* The lanes first: in the first pass their key is what the register
+         * stages decided, in the second the carried value action, which the
+         * first pass computes only below (after the lanes in control order,
+         * so that no lane waits for it). */
         INA_LANE_APPLY(0)
 #if INA_LANES > 1
         INA_LANE_APPLY(1)
@@ -483,6 +484,34 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #if INA_LANES > 30
         INA_LANE_APPLY(30)
 #endif
+        if (meta.second == 0) {
+            /* Which value action this packet runs, in both passes. */
+            meta.value_op = VALUE_NONE;
+            if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_CLAIMED) {
+                meta.value_op = VALUE_WRITE;
+            } else if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH &&
+                       meta.reason != CTR_duplicate) {
+                if (meta.complete == 1) {
+                    meta.value_op = VALUE_ADD_READ;
+                } else {
+                    meta.value_op = VALUE_ADD;
+                }
+            } else if (meta.cls == CLASS_RESEND && meta.reason == CTR_resend_merged) {
+                if (meta.fresh == 1) {
+                    meta.value_op = VALUE_ADD_READ;
+                } else {
+                    meta.value_op = VALUE_READ;
+                }
+            }
+            meta.need_second = 0;
+            if (meta.value_op != VALUE_NONE && meta.count_lanes_left[15:15] == 1) {
+                meta.need_second = 1;
+            }
+            if (meta.value_op == VALUE_WRITE && meta.row_lanes_left[15:15] == 1) {
+                /* the row's second half must be zeroed too */
+                meta.need_second = 1;
+            }
+        }
         lane_clips.apply();
     }
 }
