@@ -107,6 +107,19 @@ struct ParameterServer::Job {
 		return c;
 	}
 	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * cfg.elements; }
+
+	/* The fragment state of `n` slots (a power of two) and the float pool. */
+	void allocate(uint32_t n)
+	{
+		mask = n - 1;
+		slots.reset(new Slot[n]);
+		values.reset(new int32_t[size_t(n) * cfg.elements]());
+		float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
+		split_wait.reset(new SplitWait[n]);
+		for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
+			float_free.push_back(i);
+		job_group_mac(cfg.job, group_mac);
+	}
 };
 
 ParameterServer::ParameterServer(const Endpoint &self, uint32_t shard, uint32_t shards)
@@ -288,15 +301,7 @@ bool ParameterServer::add_job(const PsJobConfig &cfg, std::string *error)
 			return false;
 		}
 	}
-	const uint32_t slots = ps_shard_window(cfg.window, shards_);
-	job->mask = slots - 1;
-	job->slots.reset(new Slot[slots]);
-	job->values.reset(new int32_t[size_t(slots) * cfg.elements]());
-	job->float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
-	job->split_wait.reset(new SplitWait[slots]);
-	for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
-		job->float_free.push_back(i);
-	job_group_mac(cfg.job, job->group_mac);
+	job->allocate(ps_shard_window(cfg.window, shards_));
 	jobs_[cfg.job] = std::move(job);
 	job_ids_.push_back(cfg.job);
 	return true;
