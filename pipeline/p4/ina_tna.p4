@@ -46,24 +46,92 @@
 
 const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 
+/* The header states, written once and instantiated twice: for the first
+ * pass (no suffix) and for the second (suffix _2), which ends in the
+ * elements of the second half. The pass is told apart where it is known,
+ * in the first states (resubmit flag, recirculation port): selecting on
+ * the intrinsic metadata in parse_ina kept the ingress port and the
+ * resubmit flag in Tofino 1's parser match registers (one 16-bit, two
+ * 8-bit) through every state, which left too few for the IPv4 header's
+ * selects. Option word i in state opt<i>, a fixed stack index per state:
+ * the Tofino parser cannot follow `.next` through states entered at
+ * different depths, and has no variable-length extract. The IPv4 version
+ * is checked by parse (is_ina), not here: with the fragment offset and
+ * protocol it took a third match register. */
+#define INA_HEADER_STATES(SFX, AFTER_INA) \
+    state parse_ethernet##SFX { \
+        pkt.extract(hdr.ethernet); \
+        transition select(hdr.ethernet.ether_type) { \
+            ETHERTYPE_IPV4: parse_ipv4##SFX; \
+            default: accept; \
+        } \
+    } \
+    state parse_ipv4##SFX { \
+        pkt.extract(hdr.ipv4); \
+        transition select(hdr.ipv4.frag_offset, hdr.ipv4.proto) { \
+            (0, IP_PROTO_UDP): parse_ipv4_options##SFX; \
+            default: accept; \
+        } \
+    } \
+    state parse_ipv4_options##SFX { \
+        transition select(hdr.ipv4.ihl) { \
+            5: parse_udp##SFX; \
+            6 .. 15: opt0##SFX; \
+            default: accept; \
+        } \
+    } \
+    state opt0##SFX { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp##SFX; default: opt1##SFX; } } \
+    state opt1##SFX { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp##SFX; default: opt2##SFX; } } \
+    state opt2##SFX { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp##SFX; default: opt3##SFX; } } \
+    state opt3##SFX { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp##SFX; default: opt4##SFX; } } \
+    state opt4##SFX { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp##SFX; default: opt5##SFX; } } \
+    state opt5##SFX { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp##SFX; default: opt6##SFX; } } \
+    state opt6##SFX { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp##SFX; default: opt7##SFX; } } \
+    state opt7##SFX { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp##SFX; default: opt8##SFX; } } \
+    state opt8##SFX { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp##SFX; default: opt9##SFX; } } \
+    state opt9##SFX { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp##SFX; } \
+    state parse_udp##SFX { \
+        pkt.extract(hdr.udp); \
+        transition select(hdr.udp.dst_port) { \
+            INA_UDP_PORT: parse_ina##SFX; \
+            default: accept; \
+        } \
+    } \
+    state parse_ina##SFX { \
+        meta.is_ina = 1; \
+        pkt.extract(hdr.ina); \
+        transition select(hdr.ina.version, hdr.ina.type) { \
+            (INA_VERSION, INA_TYPE_DATA): AFTER_INA; \
+            default: accept; \
+        } \
+    }
+
+/* Element I of each chain (first pass e<I> into elems, second pass h<I>
+ * into head and f<I> into elems), each state selecting on the count: the
+ * packet's last element ends the chain. J is I + 1. */
+#define INA_ELEMENT_STATES(I, J) \
+    state e##I { \
+        pkt.extract(hdr.elems[I]); \
+        transition select(hdr.ina.elem_count) { J: accept; default: e##J; } \
+    } \
+    state h##I { \
+        pkt.extract(hdr.head[I]); \
+        transition select(hdr.ina.elem_count) { J: accept; default: h##J; } \
+    } \
+    state f##I { \
+        pkt.extract(hdr.elems[I]); \
+        transition select(hdr.ina.elem_count) { INA_LANES_16 + J: accept; default: f##J; } \
+    }
+/* Past the pass's lanes: the first pass stops, the second goes on from its
+ * first element to extract. */
+#define INA_ELEMENT_ENDS(I) \
+    state e##I { transition accept; } \
+    state h##I { transition f0; } \
+    state f##I { transition accept; }
+
 parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                         out ingress_intrinsic_metadata_t ig_intr_md) {
-    ParserCounter() elems_left;
-
     state start {
-        meta = {
-            cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
-            holder = 0, is_ina = 0, bitmap = 0,
-            fan_in = 0, allowed = 0, key = 0,
-            row = 0, value_row = 0, row_mask = 0, count_lanes_left = 0, row_lanes_left = 0, cls = 0, id_hit = 0,
-            old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
-            value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,
-            need_second = 0, write_bitmaps = 0, advance = 0, carry_flags = 0,
-            set_flags = 0, fwd_port = 0, fwd_group = 0, fwd_drop = 0, cpu_port = 0,
-            flood_group = 0, in_port = 0, ip_changed = 0, verdict = 0, reason = 0,
-            side = 0, recirculate = 0
-        };
         pkt.extract(ig_intr_md);
         transition select(ig_intr_md.resubmit_flag) {
             1: resubmitted;
@@ -76,7 +144,9 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state resubmitted {
         pkt.extract(hdr.pass);
         meta.second = 1;
+        meta.row_offset = INA_AGGREGATORS;
         meta.value_op = hdr.pass.value_op;
+        meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
         meta.clipped = hdr.pass.clipped;
         meta.verdict = hdr.pass.verdict;
@@ -85,7 +155,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         meta.side = hdr.pass.side;
         meta.carry_flags = hdr.pass.carry;
         hdr.pass.setInvalid();
-        transition parse_ethernet;
+        transition parse_ethernet_2;
     }
     state port_metadata {
         pkt.advance(PORT_METADATA_SIZE);
@@ -98,7 +168,9 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state recirculated {
         pkt.extract(hdr.pass);
         meta.second = 1;
+        meta.row_offset = INA_AGGREGATORS;
         meta.value_op = hdr.pass.value_op;
+        meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
         meta.clipped = hdr.pass.clipped;
         meta.verdict = hdr.pass.verdict;
@@ -107,301 +179,187 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         meta.side = hdr.pass.side;
         meta.carry_flags = hdr.pass.carry;
         hdr.pass.setInvalid();
-        transition parse_ethernet;
+        transition parse_ethernet_2;
     }
-    state parse_ethernet {
-        pkt.extract(hdr.ethernet);
-        transition select(hdr.ethernet.ether_type) {
-            ETHERTYPE_IPV4: parse_ipv4;
-            default: accept;
-        }
-    }
-    state parse_ipv4 {
-        pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.version, hdr.ipv4.frag_offset, hdr.ipv4.proto) {
-            (4, 0, IP_PROTO_UDP): parse_ipv4_options;
-            default: accept;
-        }
-    }
-    /* One state per option word: Tofino's parser has no variable-length
-     * extract. */
-    state parse_ipv4_options {
-        transition select(hdr.ipv4.ihl) {
-            5: parse_udp;
-            6 .. 15: opt0;
-            default: accept;
-        }
-    }
-    /* Option word i in state opt<i>, a fixed stack index per state: the
-     * Tofino parser cannot follow `.next` through states entered at
-     * different depths. */
-    state opt0 { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp; default: opt1; } }
-    state opt1 { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp; default: opt2; } }
-    state opt2 { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp; default: opt3; } }
-    state opt3 { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp; default: opt4; } }
-    state opt4 { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp; default: opt5; } }
-    state opt5 { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp; default: opt6; } }
-    state opt6 { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp; default: opt7; } }
-    state opt7 { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp; default: opt8; } }
-    state opt8 { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp; default: opt9; } }
-    state opt9 { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp; }
-    state parse_udp {
-        pkt.extract(hdr.udp);
-        transition select(hdr.udp.dst_port) {
-            INA_UDP_PORT: parse_ina;
-            default: accept;
-        }
-    }
-    state parse_ina {
-        meta.is_ina = 1;
-        pkt.extract(hdr.ina);
-        /* The parser counter loads from a whole header field (a slice is
-         * not supported), masked to its low byte: Tofino 1 takes the mask
-         * as a width (7: 2^8 - 1), Tofino 2 as the mask itself. */
-#if __TARGET_TOFINO__ == 2
-        elems_left.set(hdr.ina.elem_count, 8w255, 8w0, 8w255, 8w0);
-#else
-        elems_left.set(hdr.ina.elem_count, 8w255, 8w0, 3w7, 8w0);
-#endif
-        /* The pass is told by the intrinsic metadata, as in start and
-         * port_metadata: Tofino's parser selects on packet data only, not
-         * on meta.second (a constant set in restore_pass). */
-        transition select(hdr.ina.version, hdr.ina.type, ig_intr_md.resubmit_flag,
-                          ig_intr_md.ingress_port) {
-            (INA_VERSION, INA_TYPE_DATA, 1, _): head;
-            (INA_VERSION, INA_TYPE_DATA, 0, INA_RECIRC_PORT): head;
-            (INA_VERSION, INA_TYPE_DATA, 0, _): first_elems;
-            default: accept;
-        }
-    }
-    /* First pass: elements 0..INA_LANES-1. More than INA_LANES extracts into
-     * the lane stack would overflow it, so a full pass is one fixed extract
-     * sequence. */
-    state first_elems {
+    INA_HEADER_STATES(, count_first)
+    INA_HEADER_STATES(_2, count_head)
+    /* The elements, one state each, each selecting on the count: the
+     * first pass extracts elements 0..INA_LANES-1 into `elems` (e<i>), the
+     * second skips them into `head` (h<i>) and extracts the rest (f<i>).
+     * A state per element, not a loop on Tofino's parser counter: the back
+     * end failed to place the counter's load ("counter load allocated to
+     * more than 1 registers"); a packet has at most 2 * INA_LANES elements
+     * here (more is malformed_elements), so the chains are bounded. */
+    state count_first {
         transition select(hdr.ina.elem_count) {
-            0 .. (INA_LANES - 1): elems;
-            default: elems_full;
+            0: accept;
+            default: e0;
         }
     }
-    state elems_full {
-        pkt.extract(hdr.elems[0]);
+    state count_head {
+        transition select(hdr.ina.elem_count) {
+            0: accept;
+            default: h0;
+        }
+    }
+#if INA_LANES > 0
+    INA_ELEMENT_STATES(0, 1)
+#elif INA_LANES == 0
+    INA_ELEMENT_ENDS(0)
+#endif
 #if INA_LANES > 1
-        pkt.extract(hdr.elems[1]);
+    INA_ELEMENT_STATES(1, 2)
+#elif INA_LANES == 1
+    INA_ELEMENT_ENDS(1)
 #endif
 #if INA_LANES > 2
-        pkt.extract(hdr.elems[2]);
+    INA_ELEMENT_STATES(2, 3)
+#elif INA_LANES == 2
+    INA_ELEMENT_ENDS(2)
 #endif
 #if INA_LANES > 3
-        pkt.extract(hdr.elems[3]);
+    INA_ELEMENT_STATES(3, 4)
+#elif INA_LANES == 3
+    INA_ELEMENT_ENDS(3)
 #endif
 #if INA_LANES > 4
-        pkt.extract(hdr.elems[4]);
+    INA_ELEMENT_STATES(4, 5)
+#elif INA_LANES == 4
+    INA_ELEMENT_ENDS(4)
 #endif
 #if INA_LANES > 5
-        pkt.extract(hdr.elems[5]);
+    INA_ELEMENT_STATES(5, 6)
+#elif INA_LANES == 5
+    INA_ELEMENT_ENDS(5)
 #endif
 #if INA_LANES > 6
-        pkt.extract(hdr.elems[6]);
+    INA_ELEMENT_STATES(6, 7)
+#elif INA_LANES == 6
+    INA_ELEMENT_ENDS(6)
 #endif
 #if INA_LANES > 7
-        pkt.extract(hdr.elems[7]);
+    INA_ELEMENT_STATES(7, 8)
+#elif INA_LANES == 7
+    INA_ELEMENT_ENDS(7)
 #endif
 #if INA_LANES > 8
-        pkt.extract(hdr.elems[8]);
+    INA_ELEMENT_STATES(8, 9)
+#elif INA_LANES == 8
+    INA_ELEMENT_ENDS(8)
 #endif
 #if INA_LANES > 9
-        pkt.extract(hdr.elems[9]);
+    INA_ELEMENT_STATES(9, 10)
+#elif INA_LANES == 9
+    INA_ELEMENT_ENDS(9)
 #endif
 #if INA_LANES > 10
-        pkt.extract(hdr.elems[10]);
+    INA_ELEMENT_STATES(10, 11)
+#elif INA_LANES == 10
+    INA_ELEMENT_ENDS(10)
 #endif
 #if INA_LANES > 11
-        pkt.extract(hdr.elems[11]);
+    INA_ELEMENT_STATES(11, 12)
+#elif INA_LANES == 11
+    INA_ELEMENT_ENDS(11)
 #endif
 #if INA_LANES > 12
-        pkt.extract(hdr.elems[12]);
+    INA_ELEMENT_STATES(12, 13)
+#elif INA_LANES == 12
+    INA_ELEMENT_ENDS(12)
 #endif
 #if INA_LANES > 13
-        pkt.extract(hdr.elems[13]);
+    INA_ELEMENT_STATES(13, 14)
+#elif INA_LANES == 13
+    INA_ELEMENT_ENDS(13)
 #endif
 #if INA_LANES > 14
-        pkt.extract(hdr.elems[14]);
+    INA_ELEMENT_STATES(14, 15)
+#elif INA_LANES == 14
+    INA_ELEMENT_ENDS(14)
 #endif
 #if INA_LANES > 15
-        pkt.extract(hdr.elems[15]);
+    INA_ELEMENT_STATES(15, 16)
+#elif INA_LANES == 15
+    INA_ELEMENT_ENDS(15)
 #endif
 #if INA_LANES > 16
-        pkt.extract(hdr.elems[16]);
+    INA_ELEMENT_STATES(16, 17)
+#elif INA_LANES == 16
+    INA_ELEMENT_ENDS(16)
 #endif
 #if INA_LANES > 17
-        pkt.extract(hdr.elems[17]);
+    INA_ELEMENT_STATES(17, 18)
+#elif INA_LANES == 17
+    INA_ELEMENT_ENDS(17)
 #endif
 #if INA_LANES > 18
-        pkt.extract(hdr.elems[18]);
+    INA_ELEMENT_STATES(18, 19)
+#elif INA_LANES == 18
+    INA_ELEMENT_ENDS(18)
 #endif
 #if INA_LANES > 19
-        pkt.extract(hdr.elems[19]);
+    INA_ELEMENT_STATES(19, 20)
+#elif INA_LANES == 19
+    INA_ELEMENT_ENDS(19)
 #endif
 #if INA_LANES > 20
-        pkt.extract(hdr.elems[20]);
+    INA_ELEMENT_STATES(20, 21)
+#elif INA_LANES == 20
+    INA_ELEMENT_ENDS(20)
 #endif
 #if INA_LANES > 21
-        pkt.extract(hdr.elems[21]);
+    INA_ELEMENT_STATES(21, 22)
+#elif INA_LANES == 21
+    INA_ELEMENT_ENDS(21)
 #endif
 #if INA_LANES > 22
-        pkt.extract(hdr.elems[22]);
+    INA_ELEMENT_STATES(22, 23)
+#elif INA_LANES == 22
+    INA_ELEMENT_ENDS(22)
 #endif
 #if INA_LANES > 23
-        pkt.extract(hdr.elems[23]);
+    INA_ELEMENT_STATES(23, 24)
+#elif INA_LANES == 23
+    INA_ELEMENT_ENDS(23)
 #endif
 #if INA_LANES > 24
-        pkt.extract(hdr.elems[24]);
+    INA_ELEMENT_STATES(24, 25)
+#elif INA_LANES == 24
+    INA_ELEMENT_ENDS(24)
 #endif
 #if INA_LANES > 25
-        pkt.extract(hdr.elems[25]);
+    INA_ELEMENT_STATES(25, 26)
+#elif INA_LANES == 25
+    INA_ELEMENT_ENDS(25)
 #endif
 #if INA_LANES > 26
-        pkt.extract(hdr.elems[26]);
+    INA_ELEMENT_STATES(26, 27)
+#elif INA_LANES == 26
+    INA_ELEMENT_ENDS(26)
 #endif
 #if INA_LANES > 27
-        pkt.extract(hdr.elems[27]);
+    INA_ELEMENT_STATES(27, 28)
+#elif INA_LANES == 27
+    INA_ELEMENT_ENDS(27)
 #endif
 #if INA_LANES > 28
-        pkt.extract(hdr.elems[28]);
+    INA_ELEMENT_STATES(28, 29)
+#elif INA_LANES == 28
+    INA_ELEMENT_ENDS(28)
 #endif
 #if INA_LANES > 29
-        pkt.extract(hdr.elems[29]);
+    INA_ELEMENT_STATES(29, 30)
+#elif INA_LANES == 29
+    INA_ELEMENT_ENDS(29)
 #endif
 #if INA_LANES > 30
-        pkt.extract(hdr.elems[30]);
+    INA_ELEMENT_STATES(30, 31)
+#elif INA_LANES == 30
+    INA_ELEMENT_ENDS(30)
 #endif
-        transition accept;
-    }
-    state elems {
-        transition select(elems_left.is_zero()) {
-            true: accept;
-            false: elem_one;
-        }
-    }
-    state elem_one {
-        pkt.extract(hdr.elems.next);
-        elems_left.decrement(1);
-        transition elems;
-    }
-    /* Second pass: the first INA_LANES elements (or fewer: a claim zeroing
-     * the row's second half) were done in the first pass. */
-    state head {
-        transition select(hdr.ina.elem_count) {
-            0 .. (INA_LANES - 1): head_loop;
-            default: head_full;
-        }
-    }
-    state head_loop {
-        transition select(elems_left.is_zero()) {
-            true: accept;
-            false: head_one;
-        }
-    }
-    state head_one {
-        pkt.extract(hdr.head.next);
-        elems_left.decrement(1);
-        transition head_loop;
-    }
-    state head_full {
-        pkt.extract(hdr.head[0]);
-#if INA_LANES > 1
-        pkt.extract(hdr.head[1]);
+#if INA_LANES == 31
+    INA_ELEMENT_ENDS(31)
 #endif
-#if INA_LANES > 2
-        pkt.extract(hdr.head[2]);
-#endif
-#if INA_LANES > 3
-        pkt.extract(hdr.head[3]);
-#endif
-#if INA_LANES > 4
-        pkt.extract(hdr.head[4]);
-#endif
-#if INA_LANES > 5
-        pkt.extract(hdr.head[5]);
-#endif
-#if INA_LANES > 6
-        pkt.extract(hdr.head[6]);
-#endif
-#if INA_LANES > 7
-        pkt.extract(hdr.head[7]);
-#endif
-#if INA_LANES > 8
-        pkt.extract(hdr.head[8]);
-#endif
-#if INA_LANES > 9
-        pkt.extract(hdr.head[9]);
-#endif
-#if INA_LANES > 10
-        pkt.extract(hdr.head[10]);
-#endif
-#if INA_LANES > 11
-        pkt.extract(hdr.head[11]);
-#endif
-#if INA_LANES > 12
-        pkt.extract(hdr.head[12]);
-#endif
-#if INA_LANES > 13
-        pkt.extract(hdr.head[13]);
-#endif
-#if INA_LANES > 14
-        pkt.extract(hdr.head[14]);
-#endif
-#if INA_LANES > 15
-        pkt.extract(hdr.head[15]);
-#endif
-#if INA_LANES > 16
-        pkt.extract(hdr.head[16]);
-#endif
-#if INA_LANES > 17
-        pkt.extract(hdr.head[17]);
-#endif
-#if INA_LANES > 18
-        pkt.extract(hdr.head[18]);
-#endif
-#if INA_LANES > 19
-        pkt.extract(hdr.head[19]);
-#endif
-#if INA_LANES > 20
-        pkt.extract(hdr.head[20]);
-#endif
-#if INA_LANES > 21
-        pkt.extract(hdr.head[21]);
-#endif
-#if INA_LANES > 22
-        pkt.extract(hdr.head[22]);
-#endif
-#if INA_LANES > 23
-        pkt.extract(hdr.head[23]);
-#endif
-#if INA_LANES > 24
-        pkt.extract(hdr.head[24]);
-#endif
-#if INA_LANES > 25
-        pkt.extract(hdr.head[25]);
-#endif
-#if INA_LANES > 26
-        pkt.extract(hdr.head[26]);
-#endif
-#if INA_LANES > 27
-        pkt.extract(hdr.head[27]);
-#endif
-#if INA_LANES > 28
-        pkt.extract(hdr.head[28]);
-#endif
-#if INA_LANES > 29
-        pkt.extract(hdr.head[29]);
-#endif
-#if INA_LANES > 30
-        pkt.extract(hdr.head[30]);
-#endif
-        elems_left.decrement(INA_LANES);
-        transition elems;
-    }
 }
 
 control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
@@ -422,6 +380,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     deparse() deparse_0;
     counters() counters_0;
     forward() forward_0;
+    forward_decision() forward_decision_0;
 
     /* Target inputs of the shared stages. The clock is the MAC timestamp
      * in units of 65.536 us (bits 47:16 of nanoseconds), so 32 bits last 78
@@ -450,15 +409,28 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 
         switch_config_0.apply(hdr, meta);
         value_rows_0.apply(hdr, meta);
+        forward_0.apply(hdr, meta);
         if (meta.second == 0) {
+            /* Facts, then the decisions of admission and of parse and
+             * filter side by side (the stage controls say why); a packet
+             * admission refuses or forwards unregistered takes admission's
+             * verdict and skips every register. */
+            parse_0.apply(hdr, meta);
             admission_0.apply(hdr, meta);
-            if (meta.skip_pipeline == 0) {
-                parse_0.apply(hdr, meta);
-                filter_0.apply(hdr, meta);
+            filter_0.apply(hdr, meta);
+            if (meta.skip_pipeline == 1) {
+                meta.verdict = meta.adm_verdict;
+                meta.reason = CTR_NONE;
+            } else {
                 aggregator_id_0.apply(hdr, meta);
                 aggregator_bitmap_0.apply(hdr, meta);
                 aggregator_count_0.apply(hdr, meta);
             }
+        }
+        if (meta.second == 1 || meta.need_second == 0) {
+            /* The packet's last pass: its counters, as soon as the verdict
+             * is known. */
+            counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
         if (meta.second == 1 || meta.need_second == 0) {
@@ -469,11 +441,20 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             deparse_0.apply(hdr, meta);
         }
 
+        /* Where the packet goes, whatever the pass: the verdict is known two
+         * stages after the registers, and the decision (a route's MAC into
+         * the header) is redone in the second pass; out of the last-pass
+         * branch it does not wait for the lanes. */
+        forward_decision_0.apply(hdr, meta);
         hdr.bridge.setValid();
         hdr.bridge.recirculate = 0;
         hdr.bridge.pad0 = 0;
         hdr.bridge.in_port = meta.in_port;
         hdr.bridge.flood_group = meta.flood_group;
+        hdr.bridge.pad1 = 0;
+        /* The result's flags are egress's to write, in the last pass (a
+         * recirculated packet's egress passes it on untouched). */
+        hdr.bridge.carry_flags = meta.carry_flags;
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
@@ -498,8 +479,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 ig_tm_md.bypass_egress = 0;
             }
         } else {
-            counters_0.apply(hdr, meta);
-            forward_0.apply(hdr, meta);
             if (meta.fwd_drop == 1) {
                 ig_dprsr_md.drop_ctl = 1;
             } else if (meta.fwd_group != 0) {
@@ -538,24 +517,13 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
 parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                        out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
-        meta = {
-            cfg = {0, 0, 0, 0}, now = 0, ts_now = 0, frame_len = 0, parse_short = 0,
-            second = 0, skip_pipeline = 0, adm_reason = 0, share = 0, at_share = 0,
-            holder = 0, is_ina = 0, bitmap = 0,
-            fan_in = 0, allowed = 0, key = 0,
-            row = 0, value_row = 0, row_mask = 0, count_lanes_left = 0, row_lanes_left = 0, cls = 0, id_hit = 0,
-            old_bitmap = 0, merged = 0, count = 0, complete = 0, fresh = 0,
-            value_op = 0, flags_op = 0, flags_in = 0, flags_out = 0, clipped = 0,
-            need_second = 0, write_bitmaps = 0, advance = 0, carry_flags = 0,
-            set_flags = 0, fwd_port = 0, fwd_group = 0, fwd_drop = 0, cpu_port = 0,
-            flood_group = 0, in_port = 0, ip_changed = 0, verdict = 0, reason = 0,
-            side = 0, recirculate = 0
-        };
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
         meta.in_port = hdr.bridge.in_port;
         meta.flood_group = hdr.bridge.flood_group;
         meta.recirculate = hdr.bridge.recirculate;
+        meta.flags_out = hdr.bridge.flags_out;
+        meta.carry_flags = hdr.bridge.carry_flags;
         transition select(hdr.bridge.recirculate) {
             1: parse_pass;
             default: parse_ethernet;
@@ -618,6 +586,7 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
                   inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                   inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     egress_ina() egress_ina_0;
+    result_flags() result_flags_0;
 
     apply {
         hdr.bridge.setInvalid();
@@ -627,6 +596,9 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
                                (bit<32>)eg_intr_md.enq_qdepth, drop);
             if (drop == 1) {
                 eg_dprsr_md.drop_ctl = 1;
+            }
+            if (meta.carry_flags == 1 && hdr.ina.isValid()) {
+                result_flags_0.apply(hdr, meta);
             }
         }
     }

@@ -161,8 +161,10 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     aggregator_value() aggregator_value_0;
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
+    result_flags() result_flags_0;
     counters() counters_0;
     forward() forward_0;
+    forward_decision() forward_decision_0;
 
     apply {
         /* Target inputs of the shared stages. The clock is BMv2's
@@ -178,19 +180,39 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         }
         meta.in_port = sm.ingress_port;
 
+        /* The lanes of the second pass run the value action the first
+         * carried (Tofino's parser restores it from the pass header). */
+        meta.pass_value_op = meta.value_op;
+        meta.row_offset = 0;
+        if (meta.second == 1) {
+            meta.row_offset = INA_AGGREGATORS;
+        }
         switch_config_0.apply(hdr, meta);
         value_rows_0.apply(hdr, meta);
+        forward_0.apply(hdr, meta);
         if (meta.second == 0) {
+            /* Facts, then the decisions of admission and of parse and
+             * filter side by side (the stage controls say why); a packet
+             * admission refuses or forwards unregistered takes admission's
+             * verdict and skips every register. */
+            parse_0.apply(hdr, meta);
             admission_0.apply(hdr, meta);
-            if (meta.skip_pipeline == 0) {
-                parse_0.apply(hdr, meta);
-                filter_0.apply(hdr, meta);
+            filter_0.apply(hdr, meta);
+            if (meta.skip_pipeline == 1) {
+                meta.verdict = meta.adm_verdict;
+                meta.reason = CTR_NONE;
+            } else {
                 share_check_0.apply(hdr, meta);
                 aggregator_id_0.apply(hdr, meta);
                 share_count_0.apply(hdr, meta);
                 aggregator_bitmap_0.apply(hdr, meta);
                 aggregator_count_0.apply(hdr, meta);
             }
+        }
+        if (meta.second == 1 || meta.need_second == 0) {
+            /* The packet's last pass: its counters, as soon as the verdict
+             * is known. */
+            counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
         if (meta.second == 1 || meta.need_second == 0) {
@@ -200,7 +222,12 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
+        if (meta.carry_flags == 1 && (meta.second == 1 || meta.need_second == 0)) {
+            result_flags_0.apply(hdr, meta);
+        }
 
+        /* Where the packet goes, whatever the pass (as the TNA build). */
+        forward_decision_0.apply(hdr, meta);
         if (meta.second == 0 && meta.need_second == 1) {
             /* Two passes (ATP Appendix C): a packet that is dropped after
              * aggregation is resubmitted (the original bytes come back);
@@ -214,8 +241,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 sm.egress_spec = INA_RECIRC_PORT;
             }
         } else {
-            counters_0.apply(hdr, meta);
-            forward_0.apply(hdr, meta);
             if (meta.fwd_drop == 1) {
                 mark_to_drop(sm);
             } else if (meta.fwd_group != 0) {

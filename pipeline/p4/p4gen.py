@@ -21,8 +21,9 @@ import ipaddress
 import json
 import sys
 
-P4_LANES = 31                 # INA_LANES of the program (constants.p4), --lanes
-P4_MAX_ELEMENTS = 2 * P4_LANES  # two passes of INA_LANES (docs/p4.md)
+# INA_LANES of the program per target (constants.p4's defaults), --lanes
+P4_LANES = {"bmv2": 31, "tofino": 15}
+P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # two passes of INA_LANES (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -51,6 +52,11 @@ ADM_LEVEL_KEYS = 5
 NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
 NO_SHARE_LIMIT = 0xFFFFFFFF   # a job's share when it may hold the whole table
 T_GOAT = INGRESS + ".parse_0.goat_children"
+T_LANE_CLIPS = INGRESS + ".aggregator_value_0.lane_clips"
+# lane_clips (stages/aggregator_value.p4): an adding packet's value_op
+# (VALUE_ADD or VALUE_ADD_READ, 2 &&& 0b110) and an element at a limit.
+VALUE_ADDING = (2, 6)
+LANE_LIMITS = (0x7FFFFFFF, 0x80000000)
 RESOLVE_HINT = "expected the resolved configuration of `ina-switchd --check-config FILE`"
 
 
@@ -372,7 +378,14 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         "goat_children": [(job, m["switch_id"], first, end - 1, fan, bits)
                           for job, first, end, fan, bits in m["goat_children"]],
         "warnings": warnings + check_p4_limits(m),
+        "lanes": P4_MAX_ELEMENTS // 2,
     }
+
+
+def lane_clips(lanes):
+    """(priority, lane, limit) of lane_clips' entries: two per lane."""
+    return [(2 * lane + k + 1, lane, limit)
+            for lane in range(lanes) for k, limit in enumerate(LANE_LIMITS)]
 
 
 def emit_bmv2(pl):
@@ -393,9 +406,20 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
+    for prio, lane, limit in lane_clips(pl["lanes"]):
+        # Every lane's key: validity and element, wildcards but this one's.
+        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if i == lane else "0&&&0 0&&&0"
+                        for i in range(pl["lanes"]))
+        out.append(f"table_add {T_LANE_CLIPS} set_clipped {VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} "
+                   f"{keys} => {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
-        # A range table: the last number is the entry's priority.
-        out.append(f"table_add {T_GOAT} set_children {job} {node} {first}->{last} => {fan} {bits} 1")
+        # A range and ternary table: the last number is the entry's priority
+        # (the lowest wins). Per range: a zero bitmap, a bitmap within the
+        # children's bits, any other (goat_children in stages/parse.p4).
+        key = f"{job} {node} {first}->{last}"
+        out.append(f"table_add {T_GOAT} children_bitmap_bad {key} 0&&&0xffffffff => 1")
+        out.append(f"table_add {T_GOAT} set_children {key} 0&&&{~bits & 0xFFFFFFFF:#x} => {fan} 2")
+        out.append(f"table_add {T_GOAT} children_bitmap_bad {key} 0&&&0 => 3")
     # The PRE numbers nodes in creation order, from 0.
     for node, (gid, rid, ports) in enumerate(pl["groups"]):
         out.append(f"mc_mgrp_create {gid}")
@@ -460,7 +484,7 @@ def emit_tofino(pl, program="ina_tna"):
         "          eg.egress_ina_0.ecn_threshold, ig.parse_0.goat_children,",
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
-        "          ig.admission_0.worker_admission):",
+        "          ig.admission_0.worker_admission, ig.aggregator_value_0.lane_clips):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
         f"elements={c['elements']}, switch_id={c['switch_id']}, gc_timeout={c['gc_timeout']}, "
@@ -480,9 +504,23 @@ def emit_tofino(pl, program="ina_tna"):
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
     out += tofino_admission(pl["admission"])
+    for prio, lane, limit in lane_clips(pl["lanes"]):
+        out.append(f"ig.aggregator_value_0.lane_clips.add_with_set_clipped("
+                   f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
+                   f"elem_{lane}_valid=1, elem_{lane}_valid_mask=1, elem_{lane}={limit:#x}, "
+                   f"elem_{lane}_mask=0xffffffff, MATCH_PRIORITY={prio})")
     for job, node, first, last, fan, bits in pl["goat_children"]:
-        out.append(f"ig.parse_0.goat_children.add_with_set_children(job_id={job}, agg_node={node}, "
-                   f"agg_index_start={first}, agg_index_end={last}, fan_in={fan}, allowed={bits})")
+        # Per range: a zero bitmap, a bitmap within the children's bits, any
+        # other (goat_children in stages/parse.p4); the lowest
+        # MATCH_PRIORITY wins.
+        key = (f"job_id={job}, agg_node={node}, agg_index_start={first}, "
+               f"agg_index_end={last}")
+        out.append(f"ig.parse_0.goat_children.add_with_children_bitmap_bad({key}, bitmap=0, "
+                   f"bitmap_mask=0xffffffff, MATCH_PRIORITY=1)")
+        out.append(f"ig.parse_0.goat_children.add_with_set_children({key}, bitmap=0, "
+                   f"bitmap_mask={~bits & 0xFFFFFFFF:#x}, MATCH_PRIORITY=2, fan_in={fan})")
+        out.append(f"ig.parse_0.goat_children.add_with_children_bitmap_bad({key}, bitmap=0, "
+                   f"bitmap_mask=0, MATCH_PRIORITY=3)")
     out += ["pre = bfrt.pre",
             "pre.mgid.clear()",
             "pre.node.clear()"]
@@ -506,11 +544,14 @@ def main(argv=None):
     ap.add_argument("--cpu-port", type=int, default=None,
                     help="where control messages go (default: 64 on BMv2, 192 on Tofino)")
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
-    ap.add_argument("--lanes", type=int, default=P4_LANES,
-                    help="INA_LANES the program was built with (default %(default)s; "
-                         "elements are capped at twice that)")
+    ap.add_argument("--lanes", type=int, default=None,
+                    help="INA_LANES the program was built with (default: the target's "
+                         "default build, 31 on BMv2, 15 on Tofino; elements are capped at "
+                         "twice that)")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
+    if a.lanes is None:
+        a.lanes = P4_LANES[a.target]
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
         return 2

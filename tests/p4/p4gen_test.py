@@ -103,7 +103,15 @@ def generated(binary, tmp):
     path = os.path.join(tmp, "sw.json")
     with open(path, "w") as f:
         f.write(resolved)
-    t = p4gen("--target", "tofino", path)
+    # The default Tofino build has 15 lanes (constants.p4): elements capped
+    # at 30, said on stderr; and lane_clips gets two entries per lane.
+    d = p4gen("--target", "tofino", path)
+    check(d.returncode == 0 and "elements=30," in d.stdout and "30" in d.stderr,
+          f"tofino default build: elements capped at 2 x 15 ({d.stderr.strip()})")
+    clips = [x for x in d.stdout.splitlines() if "lane_clips.add_with_set_clipped" in x]
+    check(len(clips) == 30 and "elem_14=0x80000000" in clips[-1],
+          f"tofino default build: 30 lane_clips entries ({len(clips)})")
+    t = p4gen("--target", "tofino", "--lanes", "31", path)
     check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
@@ -142,11 +150,17 @@ def goat_children(binary, tmp):
     check(r.returncode == 0, f"ina-switchd --check-config with a split [[goat]] ({r.stderr.strip()})")
     b = p4gen("--target", "bmv2", "-", stdin=r.stdout)
     lines = [x for x in b.stdout.splitlines() if "goat_children" in x]
-    check(lines == ["table_add InaIngress.parse_0.goat_children set_children 9 1 0->2047 => 1 1 1"],
-          f"bmv2: one goat_children entry for the split run ({lines})")
+    check(lines == [
+        "table_add InaIngress.parse_0.goat_children children_bitmap_bad 9 1 0->2047 "
+        "0&&&0xffffffff => 1",
+        "table_add InaIngress.parse_0.goat_children set_children 9 1 0->2047 "
+        "0&&&0xfffffffe => 1 2",
+        "table_add InaIngress.parse_0.goat_children children_bitmap_bad 9 1 0->2047 0&&&0 => 3"],
+          f"bmv2: the split run's three goat_children entries ({lines})")
     t = p4gen("--target", "tofino", "-", stdin=r.stdout)
     check("ig.parse_0.goat_children.add_with_set_children(job_id=9, agg_node=1, agg_index_start=0, "
-          "agg_index_end=2047, fan_in=1, allowed=1)" in t.stdout, "tofino: the same entry")
+          "agg_index_end=2047, bitmap=0, bitmap_mask=0xfffffffe, MATCH_PRIORITY=2, fan_in=1)"
+          in t.stdout, "tofino: the same entries")
 
 
 def bad_input(resolved, tmp):

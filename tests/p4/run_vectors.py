@@ -78,15 +78,26 @@ ING = "InaIngress"
 REG_ID = ING + ".aggregator_id_0.aggregator_id_reg"          # key (target.p4)
 REG_ID_TS = ING + ".aggregator_id_0.aggregator_id_reg_ts"    # ~timestamp
 REG_BITMAP = ING + ".aggregator_bitmap_0.aggregator_bitmap_reg"
+# The same bitmap, in the array that returns the merge (aggregator_bitmap.p4).
+REG_BITMAP_MERGED = ING + ".aggregator_bitmap_0.aggregator_bitmap_merged_reg"
 REG_COUNT = ING + ".aggregator_count_0.aggregator_count_reg"
 REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
 REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
+
+
+def lane_row(element, index):
+    """(lane, row) of an aggregator's element in the lane arrays: the first
+    pass's row of aggregator i at i, the second's at INA_AGGREGATORS + i
+    (stages/aggregator_value.p4)."""
+    if element < LANES:
+        return element, index
+    return element - LANES, P4_AGGREGATORS + index
 REG_JOB_HELD = "job_held"                                     # stages/fair_share.p4
 CTR_REASON = ING + ".counters_0.reason_counter"
 CTR_ADMISSION = ING + ".admission_0.admission_counter"
 CTR_SIDE = {"claimed": ING + ".counters_0.claimed_counter",
             "aggregated": ING + ".counters_0.aggregated_counter",
-            "overflow": ING + ".counters_0.overflow_counter",
+            "overflow": ING + ".aggregator_flags_0.overflow_counter",
             "multicast": ING + ".counters_0.multicast_counter"}
 
 
@@ -439,13 +450,14 @@ def before_commands(v, elements):
         cmds.append(f"register_write {REG_ID} {i} {agg_key(job, seq, epoch)}")
         cmds.append(f"register_write {REG_ID_TS} {i} {ts}")
         cmds.append(f"register_write {REG_BITMAP} {i} {parse_int(a.get('bitmap', '0'))}")
+        cmds.append(f"register_write {REG_BITMAP_MERGED} {i} {parse_int(a.get('bitmap', '0'))}")
         cmds.append(f"register_write {REG_COUNT} {i} {parse_int(a.get('count', '0'))}")
         fl = (parse_int(a.get("ecn", "0")) | parse_int(a.get("col", "0")) << 1 |
               parse_int(a.get("overflow", "0")) << 2)
         cmds.append(f"register_write {REG_FLAGS} {i} {fl}")
         values = parse_values(a.get("values", ""))
         for e, x in enumerate(values[:2 * LANES]):
-            lane, row = (e, 2 * i) if e < LANES else (e - LANES, 2 * i + 1)
+            lane, row = lane_row(e, i)
             sx = x - (1 << 32) if x & 0x80000000 else x
             cmds.append(f"register_write {REG_LANE.format(lane)} {row} {sx}")
         held[job] = held.get(job, 0) + 1
@@ -751,13 +763,13 @@ def check_job_held(regs, held):
 
 
 def read_registers(cli, v):
-    names = [REG_ID, REG_BITMAP, REG_COUNT, REG_FLAGS]
+    names = [REG_ID, REG_BITMAP, REG_COUNT, REG_FLAGS, REG_BITMAP_MERGED]
     if any("values" in a for a in v["after"]):
         names += [REG_LANE.format(l) for l in range(LANES)]
     arrays = cli.read_registers(names)
-    regs = dict(zip(("id", "bitmap", "count", "flags"), arrays[:4]))
-    if len(arrays) > 4:
-        regs["lanes"] = arrays[4:]
+    regs = dict(zip(("id", "bitmap", "count", "flags", "bitmap_merged"), arrays[:5]))
+    if len(arrays) > 5:
+        regs["lanes"] = arrays[5:]
     return regs
 
 
@@ -790,7 +802,7 @@ def check_registers(v, regs):
         if "values" in a:
             values = parse_values(a["values"])
             for e, x in enumerate(values[:2 * LANES]):
-                lane, row = (e, 2 * i) if e < LANES else (e - LANES, 2 * i + 1)
+                lane, row = lane_row(e, i)
                 got = regs["lanes"][lane][row] & 0xFFFFFFFF
                 if got != x:
                     problems.append(f"aggregator {i}: value[{e}] {got:#x}, expected {x:#x}")
@@ -798,6 +810,10 @@ def check_registers(v, regs):
     for i in range(min(n, len(regs["id"]))):
         if regs["id"][i] and i not in listed:
             problems.append(f"aggregator {i}: occupied but has no after: line")
+        # The two bitmap arrays are one bitmap, updated alike.
+        if regs["bitmap_merged"][i] != regs["bitmap"][i]:
+            problems.append(f"aggregator {i}: bitmap arrays differ ({regs['bitmap'][i]:#x}, "
+                            f"{regs['bitmap_merged'][i]:#x})")
     return problems
 
 

@@ -34,16 +34,19 @@ const bit<16> INA_F_BYPASS = 0x40;
 const bit<16> INA_F_FLOAT = 0x80;
 
 /* Elements per pass (value lanes), a compile-time parameter (-DINA_LANES=N,
- * 1..31): one stateful ALU updates one 32-bit register word per packet, a
- * stage has four, and the lanes can only start once the value action is
- * known, after the control registers; so the lanes that fit one pass are
- * what the stages left after aggregator_count hold (docs/p4.md, "Tofino back
- * end"). 2 * INA_LANES elements take two passes (ATP Appendix C). BMv2 has
- * no such limit and builds 31 (62 elements, the protocol default) by
- * default, running the same two passes so that both targets execute one
- * program. */
+ * 1..31): one stateful ALU updates one 32-bit register word per packet and
+ * a stage has four, so the lanes a pass holds are what the stages between
+ * the control registers and aggregator_flags leave (docs/p4.md, "Tofino
+ * back end"). 2 * INA_LANES elements take two passes (ATP Appendix C).
+ * Tofino 1 builds the most that fit its 12 stages by default; BMv2 has no
+ * such limit and builds 31 (62 elements, the protocol default), running
+ * the same two passes so that both targets execute one program. */
 #ifndef INA_LANES
+#if defined(__TARGET_TOFINO__)
+#define INA_LANES 15
+#else
 #define INA_LANES 31
+#endif
 #endif
 const bit<16> INA_LANES_16 = INA_LANES;
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
@@ -60,7 +63,8 @@ const bit<8>  INA_P4_LEVELS = 2;
 #ifndef INA_AGGREGATORS
 #define INA_AGGREGATORS 4096
 #endif
-/* Value lanes hold two rows per aggregator: row 2i in pass 1, 2i+1 in pass 2. */
+/* Value lanes hold two rows per aggregator: row i in pass 1,
+ * INA_AGGREGATORS + i in pass 2. */
 #define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
 
 /* The limits of a value lane. A lane at either one is saturated and holds
@@ -131,6 +135,25 @@ const adm_reason_t ADM_stale_epoch_drops = 5;
 #define ADM_COUNTERS 6
 /* Admitted, or not judged by admission: no counter. */
 const adm_reason_t ADM_NONE = 0xFF;
+
+/* The outcome of a stateful ALU's two conditions (lo, hi), as its
+ * predicate output gives it: one bit per combination, 1 << (2 * hi + lo).
+ * A register action returns it so that the next stage can key on what the
+ * conditions found without comparing the word again (a comparison of two
+ * fields would be a subtraction and a stage of its own). target.p4's
+ * INA_PREDICATE computes the same value on BMv2. */
+typedef bit<4> pred_t;
+const pred_t PRED_NEITHER = 1;
+const pred_t PRED_LO = 2;
+const pred_t PRED_HI = 4;
+const pred_t PRED_BOTH = 8;
+
+/* A bitmap against its fan-in (parse.p4 bitmap_check, goat_children). */
+typedef bit<2> check_t;
+const check_t CHECK_NONE = 0;   /* not looked up (goat_children missed) */
+const check_t CHECK_OK = 1;
+const check_t CHECK_FAN_IN = 2; /* fan_in 0 or above 32 */
+const check_t CHECK_BITMAP = 3; /* bitmap 0, or bits outside the fan-in's */
 
 /* Whose address a packet's source IP is, for its job (table source_ip). */
 typedef bit<2> adm_role_t;

@@ -104,6 +104,9 @@ header ina_bridge_h {
     bit<6>  pad0;
     bit<9>  in_port;
     bit<16> flood_group;
+    bit<8>  flags_out;   /* aggregator_flags' result (meta.flags_out itself) */
+    bit<7>  pad1;
+    bit<1>  carry_flags; /* egress writes flags_out into the INA header */
 }
 
 struct ina_headers_t {
@@ -125,10 +128,9 @@ struct ina_headers_t {
 /* Side counters: counters a packet bumps besides its reason (process.cpp
  * increments `aggregated`, `claimed`, `overflow` and `multicast` next to the
  * reason). One Counter extern each, because a Tofino counter array is updated
- * once per packet. */
+ * once per packet. `overflow` is counted on meta.clipped (counters.p4). */
 const bit<8> SIDE_CLAIMED = 0x1;
 const bit<8> SIDE_AGGREGATED = 0x2;
-const bit<8> SIDE_OVERFLOW = 0x4;
 const bit<8> SIDE_MULTICAST = 0x8;
 
 /* Configuration of the switch program, one entry (table ina_config). */
@@ -139,6 +141,136 @@ struct ina_config_t {
     bit<32> gc_timeout;  /* PipelineConfig::gc_timeout, in clock ticks; 0 = never */
 }
 
+#if defined(__TARGET_TOFINO__)
+/* Tofino: every metadata field starts at 0 (an explicit initialisation in
+ * the parser's first state costs an extractor per field, more than that
+ * state has); aggregator_flags' output is the bridge header's field itself
+ * (its stateful ALU runs in the last ingress stage, which leaves no stage
+ * for a copy into the bridge), in a container of its own (sharing one with
+ * the bridge's other fields, written elsewhere, held the ALU a stage
+ * back). */
+@pa_auto_init_metadata
+@pa_alias("ingress", "hdr.bridge.flags_out", "meta.flags_out")
+@pa_container_size("ingress", "hdr.bridge.flags_out", 8)
+#endif
+#if __TARGET_TOFINO__ == 2
+/* Tofino 2: header stack entries the pipeline passes through untouched (the
+ * second pass's head elements, the IPv4 option words) stay in PHV
+ * rather than in CLOTs (its packet-field pass-through): in CLOTs the back
+ * end gives them no length in the parser, and its assembler stops ("No
+ * length for clot ...") and crashes. */
+@do_not_use_clot("ingress", "hdr.head[0]")
+#if INA_LANES > 1
+@do_not_use_clot("ingress", "hdr.head[1]")
+#endif
+#if INA_LANES > 2
+@do_not_use_clot("ingress", "hdr.head[2]")
+#endif
+#if INA_LANES > 3
+@do_not_use_clot("ingress", "hdr.head[3]")
+#endif
+#if INA_LANES > 4
+@do_not_use_clot("ingress", "hdr.head[4]")
+#endif
+#if INA_LANES > 5
+@do_not_use_clot("ingress", "hdr.head[5]")
+#endif
+#if INA_LANES > 6
+@do_not_use_clot("ingress", "hdr.head[6]")
+#endif
+#if INA_LANES > 7
+@do_not_use_clot("ingress", "hdr.head[7]")
+#endif
+#if INA_LANES > 8
+@do_not_use_clot("ingress", "hdr.head[8]")
+#endif
+#if INA_LANES > 9
+@do_not_use_clot("ingress", "hdr.head[9]")
+#endif
+#if INA_LANES > 10
+@do_not_use_clot("ingress", "hdr.head[10]")
+#endif
+#if INA_LANES > 11
+@do_not_use_clot("ingress", "hdr.head[11]")
+#endif
+#if INA_LANES > 12
+@do_not_use_clot("ingress", "hdr.head[12]")
+#endif
+#if INA_LANES > 13
+@do_not_use_clot("ingress", "hdr.head[13]")
+#endif
+#if INA_LANES > 14
+@do_not_use_clot("ingress", "hdr.head[14]")
+#endif
+#if INA_LANES > 15
+@do_not_use_clot("ingress", "hdr.head[15]")
+#endif
+#if INA_LANES > 16
+@do_not_use_clot("ingress", "hdr.head[16]")
+#endif
+#if INA_LANES > 17
+@do_not_use_clot("ingress", "hdr.head[17]")
+#endif
+#if INA_LANES > 18
+@do_not_use_clot("ingress", "hdr.head[18]")
+#endif
+#if INA_LANES > 19
+@do_not_use_clot("ingress", "hdr.head[19]")
+#endif
+#if INA_LANES > 20
+@do_not_use_clot("ingress", "hdr.head[20]")
+#endif
+#if INA_LANES > 21
+@do_not_use_clot("ingress", "hdr.head[21]")
+#endif
+#if INA_LANES > 22
+@do_not_use_clot("ingress", "hdr.head[22]")
+#endif
+#if INA_LANES > 23
+@do_not_use_clot("ingress", "hdr.head[23]")
+#endif
+#if INA_LANES > 24
+@do_not_use_clot("ingress", "hdr.head[24]")
+#endif
+#if INA_LANES > 25
+@do_not_use_clot("ingress", "hdr.head[25]")
+#endif
+#if INA_LANES > 26
+@do_not_use_clot("ingress", "hdr.head[26]")
+#endif
+#if INA_LANES > 27
+@do_not_use_clot("ingress", "hdr.head[27]")
+#endif
+#if INA_LANES > 28
+@do_not_use_clot("ingress", "hdr.head[28]")
+#endif
+#if INA_LANES > 29
+@do_not_use_clot("ingress", "hdr.head[29]")
+#endif
+#if INA_LANES > 30
+@do_not_use_clot("ingress", "hdr.head[30]")
+#endif
+@do_not_use_clot("ingress", "hdr.ipv4_opts[0]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[1]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[2]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[3]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[4]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[5]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[6]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[7]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[8]")
+@do_not_use_clot("ingress", "hdr.ipv4_opts[9]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[0]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[1]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[2]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[3]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[4]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[5]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[6]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[7]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[8]")
+@do_not_use_clot("egress", "hdr.ipv4_opts[9]")
+#endif
 struct ina_meta_t {
     ina_config_t cfg;
     /* Target-neutral inputs, filled by the architecture wrapper. */
@@ -153,33 +285,51 @@ struct ina_meta_t {
     /* admission */
     bit<1>  skip_pipeline; /* refused or unregistered: the stages do not run */
     adm_reason_t adm_reason; /* its admission counter, ADM_NONE if admitted */
+    verdict_t adm_verdict;   /* the verdict of a packet admission skips */
     bit<32> share;         /* aggregators the job may hold (0xFFFFFFFF: no limit) */
 
     /* fair share (docs/pipeline.md "Fair share"; v1model only, docs/p4.md) */
     bit<1>  at_share;      /* the job holds its share: a gradient claims nothing */
     bit<16> holder;        /* the job whose key aggregator_id cleared */
 
-    /* parse */
+    /* parse: the packet's level and the facts filter's `classify` decides on */
     bit<1>  is_ina;
+    bit<8>  level_key;   /* the level, 0..3; 4 for any level above */
     bit<32> bitmap;      /* bitmap[level] */
-    bit<8>  fan_in;      /* fan_in[level] */
-    bit<32> allowed;     /* bits a bitmap may have under fan_in */
+    bit<8>  fan_in;      /* fan_in[level], or the GOAT children's */
+    bit<8>  fan_in_m1;   /* fan_in - 1 */
+    bit<16> elem_bytes;  /* 4 * elem_count */
+    bit<16> length_diff; /* udp.length - INA_UDP_FIXED_LEN - 4 * elem_count */
+    bit<16> count_room;  /* INA_LENGTH_MAX_COUNT - elem_count */
+    bit<16> max_left;    /* INA_P4_MAX_ELEMENTS - elem_count */
+    bit<16> elems_left;  /* elements - elem_count */
+    bit<32> index_room;  /* aggregators - agg_index */
+    bit<1>  index_over;  /* agg_index >= aggregators, unless index_room is 0 */
+    bit<8>  levels_left; /* levels - level */
+    bit<1>  level_bad;   /* levels or level above 4, or level above levels */
+    check_t plain_check; /* the bitmap against fan_in[level] */
+    check_t goat_check;  /* ... against the GOAT children (CHECK_NONE: no entry) */
+    bit<8>  goat_fan_in;
+    bit<16> node_diff;   /* agg_node ^ switch_id */
     bit<32> key;         /* aggregator identifier, see aggregator_id.p4 */
     bit<32> row;         /* aggregator index (this table owns every index) */
-    bit<32> value_row;   /* 2 * row + pass */
-    bit<32> row_mask;    /* bit i: lane i belongs to the row in this pass */
+    bit<32> row_offset;  /* 0 in the first pass, INA_AGGREGATORS in the second */
+    bit<32> value_row;   /* the lanes' row: row + row_offset */
     bit<16> count_lanes_left; /* INA_LANES - elem_count: sign set, a second pass */
     bit<16> row_lanes_left;   /* INA_LANES - elements: sign set, the row has two */
+    bit<1>  two_rows;    /* either sign set: a claim takes two passes */
 
     /* filter and the register stages */
     ina_class_t cls;
+    pred_t      id_pred; /* aggregator_id's conditions (aggregator_id.p4) */
     id_hit_t    id_hit;
-    bit<32>     old_bitmap;
+    bit<32>     overlap; /* the aggregator's bitmap & the packet's: 0 unless a duplicate */
     bit<32>     merged;  /* bitmap after this packet */
-    bit<32>     count;
-    bit<1>      complete;
-    bit<1>      fresh;   /* resend: its bit was not in the aggregator yet */
+    pred_t      count_pred; /* count_add: PRED_LO when this packet completes */
     INA_PRESERVE value_op_t value_op;
+    value_op_t  pass_value_op; /* second pass: the value action of the first, the
+                                * lanes' key (value_op is written in the first
+                                * pass after the lanes' stages would be) */
     INA_PRESERVE flags_op_t flags_op;
     INA_PRESERVE bit<8> flags_in; /* aggregator flag bits the packet brings */
     bit<8>      flags_out; /* aggregator flag bits the result carries */
@@ -194,6 +344,13 @@ struct ina_meta_t {
     bit<9>  fwd_port;
     bit<16> fwd_group;   /* multicast group, 0 = none */
     bit<1>  fwd_drop;
+    bit<1>  route_hit;   /* forward's lookups (forward.p4) */
+    bit<9>  route_port;
+    bit<48> route_mac;
+    bit<1>  l2_hit;
+    bit<9>  l2_port;
+    bit<1>  group_hit;
+    bit<16> job_group;
     bit<9>  cpu_port;
     bit<16> flood_group;
     bit<9>  in_port;

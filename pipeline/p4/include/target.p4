@@ -51,6 +51,14 @@ struct ina_id_pair_t {
     }; \
     action NAME() { NAME##_salu.execute(IDX); }
 
+/* The predicate of the register action's two conditions (pred_t), as the
+ * stateful ALU outputs it; the call comes first in the body, so that the
+ * conditions after it reuse its two comparison units. */
+#define INA_PREDICATE(LO, HI) this.predicate(LO, HI)
+#define INA_PREDICATE1(LO) this.predicate(LO)
+/* Statements only the BMv2 build runs. */
+#define INA_V1MODEL_ONLY(S)
+
 /* The second pass gets its state from the resubmit / bridged header. */
 #define INA_PRESERVE
 
@@ -134,6 +142,12 @@ struct ina_id_pair_t {
         BODY \
         REG.write(IDX, (bit<32>)value); \
     }
+
+/* The stateful ALU's predicate output, computed from the old word as the
+ * hardware does (the call comes first in a register action's body). */
+#define INA_PREDICATE(LO, HI) ((HI) ? ((LO) ? PRED_BOTH : PRED_HI) : ((LO) ? PRED_LO : PRED_NEITHER))
+#define INA_PREDICATE1(LO) ((LO) ? PRED_LO : PRED_NEITHER)
+#define INA_V1MODEL_ONLY(S) S
 
 /* Metadata a resubmitted or recirculated packet keeps (field list 1). */
 #define INA_PRESERVE @field_list(1)

@@ -120,14 +120,12 @@ control admission(inout ina_headers_t hdr, inout ina_meta_t meta) {
      * result) or past the job's levels it is admitted as is; at its first
      * level its bitmap must be exactly its bit; below it, refused. */
     adm_rule_t rule = RULE_NO_MATCH;
-    bit<8> level_key = 0;     /* the level, 0..3; 4 for any level above */
-    bit<32> level_bitmap = 0; /* bitmap[level] */
     bit<32> bit_diff = 0;
     action admit_level() { rule = RULE_ADMIT; }
     /* bitmap[level] XOR the worker's bit, in the action (see epoch_diff). */
     action check_bit(bit<32> mask) {
         rule = RULE_CHECK_BIT;
-        bit_diff = level_bitmap ^ mask;
+        bit_diff = meta.bitmap ^ mask;
     }
     action below_first_level() { rule = RULE_BELOW_START; }
     action no_match() { rule = RULE_NO_MATCH; }
@@ -137,90 +135,108 @@ control admission(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.ipv4.src     : exact @name("src_ip");
             meta.in_port     : exact @name("in_port");
             hdr.ethernet.src : exact @name("src_mac");
-            level_key        : exact @name("level");
+            meta.level_key   : exact @name("level");
         }
         actions = { admit_level; check_bit; below_first_level; no_match; }
         default_action = no_match();
         size = 16384;
     }
 
+    /* The run check, as a fact of its own (a gateway on job_admission's
+     * results, one stage before the decision). */
+    bit<1> stale = 0;
+
+    /* The decision: one ternary table over the facts above, entries in
+     * admit()'s order (the first that matches wins). It runs beside
+     * parse's and filter's decision (filter.p4, `classify`) in the same
+     * stage: a chain of gateways here, each waiting for the one before,
+     * took four stages. `judged` packets are the data packets of a nonzero
+     * job with a readable header; the others are parse's business. */
+    action admitted() {
+        meta.skip_pipeline = 0;
+        meta.adm_reason = ADM_NONE;
+    }
     action refuse(adm_reason_t why) {
         meta.skip_pipeline = 1;
-        meta.verdict = VERDICT_DROP;
-        meta.reason = CTR_NONE;
+        meta.adm_verdict = VERDICT_DROP;
         meta.adm_reason = why;
     }
     action forward_unregistered() {
         meta.skip_pipeline = 1;
-        meta.verdict = VERDICT_PASS;
-        meta.reason = CTR_NONE;
+        meta.adm_verdict = VERDICT_PASS;
         meta.adm_reason = ADM_unregistered_job;
+    }
+    table admit {
+        key = {
+            meta.is_ina       : ternary @name("is_ina");
+            hdr.ina.isValid() : ternary @name("ina_valid");
+            hdr.ina.version   : ternary @name("version");
+            hdr.ina.type      : ternary @name("type");
+            hdr.ina.job_id    : ternary @name("job_id");
+            hdr.ina.flags     : ternary @name("flags");
+            registered_job    : ternary;
+            role              : ternary;
+            on_port           : ternary;
+            from_ps           : ternary;
+            rule              : ternary;
+            bit_diff          : ternary;
+            stale             : ternary;
+        }
+        actions = { admitted; refuse; forward_unregistered; }
+        const default_action = admitted();
+        const entries = {
+            /* Not judged here: not INA, no readable header, a control message,
+             * job 0, another version (every entry below names INA_VERSION). */
+            (0, _, _, _, _, _, _, _, _, _, _, _, _) : admitted();
+            (_, false, _, _, _, _, _, _, _, _, _, _, _) : admitted();
+            (_, _, _, INA_TYPE_CONTROL, _, _, _, _, _, _, _, _, _) : admitted();
+            (_, _, _, _, 0, _, _, _, _, _, _, _, _) : admitted();
+            /* Plain traffic: the PS-only baseline, a job aggregated at other
+             * switches, or one not registered yet. */
+            (_, _, INA_VERSION, _, _, _, 0, _, _, _, _, _, _) : forward_unregistered();
+            /* Results only from the job's PS. */
+            (_, _, INA_VERSION, _, _, INA_F_ACK &&& INA_F_ACK, _, _, _, 0, _, _, _) :
+                refuse(ADM_forged_result_drops);
+            (_, _, INA_VERSION, _, _, INA_F_ACK &&& INA_F_ACK, _, _, _, _, _, _, 1) :
+                refuse(ADM_stale_epoch_drops);
+            (_, _, INA_VERSION, _, _, INA_F_ACK &&& INA_F_ACK, _, _, _, _, _, _, _) : admitted();
+            /* The PS's IP: its port, then its MAC. */
+            (_, _, INA_VERSION, _, _, _, _, ROLE_PS, 0, _, _, _, _) : refuse(ADM_spoof_port_drops);
+            (_, _, INA_VERSION, _, _, _, _, ROLE_PS, _, 0, _, _, _) : refuse(ADM_spoof_mac_drops);
+            (_, _, INA_VERSION, _, _, _, _, ROLE_PS, _, _, _, _, 1) : refuse(ADM_stale_epoch_drops);
+            (_, _, INA_VERSION, _, _, _, _, ROLE_PS, _, _, _, _, _) : admitted();
+            /* Not a member. */
+            (_, _, INA_VERSION, _, _, _, _, ROLE_NONE, _, _, _, _, _) : refuse(ADM_admission_drops);
+            /* A worker's IP: its port, its MAC (no entry), its level. */
+            (_, _, INA_VERSION, _, _, _, _, _, 0, _, _, _, _) : refuse(ADM_spoof_port_drops);
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, RULE_NO_MATCH, _, _) : refuse(ADM_spoof_mac_drops);
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, RULE_BELOW_START, _, _) : refuse(ADM_admission_drops);
+            /* At its first level: exactly its bit (bit_diff 0), else refused. */
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, RULE_CHECK_BIT, 0, 1) : refuse(ADM_stale_epoch_drops);
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, RULE_CHECK_BIT, 0, _) : admitted();
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, RULE_CHECK_BIT, _, _) : refuse(ADM_admission_drops);
+            /* Admitted as is (RULE_ADMIT), after the run check, as in
+             * aggregate(): a packet of another run never reaches the
+             * aggregators. */
+            (_, _, INA_VERSION, _, _, _, _, _, _, _, _, _, 1) : refuse(ADM_stale_epoch_drops);
+        }
     }
 
     apply {
-        meta.skip_pipeline = 0;
-        meta.adm_reason = ADM_NONE;
-        /* As switchd's classify(): what is not a readable INA header of a
-         * nonzero job is for parse to count as malformed; control messages
-         * go to the control plane whatever their job. */
-        if (hdr.ina.isValid() && hdr.ina.version == INA_VERSION &&
-            hdr.ina.type != INA_TYPE_CONTROL && hdr.ina.job_id != 0) {
-            /* Any level above 3 is past every job's levels (at most 4). */
-            if (hdr.ina.level == 0) {
-                level_key = 0;
-                level_bitmap = hdr.ina.bitmap0;
-            } else if (hdr.ina.level == 1) {
-                level_key = 1;
-                level_bitmap = hdr.ina.bitmap1;
-            } else if (hdr.ina.level == 2) {
-                level_key = 2;
-                level_bitmap = hdr.ina.bitmap2;
-            } else if (hdr.ina.level == 3) {
-                level_key = 3;
-                level_bitmap = hdr.ina.bitmap3;
-            } else {
-                level_key = 4;
-            }
-            job_admission.apply();
-            source_ip.apply();
-            source_port.apply();
-            ps_admission.apply();
-            worker_admission.apply();
-
-            bool ack = (hdr.ina.flags & INA_F_ACK) != 0;
-            if (registered_job == 0) {
-                /* Plain traffic: the PS-only baseline, a job aggregated at
-                 * other switches, or one not registered yet. */
-                forward_unregistered();
-            } else if (ack) {
-                if (from_ps == 0) {
-                    refuse(ADM_forged_result_drops);
-                }
-            } else if (role == ROLE_PS) {
-                if (on_port == 0) {
-                    refuse(ADM_spoof_port_drops);
-                } else if (from_ps == 0) {
-                    refuse(ADM_spoof_mac_drops);
-                }
-            } else if (role == ROLE_NONE) {
-                refuse(ADM_admission_drops);
-            } else if (on_port == 0) {
-                refuse(ADM_spoof_port_drops);
-            } else if (rule == RULE_NO_MATCH) {
-                refuse(ADM_spoof_mac_drops);
-            } else if (rule == RULE_BELOW_START) {
-                refuse(ADM_admission_drops);
-            } else if (rule == RULE_CHECK_BIT && bit_diff != 0) {
-                refuse(ADM_admission_drops);
-            }
-            /* After the source checks, as in aggregate(): a packet of
-             * another run of the job never reaches the aggregators. */
-            if (meta.adm_reason == ADM_NONE && epoch_checked == 1 && epoch_diff != 0) {
-                refuse(ADM_stale_epoch_drops);
-            }
-            if (meta.adm_reason != ADM_NONE) {
-                INA_COUNT(admission_counter, meta.adm_reason);
-            }
+        /* The level's key and bitmap are parse's (parse.p4, `level_fields`,
+         * applied before this control): any level above 3 is key 4, past
+         * every job's levels (at most 4). */
+        job_admission.apply();
+        source_ip.apply();
+        source_port.apply();
+        ps_admission.apply();
+        worker_admission.apply();
+        if (epoch_checked == 1 && epoch_diff != 0) {
+            stale = 1;
+        }
+        admit.apply();
+        if (meta.adm_reason != ADM_NONE) {
+            INA_COUNT(admission_counter, meta.adm_reason);
         }
     }
 }

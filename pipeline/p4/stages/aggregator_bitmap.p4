@@ -4,78 +4,89 @@
  * written before the old value is tested (ATP section 4: a write of the
  * bitmap is "set a bit", so it can precede the read), which makes the
  * duplicate test one read-modify-write.
+ *
+ * Two register arrays hold the same bitmap, updated alike by every packet:
+ * a stateful ALU has one output word, and the stages after this one need
+ * two things of the old word, the overlap with the packet's bitmap (the
+ * duplicate test) and the merged bitmap (the result's). Each array returns
+ * one of them straight out of its ALU; one array returning the old word
+ * left both to an action of their own, a stage more before the count and
+ * the lanes. aggregator_bitmap_reg is the one the control plane reads.
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_BITMAP
 #define INA_P4_STAGE_AGGREGATOR_BITMAP
 
 control aggregator_bitmap(inout ina_headers_t hdr, inout ina_meta_t meta) {
     INA_REGISTER(bit<32>, aggregator_bitmap_reg, INA_AGGREGATORS);
+    INA_REGISTER(bit<32>, aggregator_bitmap_merged_reg, INA_AGGREGATORS);
 
-    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, bitmap_init, meta.row, meta.old_bitmap,
+    /* The overlap, old AND new (0 unless the packet's children are in
+     * already). */
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, overlap_init, meta.row, meta.overlap,
         value = meta.bitmap;
         result = 0;
     )
-    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, bitmap_or, meta.row, meta.old_bitmap,
-        result = value;
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, overlap_or, meta.row, meta.overlap,
+        result = value & meta.bitmap;
         value = value | meta.bitmap;
     )
-    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, bitmap_read_clear, meta.row, meta.old_bitmap,
-        result = value;
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, overlap_read_clear, meta.row, meta.overlap,
+        result = value & meta.bitmap;
         value = 0;
     )
-    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, bitmap_clear, meta.row, meta.old_bitmap,
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_reg, overlap_clear, meta.row, meta.overlap,
+        value = 0;
+        result = 0;
+    )
+    /* The merged bitmap, old OR new. */
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_merged_reg, merged_init, meta.row, meta.merged,
+        value = meta.bitmap;
+        result = value;
+    )
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_merged_reg, merged_or, meta.row, meta.merged,
+        value = value | meta.bitmap;
+        result = value;
+    )
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_merged_reg, merged_read_clear, meta.row, meta.merged,
+        result = value | meta.bitmap;
+        value = 0;
+    )
+    INA_REGISTER_ACTION(bit<32>, bit<32>, aggregator_bitmap_merged_reg, merged_clear, meta.row, meta.merged,
         value = 0;
         result = 0;
     )
 
-    /* The overlap is a field of its own, set by a table's action so that
-     * the compiler keeps it: a Tofino gateway tests a field against a
-     * constant, not the AND of two fields. */
-    bit<32> overlap = 0;
-    action old_and_new() {
-        overlap = meta.old_bitmap & meta.bitmap;
+    /* Chosen by the class and what aggregator_id's conditions found
+     * (its predicate: the next stage, too early for id_hit); one table per
+     * array, as a Tofino table addresses all its registers with one index
+     * expression, and an action may address only one stateful ALU through
+     * it. OP is the array's action prefix. */
+#define INA_BITMAP_TABLE(NAME, OP) \
+    table NAME { \
+        key = { \
+            meta.cls      : ternary; \
+            meta.at_share : ternary; \
+            meta.id_pred  : ternary; \
+            hdr.ina.level : ternary; \
+        } \
+        actions = { OP##_init; OP##_or; OP##_read_clear; OP##_clear; NoAction; } \
+        const default_action = NoAction(); \
+        const entries = { \
+            (CLASS_GRADIENT, 0, PRED_LO, _) : OP##_init();     /* claimed */ \
+            (CLASS_GRADIENT, _, PRED_HI, _) : OP##_or();       /* match */ \
+            (CLASS_RESEND, _, PRED_HI, 0) : OP##_read_clear(); /* released, first level */ \
+            (CLASS_RESEND, _, PRED_HI, _) : OP##_clear();      /* released, higher level */ \
+            (CLASS_ACK, _, PRED_LO, _) : OP##_clear();         /* released */ \
+            (CLASS_ACK, _, PRED_BOTH, _) : OP##_clear(); \
+            (CLASS_ACK, _, PRED_HI, _) : OP##_clear();         /* released stale */ \
+        } \
     }
-    table compare {
-        actions = { old_and_new; }
-        const default_action = old_and_new();
-        size = 1;
-    }
+    INA_BITMAP_TABLE(bitmap_op, overlap)
+    INA_BITMAP_TABLE(bitmap_merge_op, merged)
 
     apply {
-        meta.old_bitmap = 0;
-        if (meta.cls == CLASS_GRADIENT) {
-            if (meta.id_hit == ID_CLAIMED) {
-                bitmap_init();
-            } else if (meta.id_hit == ID_MATCH) {
-                bitmap_or();
-            }
-        } else if (meta.cls == CLASS_RESEND) {
-            if (meta.id_hit == ID_RELEASED) {
-                if (hdr.ina.level == 0) {
-                    bitmap_read_clear();
-                } else {
-                    bitmap_clear();
-                }
-            }
-        } else if (meta.cls == CLASS_ACK) {
-            if (meta.id_hit == ID_RELEASED || meta.id_hit == ID_RELEASED_STALE) {
-                bitmap_clear();
-            }
-        }
-        compare.apply();
-        if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH && overlap != 0) {
-            /* ATP Figure 7 box 7: already aggregated; the aggregator keeps
-             * the copy's congestion mark only. */
-            meta.verdict = VERDICT_DROP;
-            meta.reason = CTR_duplicate;
-            meta.flags_op = FLAGS_MERGE;
-            meta.flags_in = meta.flags_in & AGG_ECN;
-        }
-        meta.merged = meta.old_bitmap | meta.bitmap;
-        meta.fresh = 0;
-        if (overlap == 0) {
-            meta.fresh = 1;
-        }
+        bitmap_op.apply();
+        bitmap_merge_op.apply();
     }
 }
 

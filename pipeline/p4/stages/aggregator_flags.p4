@@ -28,25 +28,33 @@ control aggregator_flags(inout ina_headers_t hdr, inout ina_meta_t meta) {
         value = 0;
     )
 
-    apply {
-        meta.flags_out = 0;
-        if (meta.clipped == 1) {
-            meta.side = meta.side | SIDE_OVERFLOW;
-            if (meta.flags_op != FLAGS_SET_COL && meta.flags_op != FLAGS_CLEAR) {
-                meta.flags_in = meta.flags_in | AGG_OVERFLOW;
-            }
+    table flags_update {
+        key = { meta.flags_op : exact; }
+        actions = { flags_init; flags_merge; flags_set_col; flags_read_clear; NoAction; }
+        const default_action = NoAction();
+        const entries = {
+            FLAGS_INIT : flags_init();
+            FLAGS_MERGE : flags_merge();
+            FLAGS_SET_COL : flags_set_col();
+            FLAGS_READ_CLEAR : flags_read_clear();
+            /* An ACK freeing the slot runs read-clear: at most four
+             * RegisterActions per register on Tofino, and an ACK never
+             * carries the flags it reads (carry_flags is 0). */
+            FLAGS_CLEAR : flags_read_clear();
         }
-        if (meta.flags_op == FLAGS_INIT) {
-            flags_init();
-        } else if (meta.flags_op == FLAGS_MERGE) {
-            flags_merge();
-        } else if (meta.flags_op == FLAGS_SET_COL) {
-            flags_set_col();
-        } else if (meta.flags_op == FLAGS_READ_CLEAR || meta.flags_op == FLAGS_CLEAR) {
-            /* FLAGS_CLEAR (an ACK freeing the slot) runs read-clear: at
-             * most four RegisterActions per register on Tofino, and an ACK
-             * never carries the flags it reads (carry_flags is 0). */
-            flags_read_clear();
+    }
+
+    /* The side counter `overflow` (counters.p4): a lane saturated in this
+     * pass or the first (process.cpp counts it for a packet whose add
+     * clipped). Here, in the packet's last pass after the overflow test,
+     * so that the other counters need not wait for it. */
+    INA_COUNTER(overflow_counter, 1);
+
+    apply {
+        /* A clip of this packet is in flags_in already (lane_clips). */
+        flags_update.apply();
+        if (meta.clipped == 1) {
+            INA_COUNT(overflow_counter, 0);
         }
     }
 }

@@ -2,8 +2,8 @@
  *
  * Stage `aggregator_value`: the running sums. One register array per lane,
  * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
- * holds element i in pass 1 (row 2 * index) and element INA_LANES + i in
- * pass 2 (row 2 * index + 1), so 2 * INA_LANES elements take two passes
+ * holds element i in pass 1 (row index) and element INA_LANES + i in
+ * pass 2 (row INA_AGGREGATORS + index), so 2 * INA_LANES elements take two passes
  * through the same lanes (ATP Appendix C). INA_LANES (include/constants.p4)
  * is a compile-time parameter: lanes past it are not compiled.
  *
@@ -14,12 +14,14 @@
  *
  *  - A stateful ALU's instruction is chosen before it reads the word, so the
  *    action is picked by the table's key, never by the word: whether the
- *    packet's element is present, whether the lane belongs to the row, and
- *    what the register stages decided. In the first pass that is the
- *    class, id_hit, fresh and the level themselves, not the value action
- *    derived from them (value_op, below, waits for aggregator_count's
- *    completion test and would hold every lane back by the stages of that
- *    chain); in the second pass it is the value action the first carried.
+ *    packet's element is present, whether the lane belongs to the row
+ *    (`elements`, a range: the lane's element number below it), and what
+ *    the register stages decided. In the first pass that is the class,
+ *    id_hit, the overlap (a duplicate's bits are in already) and the
+ *    level themselves, not the value action derived from them (value_op,
+ *    set by aggregator_count's verdict, would hold every lane back by that
+ *    stage); in the second pass it is the value action the first carried
+ *    (pass_value_op).
  *    One table per lane, not one per call site: Tofino has 16 logical
  *    tables per stage, and four lanes' registers share one.
  *  - At most four RegisterActions per register: value_add_read is
@@ -33,16 +35,17 @@
  *
  * The register saturates (|+| on int<32>, done by the stateful ALU), and a
  * word at INT32_MAX or INT32_MIN is not added to (ATP section 3.8; the
- * register program's two conditions). The overflow test looks only at what
- * the add returns: a lane whose new word is at INT32_MAX or INT32_MIN counts
- * as a clip (it clipped, it was held, or it landed there exactly), as in
- * pipeline/src/value_simd.cpp. It is one gateway per lane (a field compared
- * with two constants) setting the lane's own bit `clip_i`; the table
- * `lane_clips` after the lanes ORs the bits of an adding packet (value_op
- * VALUE_ADD or VALUE_ADD_READ) into meta.clipped (one ternary entry per
- * lane). The exact test (old ^ sum) & (v ^ sum) is a chain of five
- * dependent ALU operations and three more PHV words per lane, which Tofino
- * cannot place (docs/p4.md, "The overflow test").
+ * register program's two conditions, written on the word as unsigned: the
+ * back end turns `value != INT32_MIN` into a comparison with -INT32_MIN,
+ * which a stateful ALU's constant cannot hold). The overflow test looks
+ * only at what the add returns: a lane whose new word is at INT32_MAX or
+ * INT32_MIN counts as a clip (it clipped, it was held, or it landed there
+ * exactly), as in pipeline/src/value_simd.cpp. It is one ternary lookup,
+ * `lane_clips`, on the adding packet's value_op (VALUE_ADD or
+ * VALUE_ADD_READ) and the returned elements, after the last lane. The
+ * exact test (old ^ sum) & (v ^ sum) is a chain of five dependent ALU
+ * operations and three more PHV words per lane, which Tofino cannot place
+ * (docs/p4.md, "The overflow test").
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE
 #define INA_P4_STAGE_AGGREGATOR_VALUE
@@ -56,7 +59,7 @@
         value = 0; \
     ) \
     INA_LANE_REGISTER_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, hdr.elems[I].v, \
-        if (value != INA_INT32_MAX && value != INA_INT32_MIN) { \
+        if ((bit<32>)value != 32w0x7fffffff && (bit<32>)value != 32w0x80000000) { \
             value = value |+| (int<32>)hdr.elems[I].v; \
         } \
         result = (bit<32>)value; \
@@ -67,233 +70,194 @@
     table lane_##I { \
         key = { \
             meta.second : ternary; \
-            meta.value_op : ternary; \
+            meta.pass_value_op : ternary; \
             meta.cls : ternary; \
             meta.id_hit : ternary; \
-            meta.fresh : ternary; \
+            meta.overlap : ternary; \
             hdr.ina.level : ternary; \
             hdr.elems[I].isValid() : ternary; \
-            meta.row_mask[I:I] : ternary; \
+            meta.cfg.elements : range @name("elements"); \
         } \
         actions = { value_write_##I; value_clear_##I; value_add_##I; value_read_##I; NoAction; } \
         const default_action = NoAction(); \
         size = 16; \
         const entries = { \
             (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
-            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, 1) : value_clear_##I(); \
-            (0, _, CLASS_GRADIENT, ID_MATCH, 1, _, true, _) : value_add_##I(); \
-            (0, _, CLASS_RESEND, ID_RELEASED, 1, 0, true, _) : value_add_##I(); \
-            (0, _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_read_##I(); \
+            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, (I + 1) .. 0xFFFF) : value_clear_##I(); \
+            (0, _, CLASS_GRADIENT, ID_MATCH, 0, _, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, _, 0, true, _) : value_read_##I(); \
             (1, VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
-            (1, VALUE_WRITE, _, _, _, _, false, 1) : value_clear_##I(); \
+            (1, VALUE_WRITE, _, _, _, _, false, (INA_LANES + I + 1) .. 0xFFFF) : value_clear_##I(); \
             (1, VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
             (1, VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
             (1, VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
         } \
     }
 
-/* Lane I's clip test, after its table: the element is at a limit. One
- * gateway: a 32-bit field against two constants and the validity bit,
- * within a gateway's 4 bytes + 12 bits of PHV input. Whether the lane
- * added (a written or read element at a limit is no clip) is lane_clips'
- * business, so that the test does not wait for the value action. */
 #define INA_LANE_APPLY(I) \
-    lane_##I.apply(); \
-    if (hdr.elems[I].isValid() && \
-        (hdr.elems[I].v == 0x7fffffff || hdr.elems[I].v == 0x80000000)) { \
-        clip_##I = 1; \
-    }
+    lane_##I.apply();
 
-/* The lanes' row in this pass and which lanes belong to it, applied first
- * in both passes (right after switch_config): they depend only on the
- * configuration and the pass, and the lane tables key on them, so they
- * must not wait behind the register stages in control order (Tofino
- * places a table no earlier than what it reads). */
+/* The lanes' row in this pass: the aggregator's index in the first,
+ * INA_AGGREGATORS + index in the second. One operation (row_offset is
+ * the pass's constant, set by the target's parser or wrapper): the
+ * interleaved 2 * index + pass took two, and the lanes wait for it.
+ * Applied first in both passes (right after switch_config). */
 control value_rows(inout ina_headers_t hdr, inout ina_meta_t meta) {
-    bit<16> row_lanes = 0;
-    /* Bit i: lane i belongs to the row in this pass (i < row_lanes). */
-    action set_row_mask(bit<32> mask) { meta.row_mask = mask; }
-    table lane_mask {
-        key = { row_lanes : exact; }
-        actions = { set_row_mask; }
-        /* row_lanes above 31: every lane of the pass */
-        const default_action = set_row_mask(0x7FFFFFFF);
-        size = 32;
-        const entries = {
-            0 : set_row_mask(32w0x00000000);
-            1 : set_row_mask(32w0x00000001);
-            2 : set_row_mask(32w0x00000003);
-            3 : set_row_mask(32w0x00000007);
-            4 : set_row_mask(32w0x0000000f);
-            5 : set_row_mask(32w0x0000001f);
-            6 : set_row_mask(32w0x0000003f);
-            7 : set_row_mask(32w0x0000007f);
-            8 : set_row_mask(32w0x000000ff);
-            9 : set_row_mask(32w0x000001ff);
-            10 : set_row_mask(32w0x000003ff);
-            11 : set_row_mask(32w0x000007ff);
-            12 : set_row_mask(32w0x00000fff);
-            13 : set_row_mask(32w0x00001fff);
-            14 : set_row_mask(32w0x00003fff);
-            15 : set_row_mask(32w0x00007fff);
-            16 : set_row_mask(32w0x0000ffff);
-            17 : set_row_mask(32w0x0001ffff);
-            18 : set_row_mask(32w0x0003ffff);
-            19 : set_row_mask(32w0x0007ffff);
-            20 : set_row_mask(32w0x000fffff);
-            21 : set_row_mask(32w0x001fffff);
-            22 : set_row_mask(32w0x003fffff);
-            23 : set_row_mask(32w0x007fffff);
-            24 : set_row_mask(32w0x00ffffff);
-            25 : set_row_mask(32w0x01ffffff);
-            26 : set_row_mask(32w0x03ffffff);
-            27 : set_row_mask(32w0x07ffffff);
-            28 : set_row_mask(32w0x0fffffff);
-            29 : set_row_mask(32w0x1fffffff);
-            30 : set_row_mask(32w0x3fffffff);
-            31 : set_row_mask(32w0x7fffffff);
-        }
-    }
-
-    /* elem_count > INA_LANES and elements > INA_LANES as sign bits of
-     * differences (a gateway's `>` against a constant that is not a power
-     * of two minus one takes more rows and bytes than a gateway has: "limit
-     * of 4 bytes + 12 bits"); exact, as both are at most 62 where they are
-     * read (parse, p4gen). */
-    action lane_differences() {
-        meta.count_lanes_left = INA_LANES_16 - hdr.ina.elem_count;
-        meta.row_lanes_left = INA_LANES_16 - meta.cfg.elements;
-    }
-    table compare_lanes {
-        actions = { lane_differences; }
-        const default_action = lane_differences();
-        size = 1;
-    }
-
     apply {
-        compare_lanes.apply();
-        /* Lanes of this pass that belong to the row (`elements`), as a bit
-         * mask: a Tofino gateway tests a bit, not `I < row_lanes`, in the
-         * few bytes each lane's condition may read. */
-        row_lanes = meta.cfg.elements;
-        if (meta.second == 1) {
-            row_lanes = meta.cfg.elements - INA_LANES_16;
-        }
-        lane_mask.apply();
-        meta.value_row = (hdr.ina.agg_index << 1) | (bit<32>)meta.second;
+        meta.value_row = hdr.ina.agg_index + meta.row_offset;
     }
 }
 
 control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
-    /* One bit per lane (see lane_clips); lanes past INA_LANES keep 0. */
-    bit<1> clip_0 = 0;
-    bit<1> clip_1 = 0;
-    bit<1> clip_2 = 0;
-    bit<1> clip_3 = 0;
-    bit<1> clip_4 = 0;
-    bit<1> clip_5 = 0;
-    bit<1> clip_6 = 0;
-    bit<1> clip_7 = 0;
-    bit<1> clip_8 = 0;
-    bit<1> clip_9 = 0;
-    bit<1> clip_10 = 0;
-    bit<1> clip_11 = 0;
-    bit<1> clip_12 = 0;
-    bit<1> clip_13 = 0;
-    bit<1> clip_14 = 0;
-    bit<1> clip_15 = 0;
-    bit<1> clip_16 = 0;
-    bit<1> clip_17 = 0;
-    bit<1> clip_18 = 0;
-    bit<1> clip_19 = 0;
-    bit<1> clip_20 = 0;
-    bit<1> clip_21 = 0;
-    bit<1> clip_22 = 0;
-    bit<1> clip_23 = 0;
-    bit<1> clip_24 = 0;
-    bit<1> clip_25 = 0;
-    bit<1> clip_26 = 0;
-    bit<1> clip_27 = 0;
-    bit<1> clip_28 = 0;
-    bit<1> clip_29 = 0;
-    bit<1> clip_30 = 0;
-    action set_clipped() { meta.clipped = 1; }
-    /* The OR of the lanes' clip bits, for a packet that added (value_op 2 or
-     * 3: VALUE_ADD &&& 0b110): a ternary table (one TCAM entry per lane, the
-     * other bits don't care), because an OR over fields written
-     * in several stages is one ALU operation per field on Tofino and would
-     * chain through as many stages. */
+    /* A lane saturated: the aggregator records the overflow (every
+     * adding packet's flags operation keeps flags_in) and the packet's last
+     * pass counts it (`overflow`, counters.p4); both ride into the second
+     * pass. */
+    action set_clipped() {
+        meta.clipped = 1;
+        meta.flags_in = meta.flags_in | AGG_OVERFLOW;
+    }
+    /* The overflow test of an adding packet (value_op VALUE_ADD or
+     * VALUE_ADD_READ: 2 &&& 0b110): one of its elements, as the lanes
+     * returned them, is at INT32_MAX or INT32_MIN. One ternary lookup on
+     * the elements themselves, two entries per lane written by the
+     * control plane (p4gen.py, which knows the build's lanes), the other
+     * lanes don't care: a test per lane and an OR of their results took two
+     * more stages after the last lane. A present element only (the
+     * validity bit is in the key: an absent element's container may hold
+     * another field's value). */
     table lane_clips {
         key = {
             meta.value_op : ternary;
-            clip_0 : ternary;
-            clip_1 : ternary;
-            clip_2 : ternary;
-            clip_3 : ternary;
-            clip_4 : ternary;
-            clip_5 : ternary;
-            clip_6 : ternary;
-            clip_7 : ternary;
-            clip_8 : ternary;
-            clip_9 : ternary;
-            clip_10 : ternary;
-            clip_11 : ternary;
-            clip_12 : ternary;
-            clip_13 : ternary;
-            clip_14 : ternary;
-            clip_15 : ternary;
-            clip_16 : ternary;
-            clip_17 : ternary;
-            clip_18 : ternary;
-            clip_19 : ternary;
-            clip_20 : ternary;
-            clip_21 : ternary;
-            clip_22 : ternary;
-            clip_23 : ternary;
-            clip_24 : ternary;
-            clip_25 : ternary;
-            clip_26 : ternary;
-            clip_27 : ternary;
-            clip_28 : ternary;
-            clip_29 : ternary;
-            clip_30 : ternary;
+#if INA_LANES > 0
+            hdr.elems[0].isValid() : ternary @name("elem_0_valid");
+            hdr.elems[0].v : ternary @name("elem_0");
+#endif
+#if INA_LANES > 1
+            hdr.elems[1].isValid() : ternary @name("elem_1_valid");
+            hdr.elems[1].v : ternary @name("elem_1");
+#endif
+#if INA_LANES > 2
+            hdr.elems[2].isValid() : ternary @name("elem_2_valid");
+            hdr.elems[2].v : ternary @name("elem_2");
+#endif
+#if INA_LANES > 3
+            hdr.elems[3].isValid() : ternary @name("elem_3_valid");
+            hdr.elems[3].v : ternary @name("elem_3");
+#endif
+#if INA_LANES > 4
+            hdr.elems[4].isValid() : ternary @name("elem_4_valid");
+            hdr.elems[4].v : ternary @name("elem_4");
+#endif
+#if INA_LANES > 5
+            hdr.elems[5].isValid() : ternary @name("elem_5_valid");
+            hdr.elems[5].v : ternary @name("elem_5");
+#endif
+#if INA_LANES > 6
+            hdr.elems[6].isValid() : ternary @name("elem_6_valid");
+            hdr.elems[6].v : ternary @name("elem_6");
+#endif
+#if INA_LANES > 7
+            hdr.elems[7].isValid() : ternary @name("elem_7_valid");
+            hdr.elems[7].v : ternary @name("elem_7");
+#endif
+#if INA_LANES > 8
+            hdr.elems[8].isValid() : ternary @name("elem_8_valid");
+            hdr.elems[8].v : ternary @name("elem_8");
+#endif
+#if INA_LANES > 9
+            hdr.elems[9].isValid() : ternary @name("elem_9_valid");
+            hdr.elems[9].v : ternary @name("elem_9");
+#endif
+#if INA_LANES > 10
+            hdr.elems[10].isValid() : ternary @name("elem_10_valid");
+            hdr.elems[10].v : ternary @name("elem_10");
+#endif
+#if INA_LANES > 11
+            hdr.elems[11].isValid() : ternary @name("elem_11_valid");
+            hdr.elems[11].v : ternary @name("elem_11");
+#endif
+#if INA_LANES > 12
+            hdr.elems[12].isValid() : ternary @name("elem_12_valid");
+            hdr.elems[12].v : ternary @name("elem_12");
+#endif
+#if INA_LANES > 13
+            hdr.elems[13].isValid() : ternary @name("elem_13_valid");
+            hdr.elems[13].v : ternary @name("elem_13");
+#endif
+#if INA_LANES > 14
+            hdr.elems[14].isValid() : ternary @name("elem_14_valid");
+            hdr.elems[14].v : ternary @name("elem_14");
+#endif
+#if INA_LANES > 15
+            hdr.elems[15].isValid() : ternary @name("elem_15_valid");
+            hdr.elems[15].v : ternary @name("elem_15");
+#endif
+#if INA_LANES > 16
+            hdr.elems[16].isValid() : ternary @name("elem_16_valid");
+            hdr.elems[16].v : ternary @name("elem_16");
+#endif
+#if INA_LANES > 17
+            hdr.elems[17].isValid() : ternary @name("elem_17_valid");
+            hdr.elems[17].v : ternary @name("elem_17");
+#endif
+#if INA_LANES > 18
+            hdr.elems[18].isValid() : ternary @name("elem_18_valid");
+            hdr.elems[18].v : ternary @name("elem_18");
+#endif
+#if INA_LANES > 19
+            hdr.elems[19].isValid() : ternary @name("elem_19_valid");
+            hdr.elems[19].v : ternary @name("elem_19");
+#endif
+#if INA_LANES > 20
+            hdr.elems[20].isValid() : ternary @name("elem_20_valid");
+            hdr.elems[20].v : ternary @name("elem_20");
+#endif
+#if INA_LANES > 21
+            hdr.elems[21].isValid() : ternary @name("elem_21_valid");
+            hdr.elems[21].v : ternary @name("elem_21");
+#endif
+#if INA_LANES > 22
+            hdr.elems[22].isValid() : ternary @name("elem_22_valid");
+            hdr.elems[22].v : ternary @name("elem_22");
+#endif
+#if INA_LANES > 23
+            hdr.elems[23].isValid() : ternary @name("elem_23_valid");
+            hdr.elems[23].v : ternary @name("elem_23");
+#endif
+#if INA_LANES > 24
+            hdr.elems[24].isValid() : ternary @name("elem_24_valid");
+            hdr.elems[24].v : ternary @name("elem_24");
+#endif
+#if INA_LANES > 25
+            hdr.elems[25].isValid() : ternary @name("elem_25_valid");
+            hdr.elems[25].v : ternary @name("elem_25");
+#endif
+#if INA_LANES > 26
+            hdr.elems[26].isValid() : ternary @name("elem_26_valid");
+            hdr.elems[26].v : ternary @name("elem_26");
+#endif
+#if INA_LANES > 27
+            hdr.elems[27].isValid() : ternary @name("elem_27_valid");
+            hdr.elems[27].v : ternary @name("elem_27");
+#endif
+#if INA_LANES > 28
+            hdr.elems[28].isValid() : ternary @name("elem_28_valid");
+            hdr.elems[28].v : ternary @name("elem_28");
+#endif
+#if INA_LANES > 29
+            hdr.elems[29].isValid() : ternary @name("elem_29_valid");
+            hdr.elems[29].v : ternary @name("elem_29");
+#endif
+#if INA_LANES > 30
+            hdr.elems[30].isValid() : ternary @name("elem_30_valid");
+            hdr.elems[30].v : ternary @name("elem_30");
+#endif
         }
         actions = { set_clipped; NoAction; }
         const default_action = NoAction();
-        size = 32;
-        const entries = {
-            (VALUE_ADD &&& 0b110, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1, _) : set_clipped();
-            (VALUE_ADD &&& 0b110, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, 1) : set_clipped();
-        }
+        size = 64;
     }
 
     INA_LANE(0)
@@ -484,34 +448,6 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #if INA_LANES > 30
         INA_LANE_APPLY(30)
 #endif
-        if (meta.second == 0) {
-            /* Which value action this packet runs, in both passes. */
-            meta.value_op = VALUE_NONE;
-            if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_CLAIMED) {
-                meta.value_op = VALUE_WRITE;
-            } else if (meta.cls == CLASS_GRADIENT && meta.id_hit == ID_MATCH &&
-                       meta.reason != CTR_duplicate) {
-                if (meta.complete == 1) {
-                    meta.value_op = VALUE_ADD_READ;
-                } else {
-                    meta.value_op = VALUE_ADD;
-                }
-            } else if (meta.cls == CLASS_RESEND && meta.reason == CTR_resend_merged) {
-                if (meta.fresh == 1) {
-                    meta.value_op = VALUE_ADD_READ;
-                } else {
-                    meta.value_op = VALUE_READ;
-                }
-            }
-            meta.need_second = 0;
-            if (meta.value_op != VALUE_NONE && meta.count_lanes_left[15:15] == 1) {
-                meta.need_second = 1;
-            }
-            if (meta.value_op == VALUE_WRITE && meta.row_lanes_left[15:15] == 1) {
-                /* the row's second half must be zeroed too */
-                meta.need_second = 1;
-            }
-        }
         lane_clips.apply();
     }
 }

@@ -4,7 +4,7 @@
  * process.cpp does. Bitmaps and level are written in the first pass, so a
  * recirculated packet carries them into the second; the flags that depend on
  * the aggregator_flags register are written in the last pass, where that
- * register is read.
+ * register is read (result_flags).
  */
 #ifndef INA_P4_STAGE_DEPARSE
 #define INA_P4_STAGE_DEPARSE
@@ -33,12 +33,34 @@ control deparse(inout ina_headers_t hdr, inout ina_meta_t meta) {
                 hdr.ina.level = hdr.ina.level + 1;
             }
         }
-        if (meta.carry_flags == 1 && (meta.second == 1 || meta.need_second == 0)) {
-            /* pkt_flags_of */
-            if ((meta.flags_out & AGG_ECN) != 0) { hdr.ina.flags = hdr.ina.flags | INA_F_ECN; }
-            if ((meta.flags_out & AGG_COL) != 0) { hdr.ina.flags = hdr.ina.flags | INA_F_COL; }
-            if ((meta.flags_out & AGG_OVERFLOW) != 0) { hdr.ina.flags = hdr.ina.flags | INA_F_OVERFLOW; }
+    }
+}
+
+/* The aggregator's flags in the packet that carries the result
+ * (carry_flags), in its last pass, after aggregator_flags read them. The
+ * TNA build applies it in egress (the flags ride in the bridge header):
+ * aggregator_flags runs in the last stages of ingress, after the lanes. */
+control result_flags(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    /* The aggregator's flags as header flags (pkt_flags_of), one lookup:
+     * three dependent ORs into the header field took three stages. */
+    action add_flags(bit<16> flags) { hdr.ina.flags = hdr.ina.flags | flags; }
+    table pkt_flags_of {
+        key = { meta.flags_out : ternary; }
+        actions = { add_flags; NoAction; }
+        const default_action = NoAction();
+        const entries = {
+            (AGG_ECN | AGG_COL | AGG_OVERFLOW) &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_ECN | INA_F_COL | INA_F_OVERFLOW);
+            (AGG_ECN | AGG_COL) &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_ECN | INA_F_COL);
+            (AGG_ECN | AGG_OVERFLOW) &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_ECN | INA_F_OVERFLOW);
+            (AGG_COL | AGG_OVERFLOW) &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_COL | INA_F_OVERFLOW);
+            AGG_ECN &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_ECN);
+            AGG_COL &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_COL);
+            AGG_OVERFLOW &&& (AGG_ECN | AGG_COL | AGG_OVERFLOW) : add_flags(INA_F_OVERFLOW);
         }
+    }
+
+    apply {
+        pkt_flags_of.apply();
     }
 }
 

@@ -21,6 +21,18 @@ control switch_config(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.cfg.gc_timeout = gc_timeout;
         meta.cpu_port = cpu_port;
         meta.flood_group = flood_group;
+        /* parse's and filter's comparisons with the configuration, here
+         * with the action's data so that they are known in the first
+         * stage (a Tofino gateway compares a field with a constant only;
+         * parse.p4 says why the sign bits are exact): elem_count above
+         * `elements`, the index against `aggregators` (at most 65536; an
+         * index with a high half set is out of range anyway), GOAT's
+         * aggregation node against this switch. The configured value is
+         * the first operand: a Tofino subtraction takes its second from
+         * the packet, metadata or a constant, not from action data. */
+        meta.elems_left = elements - hdr.ina.elem_count;
+        meta.index_room = aggregators - hdr.ina.agg_index;
+        meta.node_diff = hdr.ina.agg_node ^ switch_id;
     }
     table ina_config {
         actions = { set_config; }
@@ -33,24 +45,27 @@ control switch_config(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 }
 
+/* switchd's forwarding lookups, keyed on the packet alone, applied in the
+ * pipe's first stages; `forward_decision` picks one once the verdict is
+ * known. Written as an if / else-if chain around the lookups, each lookup
+ * waited for the verdict and the one before it. */
 control forward(inout ina_headers_t hdr, inout ina_meta_t meta) {
     action to_neighbour(bit<9> port, bit<48> mac) {
-        meta.fwd_port = port;
-        hdr.ethernet.dst = mac;
-    }
-    action to_port(bit<9> port) {
-        meta.fwd_port = port;
-    }
-    action to_group(bit<16> group) {
-        meta.fwd_group = group;
-    }
-    action flood() {
-        meta.fwd_group = meta.flood_group;
-    }
-    action no_route() {
-        meta.fwd_drop = 1;
+        meta.route_hit = 1;
+        meta.route_port = port;
+        meta.route_mac = mac;
     }
     action ipv4_miss() {
+    }
+    action to_port(bit<9> port) {
+        meta.l2_hit = 1;
+        meta.l2_port = port;
+    }
+    action to_group(bit<16> group) {
+        meta.group_hit = 1;
+        meta.job_group = group;
+    }
+    action no_route() {
     }
 
     /* Neighbour by IPv4 address: port and MAC (ForwardingTable::by_ip). */
@@ -78,32 +93,53 @@ control forward(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 
     apply {
-        meta.fwd_drop = 0;
-        meta.fwd_group = 0;
-        if (meta.verdict == VERDICT_DROP) {
-            meta.fwd_drop = 1;
-        } else if (meta.verdict == VERDICT_MULTICAST) {
-            job_multicast.apply();
-        } else if (meta.verdict == VERDICT_CONTROL) {
-            meta.fwd_port = meta.cpu_port;
-        } else {
-            bool routed = false;
-            if (hdr.ipv4.isValid()) {
-                if (hdr.ipv4.dst[31:28] == 0xE || hdr.ipv4.dst == 0xFFFFFFFF) {
-                    flood();
-                    routed = true;
-                } else if (ipv4_route.apply().hit) {
-                    routed = true;
-                }
-            }
-            if (!routed) {
-                if (hdr.ethernet.dst[40:40] == 1) {
-                    flood();
-                } else {
-                    l2_forward.apply();
-                }
-            }
+        ipv4_route.apply();
+        l2_forward.apply();
+        job_multicast.apply();
+    }
+}
+
+/* Where the packet goes, from its verdict and the lookups above. */
+control forward_decision(inout ina_headers_t hdr, inout ina_meta_t meta) {
+    action drop() { meta.fwd_drop = 1; }
+    action to_job_group() { meta.fwd_group = meta.job_group; }
+    action to_cpu() { meta.fwd_port = meta.cpu_port; }
+    action flood() { meta.fwd_group = meta.flood_group; }
+    action routed() {
+        meta.fwd_port = meta.route_port;
+        hdr.ethernet.dst = meta.route_mac;
+    }
+    action switched() { meta.fwd_port = meta.l2_port; }
+    /* switchd's forwarding, in its order: by verdict; then IPv4 multicast
+     * and broadcast flood, a routed IPv4 destination, an Ethernet
+     * multicast or broadcast flood, the MAC table; nothing left: drop. */
+    table forward_select {
+        key = {
+            meta.verdict       : ternary;
+            meta.group_hit     : ternary;
+            hdr.ipv4.isValid() : ternary @name("ipv4_valid");
+            hdr.ipv4.dst       : ternary @name("ipv4_dst");
+            meta.route_hit     : ternary;
+            hdr.ethernet.dst[40:40] : ternary @name("eth_group_bit");
+            meta.l2_hit        : ternary;
         }
+        actions = { drop; to_job_group; to_cpu; flood; routed; switched; }
+        const default_action = drop();
+        const entries = {
+            (VERDICT_DROP, _, _, _, _, _, _) : drop();
+            (VERDICT_MULTICAST, 1, _, _, _, _, _) : to_job_group();
+            (VERDICT_MULTICAST, _, _, _, _, _, _) : drop();
+            (VERDICT_CONTROL, _, _, _, _, _, _) : to_cpu();
+            (_, _, true, 0xE0000000 &&& 0xF0000000, _, _, _) : flood();
+            (_, _, true, 0xFFFFFFFF, _, _, _) : flood();
+            (_, _, true, _, 1, _, _) : routed();
+            (_, _, _, _, _, 1, _) : flood();
+            (_, _, _, _, _, _, 1) : switched();
+        }
+    }
+
+    apply {
+        forward_select.apply();
     }
 }
 
