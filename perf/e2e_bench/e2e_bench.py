@@ -209,7 +209,22 @@ def main():
                   f"{f(rel('ps'), '.2f'):>7}{f(rel('gloo'), '.2f'):>9}  {r['correct']}")
     if a.plot and rows:
         plot(rows, a.plot)
-    return 0 if all(r["correct"] for r in rows) else 1
+    problems = [p for r in rows for p in check_row(r)]
+    for p in problems:
+        print(f"e2e_bench: FAILED {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def check_row(r):
+    """Whether a run did what its mode names: an exact result, and in ina
+    mode aggregation in the switch, in ps mode none."""
+    where = f"{r['bytes'] >> 20}M {r['mode']}"
+    p = [] if r["correct"] else [f"{where}: the result is not the exact sum (or did not come)"]
+    if r["mode"] == "ina" and not r.get("share_switch"):
+        p.append(f"{where}: nothing was aggregated in the switch")
+    if r["mode"] == "ps" and r.get("share_switch"):
+        p.append(f"{where}: {r['share_switch']:.1%} aggregated in the switch, PS only asked")
+    return p
 
 
 if __name__ == "__main__":

@@ -216,7 +216,11 @@ def main():
                                "ps_cpu_us_per_fragment": ps_cpu * 1e6 / frags if frags else None,
                                "retransmits": ws.get("retransmits"),
                                "correct": bool(ws.get("within_bound"))}
-                        ok = ok and row["correct"]
+                        if not (row["correct"] and frags):
+                            print(f"host_bench: FAILED {t}, {e} elements: {frags} fragments, "
+                                  f"result {'exact' if row['correct'] else 'not the exact sum'}",
+                                  file=sys.stderr)
+                            ok = False
                         rows.append(row)
                         if a.json:
                             print(json.dumps(row), flush=True)

@@ -64,6 +64,13 @@ struct Traffic {
 	uint64_t completions = 0;	/* per round */
 };
 
+/* Worker w's value of element e of fragment seq: small, of both signs, so
+ * the steady-state path never saturates. */
+int32_t gradient_value(uint32_t seq, uint32_t e, uint32_t worker)
+{
+	return static_cast<int32_t>((seq * 31 + e * 7 + worker) % 2001) - 1000;
+}
+
 void put_frame(uint8_t *f, uint16_t job, uint32_t seq, uint32_t index, uint16_t flags, uint32_t bitmap,
 	       uint8_t fan_in, uint32_t elements, uint32_t worker)
 {
@@ -80,10 +87,8 @@ void put_frame(uint8_t *f, uint16_t job, uint32_t seq, uint32_t index, uint16_t 
 	h.bitmap[0] = bitmap;
 	h.fan_in[0] = fan_in;
 	ina::write_ina_frame(f, src, dst, h);
-	/* Small values of both signs: no saturation on the steady-state path. */
 	for (uint32_t e = 0; e < elements; e++)
-		ina_store32(f + INA_PAYLOAD_OFFSET + 4 * e,
-			    static_cast<uint32_t>(static_cast<int32_t>((seq * 31 + e * 7 + worker) % 2001) - 1000));
+		ina_store32(f + INA_PAYLOAD_OFFSET + 4 * e, static_cast<uint32_t>(gradient_value(seq, e, worker)));
 }
 
 Traffic build_traffic(const Options &o, uint32_t elements)
@@ -125,7 +130,38 @@ struct Measured {
 	double mpps_median = 0; /* at the median round time */
 	uint64_t rounds = 0;
 	uint64_t packets = 0, completed = 0, expected_completed = 0;
+	uint64_t results_checked = 0, results_wrong = 0;
 };
+
+/* One more round, untimed, that checks every complete result against the
+ * exact sum of its workers' values: what the timed rounds measured is the
+ * path that aggregates, not one that drops or corrupts. */
+void verify_round(ina::AggregatorTable &table, ina::PipelineCounters &ctr, Traffic &t, uint64_t now,
+		  uint32_t workers, Measured *m)
+{
+	const uint32_t all = workers == 32 ? ~0u : (1u << workers) - 1u;
+	for (uint32_t off : t.offset) {
+		uint8_t *f = t.frames.data() + off;
+		ina::Result r = ina::process(table, ctr, f, t.frame_len, now);
+		ina::InaFrame x;
+		if (r.verdict == ina::Verdict::kDownstream &&
+		    ina::parse_ina_frame(f, t.frame_len, &x) == ina::FrameVerdict::kOk &&
+		    !(x.hdr.flags & (INA_F_ACK | INA_F_COLLISION)) && x.hdr.bitmap[0] == all) {
+			m->results_checked++;
+			for (uint32_t e = 0; e < x.hdr.elem_count; e++) {
+				int64_t sum = 0;
+				for (uint32_t w = 0; w < workers; w++)
+					sum += gradient_value(x.hdr.seq, e, w);
+				if (static_cast<int32_t>(ina_load32(x.payload + 4 * e)) != sum) {
+					m->results_wrong++;
+					break;
+				}
+			}
+		}
+		if (r.verdict == ina::Verdict::kDownstream)
+			std::memcpy(f, t.pristine.data() + off, t.frame_len);
+	}
+}
 
 /* One round through all frames; returns the number of packets. */
 inline uint64_t round_trip(ina::AggregatorTable &table, ina::PipelineCounters &ctr, Traffic &t, uint64_t now)
@@ -190,6 +226,7 @@ Measured run(const Options &o, uint32_t elements, ina::SimdLevel simd, Traffic &
 	m.expected_completed = o.hash ? 0 : t.completions * rounds;
 	if (table.occupied() != 0 && !o.hash)
 		throw std::runtime_error("aggregators left occupied after a round: traffic is not steady");
+	verify_round(table, ctr, t, now, o.workers, &m);
 	return m;
 }
 
@@ -342,6 +379,15 @@ int main(int argc, char **argv)
 					     (unsigned long long)m.expected_completed);
 				bad++;
 			}
+			/* With CRC-32 indices some fragments collide and complete at the PS. */
+			if (m.results_wrong || !m.results_checked || (!o.hash && m.results_checked != t.completions)) {
+				std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu of %llu results not the exact "
+						     "sum (expected %llu results)\n",
+					     elements, ina::simd_name(l), (unsigned long long)m.results_wrong,
+					     (unsigned long long)m.results_checked,
+					     (unsigned long long)(o.hash ? 0 : t.completions));
+				bad++;
+			}
 			double speedup = scalar_mpps > 0 ? m.mpps / scalar_mpps : 0;
 			if (o.json) {
 				out.push_back({{"elements", elements},
@@ -360,6 +406,7 @@ int main(int argc, char **argv)
 					       {"aggregators", o.aggregators},
 					       {"hash_indices", o.hash},
 					       {"packets", m.packets},
+					       {"results_checked", m.results_checked},
 					       {"seconds", m.seconds}});
 			} else {
 				std::printf("%8u %8s %9.2f %9.2f %8.1f %9.2fx %9u %10.2f %10.2f\n", elements,

@@ -103,6 +103,10 @@ struct QueueStats {
 	uint64_t tx[2] = {0, 0}, rx[2] = {0, 0};
 	uint64_t m_tx[2] = {0, 0}, m_rx[2] = {0, 0};
 	uint64_t busy = 0, stalls = 0, foreign = 0;
+	/* Over the whole run, for the sanity checks: every gradient sent, every
+	 * complete result, those whose values are not the exact sum, and the
+	 * parameter copies that came back on the workers' side. */
+	uint64_t gradients = 0, acks = 0, results = 0, results_wrong = 0;
 	bool measuring = false;
 };
 
@@ -159,6 +163,7 @@ private:
 	void fill();
 	void send();
 	void receive(uint64_t now);
+	bool exact_sum(const ina::InaFrame &f) const;
 
 	const Run &r_;
 	const Options &o_;
@@ -266,11 +271,23 @@ void QueueGen::send()
 			continue;
 		const uint16_t sent = rte_eth_tx_burst(p, q_, burst_[p], static_cast<uint16_t>(nb_[p]));
 		st_.tx[p] += sent;
+		(p == 0 ? st_.gradients : st_.acks) += sent;
 		/* Unsent frames keep their content and go first next time. */
 		for (unsigned k = sent; k < nb_[p]; k++)
 			burst_[p][k - sent] = burst_[p][k];
 		nb_[p] -= sent;
 	}
+}
+
+/* Every gradient element is 1, so every element of a complete result is W. */
+bool QueueGen::exact_sum(const ina::InaFrame &f) const
+{
+	if (f.hdr.elem_count != o_.elements || f.payload_len < 4u * o_.elements)
+		return false;
+	for (unsigned i = 0; i < o_.elements; i++)
+		if (ina_load32(f.payload + 4 * i) != o_.workers)
+			return false;
+	return true;
 }
 
 /* The sink; on the PS side, a complete result of this queue earns its ACK. */
@@ -297,6 +314,9 @@ void QueueGen::receive(uint64_t now)
 			}
 			if (in_flight(j) == 0)
 				continue;
+			st_.results++;
+			if (!exact_sum(f))
+				st_.results_wrong++;
 			done_[j]++;
 			last_progress_ = now;
 			const size_t next = (owed_tail_ + 1) & (owed_.size() - 1);
@@ -497,7 +517,8 @@ void report(const Options &o, const std::vector<QueueGen *> &gens, uint64_t hz, 
 	    uint64_t t_stop)
 {
 	const double secs = t_stop > t_measure ? static_cast<double>(t_stop - t_measure) / hz : 0.0;
-	uint64_t m_tx[2] = {0, 0}, m_rx[2] = {0, 0}, busy = 0, stalls = 0, foreign = 0;
+	uint64_t m_tx[2] = {0, 0}, m_rx[2] = {0, 0}, rx[2] = {0, 0}, busy = 0, stalls = 0, foreign = 0;
+	uint64_t gradients = 0, acks = 0, results = 0, wrong = 0;
 	std::string per_queue;
 	for (const QueueGen *g : gens) {
 		const QueueStats &s = g->stats();
@@ -505,28 +526,36 @@ void report(const Options &o, const std::vector<QueueGen *> &gens, uint64_t hz, 
 		for (int p = 0; p < 2; p++) {
 			m_tx[p] += s.tx[p] - s.m_tx[p];
 			m_rx[p] += s.rx[p] - s.m_rx[p];
+			rx[p] += s.rx[p];
 			q_in += s.tx[p] - s.m_tx[p];
 		}
 		busy += s.busy;
 		stalls += s.stalls;
 		foreign += s.foreign;
+		gradients += s.gradients;
+		acks += s.acks;
+		results += s.results;
+		wrong += s.results_wrong;
 		per_queue += (per_queue.empty() ? "" : ", ") + std::to_string(q_in);
 	}
 	const double tx_mpps = secs > 0 ? (m_tx[0] + m_tx[1]) / secs / 1e6 : 0;
 	const double rx_mpps = secs > 0 ? (m_rx[0] + m_rx[1]) / secs / 1e6 : 0;
 	if (o.json)
 		std::printf("{\"label\": \"%s\", \"workers\": %u, \"jobs\": %u, \"elements\": %u, "
-			    "\"queues\": %u, \"seconds\": %.3f, \"tx_gradients\": %lu, \"tx_acks\": %lu, "
-			    "\"rx_workers_side\": %lu, \"rx_ps_side\": %lu, \"mpps_in\": %.4f, "
+			    "\"queues\": %u, \"window\": %u, \"seconds\": %.3f, \"tx_gradients\": %lu, "
+			    "\"tx_acks\": %lu, \"rx_workers_side\": %lu, \"rx_ps_side\": %lu, \"mpps_in\": %.4f, "
 			    "\"mpps_out\": %.4f, \"queue_tx\": [%s], \"busy\": %lu, \"window_stalls\": %lu, "
-			    "\"foreign_results\": %lu, \"closed_loop\": %s}\n",
-			    o.label.c_str(), o.workers, o.jobs, o.elements, o.queues, secs, m_tx[0], m_tx[1],
-			    m_rx[0], m_rx[1], tx_mpps, rx_mpps, per_queue.c_str(), busy, stalls, foreign,
-			    o.open_loop ? "false" : "true");
+			    "\"foreign_results\": %lu, \"closed_loop\": %s, \"total_gradients\": %lu, "
+			    "\"total_acks\": %lu, \"total_rx_workers_side\": %lu, \"total_rx_ps_side\": %lu, "
+			    "\"results\": %lu, \"results_wrong\": %lu}\n",
+			    o.label.c_str(), o.workers, o.jobs, o.elements, o.queues, o.window, secs, m_tx[0],
+			    m_tx[1], m_rx[0], m_rx[1], tx_mpps, rx_mpps, per_queue.c_str(), busy, stalls, foreign,
+			    o.open_loop ? "false" : "true", gradients, acks, rx[0], rx[1], results, wrong);
 	else
 		std::printf("%s: %.2f s, %u queue(s): sent %.3f Mpps (gradients %lu, ACKs %lu), received "
-			    "%.3f Mpps (PS side %lu, workers side %lu)\n",
-			    o.label.c_str(), secs, o.queues, tx_mpps, m_tx[0], m_tx[1], rx_mpps, m_rx[1], m_rx[0]);
+			    "%.3f Mpps (PS side %lu, workers side %lu); results %lu, not the exact sum %lu\n",
+			    o.label.c_str(), secs, o.queues, tx_mpps, m_tx[0], m_tx[1], rx_mpps, m_rx[1], m_rx[0],
+			    results, wrong);
 	std::fflush(stdout);
 }
 

@@ -55,6 +55,15 @@ def telemetry(prefix, cmd):
             time.sleep(0.2)
 
 
+# ina-gen's addresses (perf/switchd_bench/gen.cpp): admission binds each
+# worker and the PS to its MAC, so the configuration must name them.
+PS_MAC = "02:00:00:ff:00:64"
+
+
+def worker_mac(j, w):
+    return f"02:00:00:{j:02x}:{w:02x}:01"
+
+
 def switchd_config(tmp, args, cpus, idle_sleep_us):
     s = f"""[switch]
 id = 1
@@ -71,24 +80,25 @@ device = "net_memif0,role=server,socket={tmp}/w.sock"
 """
     for j in range(args.jobs):
         for w in range(args.workers):
-            s += f'[[port.neighbour]]\nip = "10.1.{j}.{w + 1}"\nmac = "02:00:00:{j:02x}:{w:02x}:01"\n'
+            s += f'[[port.neighbour]]\nip = "10.1.{j}.{w + 1}"\nmac = "{worker_mac(j, w)}"\n'
     s += f"""
 [[port]]
 device = "net_memif1,role=server,socket={tmp}/ps.sock"
 [[port.neighbour]]
 ip = "10.1.255.100"
-mac = "02:00:00:ff:00:64"
+mac = "{PS_MAC}"
 """
     for j in range(args.jobs):
         s += f"""
 [[job]]
 id = {j + 1}
 ps_ip = "10.1.255.100"
+ps_mac = "{PS_MAC}"
 levels = 1
 fan_in = [{args.workers}]
 """
         for w in range(args.workers):
-            s += f'[[job.worker]]\nip = "10.1.{j}.{w + 1}"\nbit = [{w}]\n'
+            s += f'[[job.worker]]\nip = "10.1.{j}.{w + 1}"\nmac = "{worker_mac(j, w)}"\nbit = [{w}]\n'
     path = os.path.join(tmp, "switchd.toml")
     with open(path, "w") as f:
         f.write(s)
@@ -110,6 +120,68 @@ def placement(args, n):
 
 def lcore_sample(prefix, n):
     return [telemetry(prefix, f"/ina/lcore,{k}") for k in range(n)]
+
+
+# What a clean run of ina-gen's traffic never does: drop, refuse or detour a
+# packet. Every *_drops counter, every malformed_* one, and the pipeline's
+# and the lcores' other deviations from the aggregate-complete-ACK cycle.
+DEVIATIONS = {"no_route", "flood_no_port", "unregistered_job", "malformed", "misrouted", "collision",
+              "share_refusals", "duplicate", "ack_unmatched", "resend_merged", "resend_flushed",
+              "resend_forwarded", "overflow", "past_levels", "bypass", "float_forwarded"}
+
+
+def deviations(counters):
+    """The non-zero counters of `counters` (a dict) that a clean run keeps at 0."""
+    return {k: v for k, v in counters.items()
+            if isinstance(v, int) and v and (k.endswith("_drops") or k.startswith("malformed")
+                                            or k in DEVIATIONS)}
+
+
+def check_run(kind, r, args, n, dut_out, counters):
+    """Whether the run did the work it claims to measure: a list of problems
+    (empty when it did). The generator's totals cover the whole run; what
+    may still be on its way when the generator reports is at most a window
+    of fragments per job and what the memif rings hold."""
+    w, jobs = args.workers, args.jobs
+    rings = 2 * 1024 * n  # memif rings of one direction, both hops
+    p = []
+    if kind == "ceiling":
+        fwd = next((ln.split() for ln in dut_out.splitlines() if ln.startswith("forwarded ")), None)
+        if not fwd:
+            return ["the forwarder printed no totals"]
+        # Open loop: the forwarder drops (and counts) what the return ring
+        # has no room for; more than 1 % would make the ceiling a drop rate.
+        r["forwarder_drops"] = int(fwd[3])
+        if int(fwd[3]) > 0.01 * (int(fwd[1]) + int(fwd[3])):
+            p.append(f"the forwarder dropped {fwd[3]} of {int(fwd[1]) + int(fwd[3])} packets")
+        for sent, back, what in (("total_gradients", "total_rx_ps_side", "gradients"),
+                                 ("total_acks", "total_rx_workers_side", "ACKs")):
+            if r[back] < r[sent] - rings:
+                p.append(f"{what}: {r[sent]} sent, {r[back]} came back")
+        return p
+    if not r["results"]:
+        p.append("no result came back")
+    if r["results_wrong"]:
+        p.append(f"{r['results_wrong']} of {r['results']} results are not the exact sum")
+    if r["window_stalls"]:
+        p.append(f"{r['window_stalls']} window stalls (results lost)")
+    if r["foreign_results"]:
+        p.append(f"{r['foreign_results']} results on another queue than their fragment's")
+    expected = r["total_gradients"] // w
+    if r["results"] < expected - jobs * (args.window + 1):
+        p.append(f"{r['results']} results for {r['total_gradients']} gradients of {w} workers "
+                 f"(closed loop: at least {expected - jobs * (args.window + 1)})")
+    # Every worker is behind the one workers' port: one copy per ACK, to the
+    # job's group address (docs/switchd.md, "Multicast").
+    if r["total_rx_workers_side"] < r["total_acks"] - rings:
+        p.append(f"{r['total_rx_workers_side']} parameter copies came back for {r['total_acks']} ACKs")
+    bad = {}
+    for c in counters:
+        for k, v in deviations(c).items():
+            bad[k] = bad.get(k, 0) + v
+    if bad:
+        p.append("switch counters: " + " ".join(f"{k}={v}" for k, v in sorted(bad.items())))
+    return p
 
 
 def wait_ready(dut, log, text, kind):
@@ -172,6 +244,7 @@ def run(args, kind, n):
             (["--open-loop"] if kind == "ceiling" else []),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         before = after = None
+        ports = []
         out = ""
         try:
             time.sleep(args.warmup + 0.5)
@@ -185,6 +258,7 @@ def run(args, kind, n):
                     break
             if prefix:
                 after = lcore_sample(prefix, n)
+                ports = [telemetry(prefix, f"/ina/port,{k}") for k in range(2)]
         finally:
             # The device under test stops polling and closes first, then the generator.
             stop(dut)
@@ -196,6 +270,7 @@ def run(args, kind, n):
             sys.exit(f"{kind}: ina-gen failed: {err.strip()[-2000:]}\n{dut_out[-2000:]}")
         r = json.loads(out.strip().splitlines()[-1])
         r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus, "idle_sleep_us": idle_sleep})
+        r["problems"] = check_run(kind, r, args, n, dut_out, (after + ports) if prefix else [])
         if prefix:
             d = [{k: a[k] - b[k] for k in ("packets", "busy_ns", "handoff_out")}
                  for a, b in zip(after, before)]
@@ -272,10 +347,19 @@ def main():
     for r in results:
         if base and base["mpps_in"]:
             r["scaling_vs_1"] = round(r["mpps_in"] / base["mpps_in"], 3)
+    failed = [f"{k} x{n} run {i + 1}: {p}" for (k, n), rs in runs.items() for i, r in enumerate(rs)
+              for p in r["problems"]]
     if args.json:
         for r in results:
             print(json.dumps(r))
-        return
+    else:
+        print_table(args, p_ns, results)
+    for f in failed:
+        print(f"switchd_bench: FAILED {f}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def print_table(args, p_ns, results):
     print(f"workers {args.workers} x jobs {args.jobs}, {args.elements} elements, {os.cpu_count()} CPUs, "
           f"median of {args.repeat}; pipeline alone: "
           f"{p_ns if p_ns is not None else '(no --pipeline-bench)'} ns/pkt")
@@ -290,4 +374,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
