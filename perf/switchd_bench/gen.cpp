@@ -82,6 +82,7 @@ struct Options {
 	unsigned queues = 1;
 	uint16_t burst = 32;
 	unsigned idle_sleep_us = 0; /* --forward: sleep after a round with nothing */
+	unsigned one_in = 1;        /* --forward: of port 0's packets, pass one in this many */
 };
 
 /* A reusable set of frames for one port and queue. */
@@ -360,7 +361,8 @@ struct LcoreJob {
 	std::vector<QueueGen *> gens;
 	std::vector<uint16_t> queues; /* --forward: the queues it forwards */
 	const Options *o = nullptr;
-	uint64_t fwd = 0, drop = 0;
+	uint64_t fwd = 0, drop = 0, consumed = 0;
+	uint64_t seen = 0; /* port 0 packets, for --one-in */
 };
 
 int generate(void *arg)
@@ -375,9 +377,28 @@ int generate(void *arg)
 	return 0;
 }
 
+/* Keeps one in `one_in` of the burst (the first of each group, counted over
+ * the lcore's whole run) and frees the rest: the I/O of a switch that
+ * aggregates one_in packets into one, without looking at them. */
+uint16_t thin(LcoreJob *lj, rte_mbuf **b, uint16_t n)
+{
+	rte_mbuf *gone[kMaxBurst];
+	uint16_t kept = 0, freed = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		if (lj->seen++ % lj->o->one_in == 0)
+			b[kept++] = b[i];
+		else
+			gone[freed++] = b[i];
+	}
+	if (freed)
+		rte_pktmbuf_free_bulk(gone, freed);
+	lj->consumed += freed;
+	return kept;
+}
+
 /* The baseline: the cheapest DPDK forwarder on the same ports and queues,
  * same burst, no look at the packets: queue k of one port to queue k of
- * the other. */
+ * the other (of port 0's, one in --one-in). */
 int forward(void *arg)
 {
 	auto *lj = static_cast<LcoreJob *>(arg);
@@ -386,10 +407,12 @@ int forward(void *arg)
 		unsigned got = 0;
 		for (uint16_t q : lj->queues)
 			for (uint16_t p = 0; p < 2; p++) {
-				const uint16_t n = rte_eth_rx_burst(p, q, b, lj->o->burst);
+				uint16_t n = rte_eth_rx_burst(p, q, b, lj->o->burst);
 				if (!n)
 					continue;
 				got += n;
+				if (p == 0 && lj->o->one_in > 1 && !(n = thin(lj, b, n)))
+					continue;
 				const uint16_t s = rte_eth_tx_burst(static_cast<uint16_t>(1 - p), q, b, n);
 				lj->fwd += s;
 				lj->drop += n - s;
@@ -432,6 +455,10 @@ int parse_options(int argc, char **argv, Options &o)
 	cli.add_flag("--hold", o.hold,
 		     "after the result, stop polling and wait for SIGINT before closing the ports "
 		     "(a memif peer must not disconnect while the other side polls)");
+	cli.add_option("--one-in", o.one_in,
+		       "--forward: pass one in N of the packets arriving on port 0 (the workers' side) "
+		       "and free the rest, so the forwarder sends what an aggregating switch sends")
+		->check(CLI::Range(1u, 1024u));
 	cli.add_flag("--forward", o.forward,
 		     "no generator: forward queue k of port 0 <-> queue k of port 1 until SIGINT (the "
 		     "bare forwarding baseline)");
@@ -618,12 +645,13 @@ static int run_gen(int argc, char **argv)
 		std::printf("forwarding on %u queue(s), %u lcore(s)\n", o.queues, n_lcores);
 		std::fflush(stdout);
 		run_on_lcores(forward, jobs);
-		uint64_t fwd = 0, drop = 0;
+		uint64_t fwd = 0, drop = 0, consumed = 0;
 		for (auto &j : jobs) {
 			fwd += j.fwd;
 			drop += j.drop;
+			consumed += j.consumed;
 		}
-		std::printf("forwarded %lu dropped %lu\n", fwd, drop);
+		std::printf("forwarded %lu dropped %lu consumed %lu\n", fwd, drop, consumed);
 		close_ports(Options{}, run.hz);
 		rte_eal_cleanup();
 		return 0;

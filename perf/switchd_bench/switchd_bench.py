@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """switchd line-rate benchmark over memif. For each lcore count N:
 
-  ceiling xN   ina-gen <-> ina-gen --forward with N lcores, queue k of one port
-               to queue k of the other (rx_burst -> tx_burst, nothing else):
-               the bare multi-queue memif forwarding ceiling for N
+  ceiling xN   ina-gen <-> ina-gen --forward --one-in W with N lcores, queue k
+               of one port to queue k of the other (rx_burst -> tx_burst,
+               nothing else; of the workers' side's packets one in W passes
+               and the rest are freed, so it sends what a switch that
+               aggregates W into one sends): the bare multi-queue memif
+               ceiling for N
   switchd xN   ina-gen <-> ina-switchd with N data-path lcores
 
 ina-gen emulates W workers x J jobs (gradients on the workers' port, the PS's
 ACKs on the PS port) on N queue pairs per port (queue k carries the
 aggregator indices i with i % N == k, the indices switchd's lcore k owns) and
-counts what comes back. `mpps_in` is the rate the device under test took
-packets from the generator (memif TX is accepted only when the peer has
+counts what comes back; each run then checks that the path did its work
+(check_run: results back and exact, no stall, no drop counter of the
+switch above zero) and the benchmark exits 1 when one did not. `mpps_in`
+is the rate the device under test took packets from the generator (memif TX is accepted only when the peer has
 room, so this is the rate it keeps up with); `mpps_out` what came back.
 
 switchd's telemetry gives, per data-path lcore, the packets it handled
@@ -151,13 +156,16 @@ def check_run(kind, r, args, n, dut_out, counters):
             return ["the forwarder printed no totals"]
         # Open loop: the forwarder drops (and counts) what the return ring
         # has no room for; more than 1 % would make the ceiling a drop rate.
-        r["forwarder_drops"] = int(fwd[3])
-        if int(fwd[3]) > 0.01 * (int(fwd[1]) + int(fwd[3])):
-            p.append(f"the forwarder dropped {fwd[3]} of {int(fwd[1]) + int(fwd[3])} packets")
-        for sent, back, what in (("total_gradients", "total_rx_ps_side", "gradients"),
-                                 ("total_acks", "total_rx_workers_side", "ACKs")):
-            if r[back] < r[sent] - rings:
-                p.append(f"{what}: {r[sent]} sent, {r[back]} came back")
+        # It passes one in W gradients, as a switch that aggregates W into one.
+        fwd, drops = int(fwd[1]), int(fwd[3])
+        r["forwarder_drops"] = drops
+        if drops > 0.01 * (fwd + drops):
+            p.append(f"the forwarder dropped {drops} of {fwd + drops} packets")
+        back = r["total_rx_ps_side"] + r["total_rx_workers_side"] + drops
+        sent = r["total_gradients"] // w + r["total_acks"]
+        if back < sent - rings:
+            p.append(f"{sent} packets due back (one in {w} gradients, every ACK), {back} came "
+                     "back or were dropped")
         return p
     if not r["results"]:
         p.append("no result came back")
@@ -220,7 +228,8 @@ def run(args, kind, n):
                      f"f{tag}"] + eal +
                     ["--vdev", f"net_memif0,role=server,socket={tmp}/w.sock",
                      "--vdev", f"net_memif1,role=server,socket={tmp}/ps.sock", "--", "--forward",
-                     "--queues", str(n), "--idle-sleep-us", str(idle_sleep)], stdout=dut_log, stderr=subprocess.STDOUT, text=True)
+                     "--queues", str(n), "--idle-sleep-us", str(idle_sleep),
+                     "--one-in", str(args.workers)], stdout=dut_log, stderr=subprocess.STDOUT, text=True)
             else:
                 prefix = f"s{tag}"
                 dut = subprocess.Popen(
