@@ -15,17 +15,25 @@ ninja -C "$BUILD"
 status=0
 meson test -C "$BUILD" --print-errorlogs "$@" || status=$?
 
-# One closing line that any reader of the log can count.
+# One line per skipped test with its reason (the last line of its output
+# that says skip, else its first line), then one closing line that any reader
+# of the log can count.
 python3 - "$BUILD/meson-logs/testlog.json" <<'PY'
-import json, sys
+import json, re, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 with open(sys.argv[1]) as f:
     for line in f:
-        r = json.loads(line).get("result", "")
+        t = json.loads(line)
+        r = t.get("result", "")
         if r in ("OK", "EXPECTEDFAIL"):
             counts["passed"] += 1
         elif r == "SKIP":
             counts["skipped"] += 1
+            out = [x.strip() for x in (t.get("stdout") or "").splitlines() if x.strip()]
+            said = [x for x in out if "skip" in x.lower()]
+            why = said[-1] if said else out[0] if out else "no reason printed"
+            why = re.sub(r"^(skip(ped)?:?\s*)+", "", why, flags=re.I)[:200]
+            print(f"skipped {t.get('name', '?').split(' / ')[-1]}: {why}")
         else:
             counts["failed"] += 1
 print(f"tests: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")

@@ -150,6 +150,11 @@ TEST(GoatPlan, LpIlpKrgsOrderMemoryAndRatio)
 	std::printf("KRGS/ILP over %d instances (ILP > 0): min %.3f mean %.3f; "
 		    "memory repairs %u (moved %u), filled %u\n",
 		    ratios, ratio_min, ratio_sum / ratios, repairs, moves, filled);
+	/* docs/goat.md, "Measured": KRGS/ILP min 0.644, mean 0.939 on these
+	 * seeded instances. The table's three decimals are the floor a change
+	 * of the planner must not fall below (-0.0005: the rounding). */
+	EXPECT_GE(ratio_min, 0.644 - 5e-4);
+	EXPECT_GE(ratio_sum / ratios, 0.939 - 5e-4);
 	std::printf("time ms mean/max: LP %.2f/%.2f KRGS %.3f/%.3f ILP %.2f/%.2f\n",
 		    1e3 * lp_sum / kInstances, 1e3 * lp_max, 1e3 * krgs_sum / kInstances,
 		    1e3 * krgs_max, 1e3 * ilp_sum / kInstances, 1e3 * ilp_max);
@@ -196,10 +201,12 @@ TEST(GoatPlan, NoSwitchesMeansEverythingToThePs)
 	EXPECT_DOUBLE_EQ(p.krgs_values.communication_overhead, p.no_ina_overhead);
 }
 
-TEST(GoatPlan, LeafSpineScaleTiming)
+TEST(GoatPlan, LeafSpineScale)
 {
 	/* §IV-C's leaf-spine: 20 switches, 20% programmable (4) with 64 MB,
-	 * ~50 servers (49 workers + PS), AlexNet-sized 221 MB in 16 sub-models. */
+	 * ~50 servers (49 workers + PS), AlexNet-sized 221 MB in 16 sub-models.
+	 * docs/goat.md ("Measured") states what is asserted here; the times it
+	 * gives are printed only (a loaded machine is no failure). */
 	std::mt19937_64 rng(11);
 	Instance in;
 	const uint64_t sizes_mb[] = {1, 1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 30, 40, 49};
@@ -218,12 +225,33 @@ TEST(GoatPlan, LeafSpineScaleTiming)
 			wk.distance_to_switch.push_back(double(1 + rng() % 3));
 		in.topo.workers.push_back(wk);
 	}
-	const Plan p = make_plan(in.topo, in.model, Options{});
-	expect_feasible(in, p.krgs, "krgs");
-	std::printf("leaf-spine scale (4 switches, 49 workers, 16 sub-models): LP %.1f ms, "
-		    "KRGS %.2f ms, KRGS/LP %.3f\n",
-		    1e3 * p.lp_seconds, 1e3 * p.krgs_seconds,
-		    p.krgs_values.aggregated_traffic / p.lp_value);
+	/* KRGS seeds 1-10: each plan fits every switch, stays under the LP
+	 * bound, reaches at least 0.8 of it (0.819 measured at worst, 1.000 for
+	 * seed 1, the default), and costs at most 0.75 of Eq. (1) without INA
+	 * (0.688-0.741 measured). */
+	double ratio_min = 1e9, ratio_sum = 0, cost_max = 0;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		Options opt;
+		opt.seed = seed;
+		const Plan p = make_plan(in.topo, in.model, opt);
+		const double lp = p.lp_value, krgs = p.krgs_values.aggregated_traffic;
+		expect_feasible(in, p.krgs, "krgs");
+		ASSERT_GT(lp, 0);
+		EXPECT_GE(lp + tol(lp, krgs), krgs) << "seed " << seed;
+		ratio_min = std::min(ratio_min, krgs / lp);
+		ratio_sum += krgs / lp;
+		cost_max = std::max(cost_max, p.krgs_values.communication_overhead / p.no_ina_overhead);
+		if (seed == 1) {
+			EXPECT_GE(krgs / lp, 1 - 1e-6) << "seed 1: KRGS reaches the LP bound";
+			std::printf("leaf-spine scale (4 switches, 49 workers, 16 sub-models), seed 1: "
+				    "LP %.1f ms, KRGS %.2f ms\n",
+				    1e3 * p.lp_seconds, 1e3 * p.krgs_seconds);
+		}
+	}
+	std::printf("KRGS/LP over seeds 1-10: min %.3f mean %.3f; Eq. (1) / no INA at most %.3f\n",
+		    ratio_min, ratio_sum / 10, cost_max);
+	EXPECT_GE(ratio_min, 0.8);
+	EXPECT_LE(cost_max, 0.75);
 }
 
 TEST(GoatInput, RejectsBadTopologyAndModel)

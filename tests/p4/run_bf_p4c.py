@@ -212,7 +212,12 @@ def main():
                 have = ", ".join(f"{k} {n} / {b}" for k, (n, b) in sorted(phv_available(report).items()))
                 print(f"  PHV: {parts} (the target has, per gress: {have})")
             print_stages(tables, per)
-            if available is not None and used > available:
+            if available is None:
+                # Without the target's stage count the fit is not checked:
+                # that is a failure, never "fits".
+                print(f"FAIL {t}: no mau.nStages in {os.path.relpath(path, out)}, fit not checked")
+                status = 1
+            elif used > available:
                 print(f"FAIL {t}: {used} stages used, the target has {available}")
                 status = 1
             else:
