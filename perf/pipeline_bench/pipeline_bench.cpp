@@ -230,6 +230,28 @@ Measured run(const Options &o, uint32_t elements, ina::SimdLevel simd, Traffic &
 	return m;
 }
 
+/* What the run did against what it should have done; prints each problem
+ * and returns how many. */
+int problems(const Options &o, uint32_t elements, ina::SimdLevel l, const Measured &m, const Traffic &t)
+{
+	int bad = 0;
+	if (m.expected_completed && m.completed != m.expected_completed) {
+		std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu completions, expected %llu\n", elements,
+			     ina::simd_name(l), (unsigned long long)m.completed,
+			     (unsigned long long)m.expected_completed);
+		bad++;
+	}
+	/* With CRC-32 indices some fragments collide and complete at the PS. */
+	if (m.results_wrong || !m.results_checked || (!o.hash && m.results_checked != t.completions)) {
+		std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu of %llu results not the exact sum "
+				     "(expected %llu results)\n",
+			     elements, ina::simd_name(l), (unsigned long long)m.results_wrong,
+			     (unsigned long long)m.results_checked, (unsigned long long)(o.hash ? 0 : t.completions));
+		bad++;
+	}
+	return bad;
+}
+
 bool parse_simd(const std::string &s, ina::SimdLevel *out)
 {
 	for (ina::SimdLevel l : {ina::SimdLevel::kScalar, ina::SimdLevel::kAvx2, ina::SimdLevel::kAvx512}) {
@@ -373,21 +395,7 @@ int main(int argc, char **argv)
 			}
 			if (l == ina::SimdLevel::kScalar)
 				scalar_mpps = m.mpps;
-			if (m.expected_completed && m.completed != m.expected_completed) {
-				std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu completions, expected %llu\n",
-					     elements, ina::simd_name(l), (unsigned long long)m.completed,
-					     (unsigned long long)m.expected_completed);
-				bad++;
-			}
-			/* With CRC-32 indices some fragments collide and complete at the PS. */
-			if (m.results_wrong || !m.results_checked || (!o.hash && m.results_checked != t.completions)) {
-				std::fprintf(stderr, "pipeline_bench: %u elements %s: %llu of %llu results not the exact "
-						     "sum (expected %llu results)\n",
-					     elements, ina::simd_name(l), (unsigned long long)m.results_wrong,
-					     (unsigned long long)m.results_checked,
-					     (unsigned long long)(o.hash ? 0 : t.completions));
-				bad++;
-			}
+			bad += problems(o, elements, l, m, t);
 			double speedup = scalar_mpps > 0 ? m.mpps / scalar_mpps : 0;
 			if (o.json) {
 				out.push_back({{"elements", elements},
