@@ -4,8 +4,10 @@
  * them); telemetry and the periodic summary read them without locks (64-bit
  * aligned loads on x86 are not torn). Every drop reason has a counter.
  *
- * Each list gives a counter's name, its kind (ina/counter_kind.h: whether
- * it counts drops) and one line of help.
+ * Each list gives a counter's name, its kind (ina/counter_kind.h) and one
+ * line of help. The summaries name every non-zero counter of kind kDrop,
+ * found from these lists; docs/switchd.md ("Where every packet went") sums
+ * them with the others into the identity that explains every packet.
  */
 #ifndef INA_SWITCHD_STATS_H
 #define INA_SWITCHD_STATS_H
@@ -48,6 +50,7 @@ namespace switchd {
 	X(purge_frees, kEvent, "aggregators freed because their job was removed or replaced")            \
 	X(sweep_frees, kEvent, "aggregators freed by the idle sweep (gc_timeout_ms)")                    \
 	X(unregistered_job, kEvent, "INA packet of an unregistered job, forwarded as is")                \
+	X(absorbed, kEvent, "packets taken into an aggregator: their values leave with its result")      \
 	X(control_received, kEvent, "control messages handed to the control plane")                      \
 	X(control_drops, kDrop, "control ring full, dropped")                                            \
 	X(multicast_copies, kEvent, "parameter packet copies sent")                                      \
@@ -61,6 +64,7 @@ namespace switchd {
 	X(ecn_premarks, kEvent, "INA packets marked before the pipeline (queue above threshold)")        \
 	X(goat_unassigned, kEvent, "GOAT: names this switch, index outside the job's ranges, forwarded") \
 	X(goat_no_node, kEvent, "GOAT: job has an assignment here, fragment names no switch, forwarded") \
+	X(netreduce_results, kEvent, "NetReduce result copies made for the other ranks")                 \
 	X(netreduce_alloc_drops, kDrop, "no mbuf for a NetReduce result copy, dropped")                  \
 	X(netreduce_result_drops, kDrop, "NetReduce result copy with no headers for its rank, dropped")
 

@@ -71,9 +71,10 @@ TEST(CounterKinds, DropsWithOtherNames)
 	EXPECT_EQ(ina::counter_kind(ina::Counter::duplicate), CounterKind::kDrop);
 	EXPECT_EQ(ina::counter_kind(ina::Counter::misrouted), CounterKind::kDrop);
 	EXPECT_EQ(ina::nr_counter_kind(ina::NrCounter::roce_duplicate), CounterKind::kDrop);
-	/* The aggregator's verdict kDrop that is no drop. */
+	/* The aggregator's verdict kDrop that is no drop: switchd's `absorbed`. */
 	EXPECT_EQ(ina::counter_kind(ina::Counter::aggregated), CounterKind::kEvent);
 	EXPECT_EQ(ina::nr_counter_kind(ina::NrCounter::roce_aggregated), CounterKind::kEvent);
+	EXPECT_EQ(kLcoreCounterKinds[static_cast<size_t>(LcoreCtr::absorbed)], CounterKind::kEvent);
 	/* Out of range: no kind to report, not a drop. */
 	EXPECT_EQ(ina::counter_kind(ina::Counter::kCount), CounterKind::kEvent);
 }
