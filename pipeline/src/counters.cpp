@@ -13,7 +13,7 @@ struct CounterInfo {
 };
 
 constexpr CounterInfo kCounterInfo[] = {
-#define INA_X(name, help) {#name, help},
+#define INA_X(name, kind, help) {#name, help},
 	INA_PIPELINE_COUNTERS(INA_X)
 #undef INA_X
 };

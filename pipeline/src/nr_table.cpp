@@ -19,7 +19,7 @@ struct NrCounterInfo {
 };
 
 constexpr NrCounterInfo kNrCounterInfo[] = {
-#define INA_X(name, help) {#name, help},
+#define INA_X(name, kind, help) {#name, help},
 	INA_NR_COUNTERS(INA_X)
 #undef INA_X
 };

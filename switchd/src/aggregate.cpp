@@ -212,7 +212,13 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		ce_from_ina_ecn(frame, d);
 	switch (r.verdict) {
 	case ina::Verdict::kDrop:
-		rte_pktmbuf_free(m); /* consumed: counted by the pipeline */
+		/* A drop is counted by the pipeline under its reason; any other
+		 * reason (`aggregated`) is a gradient the aggregator took, which
+		 * the packet accounting needs apart (the pipeline's `aggregated`
+		 * also counts completions and resend merges). */
+		if (ina::counter_kind(r.reason) != ina::CounterKind::kDrop)
+			lc_.ctr[LcoreCtr::absorbed]++;
+		rte_pktmbuf_free(m);
 		return;
 	case ina::Verdict::kDownstream:
 		jc[JobCtr::sent_to_ps]++;

@@ -17,6 +17,7 @@
 #include "ina/control_auth.h"
 #include "ina/goat_wire.h"
 #include "log_limit.h"
+#include "summary.h"
 
 namespace switchd {
 
@@ -523,28 +524,6 @@ uint64_t occupancy(const App &app)
 	for (const auto &lc : app.lcores)
 		n += lc->table->occupied();
 	return n;
-}
-
-std::string summary_line(const App &app, double seconds, const std::string &prefix)
-{
-	uint64_t rx = 0, tx = 0, drops = 0, ecn = 0;
-	for (size_t p = 0; p < app.cfg.ports.size(); p++) {
-		PortCounters c = port_totals(app, p);
-		rx += c[PortCtr::rx_packets];
-		tx += c[PortCtr::tx_packets];
-		drops += c[PortCtr::egress_drops] + c[PortCtr::random_drops];
-		ecn += c[PortCtr::ecn_marks];
-	}
-	LcoreCounters l = lcore_totals(app);
-	ina::PipelineCounters pc = pipeline_totals(app);
-	return fmt::format(
-		"{}{:.1f}s rx {} tx {} aggregated {} completed {} collisions {} multicast {} "
-		"admission_drops {} unregistered {} egress_drops {} ecn_marks {} no_route {} "
-		"handoff {} jobs {} aggregators_in_use {}",
-		prefix, seconds, rx, tx, pc[ina::Counter::aggregated], pc[ina::Counter::completed],
-		pc[ina::Counter::collision], pc[ina::Counter::multicast], l[LcoreCtr::admission_drops],
-		l[LcoreCtr::unregistered_job], drops, ecn, l[LcoreCtr::no_route],
-		l[LcoreCtr::handoff_out], app.jobs_owner->size(), occupancy(app));
 }
 
 namespace {

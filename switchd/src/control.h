@@ -3,7 +3,7 @@
  * The control plane: a non-data-path thread that applies job registrations
  * (from the config and from control messages) by publishing a new JobTable
  * and retiring the old one once every lcore has passed a quiescent state,
- * and that logs the periodic one-line summary.
+ * and that logs the periodic one-line summary (summary.h).
  */
 #ifndef INA_SWITCHD_CONTROL_H
 #define INA_SWITCHD_CONTROL_H
@@ -43,7 +43,6 @@ LcoreCounters lcore_totals(const App &app);
 JobCounters job_totals(const App &app, uint16_t job);
 ina::PipelineCounters pipeline_totals(const App &app);
 uint64_t occupancy(const App &app);
-std::string summary_line(const App &app, double seconds, const std::string &prefix);
 
 } /* namespace switchd */
 

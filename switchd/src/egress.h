@@ -44,6 +44,9 @@ public:
 	void set_inbox(rte_ring *r) { inbox_ = r; }
 
 	uint32_t depth() const { return count_; }
+	/* queue_depth as drain() leaves it, for a queue not drained (its port
+	 * is down): the packet accounting counts what it holds. */
+	void show_depth() { (*ctr_)[PortCtr::queue_depth] = count_; }
 	bool above_threshold() const { return ecn_threshold_ && count_ >= ecn_threshold_; }
 
 	/* Takes ownership of m. Returns false if it was dropped (counted), and

@@ -95,6 +95,8 @@ void LcoreLoop::run()
 			EgressQueue &e = lc_.egress[p];
 			if (app_.port_up[p].load(std::memory_order_relaxed))
 				e.drain(now); /* down: the queue fills, then tail-drops (counted) */
+			else
+				e.show_depth(); /* what drain() would say: the packets it holds */
 			queued += e.depth();
 		}
 		sweep(now);

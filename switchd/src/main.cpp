@@ -37,6 +37,7 @@
 #include "ina_build_config.h"
 #include "lcore_loop.h"
 #include "ports.h"
+#include "summary.h"
 #include "telemetry.h"
 
 #if INA_HAVE_HWLOC
@@ -404,32 +405,6 @@ void log_lcore_memory(const App &app)
 				     "give that node DPDK memory (--socket-mem)",
 				     lc->lcore_id, lc->index, node_name(want, want_buf, sizeof(want_buf)),
 				     got, mib);
-	}
-}
-
-void log_final(const App &app)
-{
-	const SwitchConfig &cfg = app.cfg;
-	const double secs = static_cast<double>(rte_rdtsc() - app.start_tsc) / rte_get_tsc_hz();
-	spdlog::info("{}", summary_line(app, secs, "final: "));
-	spdlog::info("{}", control_summary(app, "final: "));
-	for (size_t p = 0; p < cfg.ports.size(); p++) {
-		PortCounters c = port_totals(app, p);
-		/* The device's own drops: frames that never reached an lcore. */
-		struct rte_eth_stats dev = {};
-		rte_eth_stats_get(app.port_id[p], &dev);
-		spdlog::info("final: port {} rx {} tx {} egress_drops {} random_drops {} ecn_marks {} "
-			     "device_rx_missed {} device_rx_errors {} device_tx_errors {} device_rx_nombuf {}",
-			     cfg.ports[p].name, c[PortCtr::rx_packets], c[PortCtr::tx_packets],
-			     c[PortCtr::egress_drops], c[PortCtr::random_drops], c[PortCtr::ecn_marks],
-			     dev.imissed, dev.ierrors, dev.oerrors, dev.rx_nombuf);
-	}
-	for (uint16_t id : app.jobs_owner->ids()) {
-		JobCounters c = job_totals(app, id);
-		spdlog::info("final: job {} aggregated {} completed {} sent_to_ps {} collisions {} "
-			     "multicast {} admission_drops {}",
-			     id, c[JobCtr::aggregated], c[JobCtr::completed], c[JobCtr::sent_to_ps],
-			     c[JobCtr::collisions], c[JobCtr::multicast], c[JobCtr::admission_drops]);
 	}
 }
 

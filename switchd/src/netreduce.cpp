@@ -17,6 +17,10 @@ void LcoreLoop::netreduce(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	const ina::NrResult res = ina::nr_process(*lc_.nr, lc_.nr_ctr, frame, m->data_len, now);
 	switch (res.verdict) {
 	case ina::NrVerdict::kDrop:
+		/* As for the pipeline (aggregate.cpp): a reason that is no drop
+		 * is a contribution the slot took. */
+		if (ina::nr_counter_kind(res.reason) != ina::CounterKind::kDrop)
+			lc_.ctr[LcoreCtr::absorbed]++;
 		rte_pktmbuf_free(m);
 		return;
 	case ina::NrVerdict::kPass:
@@ -47,6 +51,7 @@ void LcoreLoop::netreduce_results(rte_mbuf *m, const ina::NrResult &res)
 			drop(c, LcoreCtr::netreduce_result_drops);
 			continue;
 		}
+		lc_.ctr[LcoreCtr::netreduce_results]++;
 		c->data_len = static_cast<uint16_t>(len);
 		c->pkt_len = len;
 		PacketDesc &cd = *desc(c);

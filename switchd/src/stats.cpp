@@ -3,7 +3,7 @@
 
 namespace switchd {
 
-#define SWITCHD_NAME(name, help) #name,
+#define SWITCHD_NAME(name, kind, help) #name,
 const char *const kPortCounterNames[] = {SWITCHD_PORT_COUNTERS(SWITCHD_NAME)};
 const char *const kLcoreCounterNames[] = {SWITCHD_LCORE_COUNTERS(SWITCHD_NAME)};
 const char *const kJobCounterNames[] = {SWITCHD_JOB_COUNTERS(SWITCHD_NAME)};

@@ -281,6 +281,11 @@ class Switchd:
         report = re.search(r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:", out)
         check(not report, "no sanitizer report" +
               (f":\n{out[max(0, report.start() - 200):report.start() + 3000]}" if report else ""))
+        # Results made for the other ranks, contributions the slots took,
+        # RoCE drops: every packet ends in a counter (docs/switchd.md,
+        # "Where every packet went").
+        m = re.search(r"final: accounting .*, unexplained (-?\d+)", out)
+        check(m and m.group(1) == "0", f"every packet accounted for ({m and m.group(0)})")
 
 
 class Wire:

@@ -257,6 +257,10 @@ class Switchd:
         return r[cmd.split(",")[0]]
 
     def stop(self):
+        """Stops the switch (once: a case that stops it to read the final
+        summary gets its output again from main's call)."""
+        if getattr(self, "stopped_output", None) is not None:
+            return self.stopped_output
         self.p.send_signal(signal.SIGINT)
         try:
             rc = self.p.wait(timeout=20)
@@ -271,9 +275,14 @@ class Switchd:
         check(not report, "no sanitizer report" +
               (f":\n{out[max(0, report.start() - 200):report.start() + 3000]}" if report else ""))
         check("final:" in out and "stopped" in out, "final summary logged")
+        # Whatever the case sent, every packet ends in a counter
+        # (docs/switchd.md, "Where every packet went").
+        m = re.search(r"final: accounting .*, unexplained (-?\d+)", out)
+        check(m and m.group(1) == "0", f"every packet accounted for ({m and m.group(0)})")
         left = [f for f in os.listdir("/dev/hugepages") if f.startswith(self.prefix)] \
             if os.path.isdir("/dev/hugepages") else []
         check(not left, "no hugepage files left behind")
+        self.stopped_output = out
         return out
 
 
@@ -843,6 +852,201 @@ def case_malformed(sw, lcores=1):
           "no malformed INA frame reaches the PS")
     check(any(UDP in p and p[UDP].dport == UDP_PORT + 1 for p in got), "plain UDP still forwarded")
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
+
+
+SRC_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def counter_kinds():
+    """{list: {name: kind}} from the counter lists' X-macros, whose second
+    column is the kind (pipeline/include/ina/counter_kind.h): what switchd
+    takes for a drop, read from the same place."""
+    lists = {"port": ("switchd/src/stats.h", "SWITCHD_PORT_COUNTERS"),
+             "lcore": ("switchd/src/stats.h", "SWITCHD_LCORE_COUNTERS"),
+             "job": ("switchd/src/stats.h", "SWITCHD_JOB_COUNTERS"),
+             "pipeline": ("pipeline/include/ina/pipeline.h", "INA_PIPELINE_COUNTERS"),
+             "netreduce": ("pipeline/include/ina/netreduce.h", "INA_NR_COUNTERS")}
+    out = {}
+    for key, (path, macro) in lists.items():
+        text = open(os.path.join(SRC_ROOT, path)).read()
+        block = text[text.index("#define " + macro):]
+        out[key] = dict(re.findall(r"X\((\w+), (k\w+),", block[:block.index("\n\n")]))
+        if not out[key] or set(out[key].values()) - {"kEvent", "kDrop", "kGauge"}:
+            fail(f"cannot read the kinds of {macro} in {path}: {out[key]}")
+    return out
+
+
+def drops_of(counters, kinds):
+    """The non-zero counters of kind kDrop among `counters` (a telemetry dict)."""
+    return {n: counters[n] for n, k in kinds.items() if k == "kDrop" and counters.get(n)}
+
+
+def settled_counters(sw, timeout=10):
+    """/ina/summary, /ina/pipeline and /ina/netreduce once two readings
+    0.3 s apart agree (busy_ns aside) and nothing is queued or in a
+    hand-off ring: the switch is idle, and one reading is one instant."""
+    last = None
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        s = sw.telemetry("/ina/summary")
+        s.pop("busy_ns")
+        now = (s, sw.telemetry("/ina/pipeline"), sw.telemetry("/ina/netreduce"))
+        if now == last and s["queue_depth"] == 0 and s["handoff_out"] == s["handoff_in"]:
+            return now
+        last = now
+        time.sleep(0.3)
+    fail(f"the switch's counters did not settle: {last}")
+
+
+def packet_accounting(s, p, nr, nports, kinds):
+    """docs/switchd.md, "Where every packet went": the terms of
+    rx + made == tx + drops + consumed + queued from the telemetry."""
+    drops = sum(sum(drops_of(c, kinds[k]).values())
+                for c, k in ((s, "lcore"), (s, "port"), (p, "pipeline"), (nr, "netreduce")))
+    made = (s["control_acks"] + s["multicast_copies"] + s["multicast_alloc_drops"] +
+            s["flooded"] * (nports - 1) + s["netreduce_results"] + s["netreduce_result_drops"] +
+            s["netreduce_alloc_drops"])
+    consumed = s["absorbed"] + s["control_received"] + p["multicast"] + s["flooded"]
+    queued = s["queue_depth"] + s["handoff_out"] - s["handoff_in"]
+    return dict(rx=s["rx_packets"], made=made, tx=s["tx_packets"], drops=drops, consumed=consumed,
+                queued=queued)
+
+
+def summary_drops(line):
+    """A summary line's drops: (total, {"": switch, "lcore 0": ..., "port P": ...,
+    "job J": ...}), each section {name: count}."""
+    m = re.search(r" drops (\d+)(?::(.*))?$", line)
+    if not m:
+        fail(f"no drops in the summary line: {line}")
+    sections = {}
+    for i, part in enumerate((m.group(2) or "").split(" | ") if m.group(2) else []):
+        head, body = part.rsplit(":", 1) if i else ("", part)
+        sections[head.strip()] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", body)}
+    return int(m.group(1)), sections
+
+
+def case_accounting(sw, lcores=1):
+    """Every packet is explained by the counters: after a mix of every kind
+    of traffic (gradients that complete, one that stays, a collision, a
+    duplicate, malformed frames, spoofed and forged sources, a stale epoch,
+    an unknown job, non-INA traffic, ARP, a flood, a parameter packet that
+    multicasts, a control message), rx + made == tx + drops + consumed +
+    queued holds exactly, and the periodic and final summaries name every
+    non-zero drop counter of the switch, each lcore, port and job. Port 0
+    (worker 0) drops everything sent to it (drop_rate 1), so that a port's
+    drops take part too."""
+    from scapy.all import Ether, ARP, IP, ICMP, UDP, Raw
+    kinds = counter_kinds()
+    ip0, mac0 = HOSTS[0]
+    vals = [[i + 10 * w for i in range(62)] for w in range(3)]
+    good = gradient(0, 300, [1] * 62, bit=0)
+    raw = bytes(good[UDP].payload)
+    to_ps = Ether(dst=PS_MAC, src=mac0) / IP(src=ip0, dst=PS_IP)
+    arp = Ether(src=mac0, dst="ff:ff:ff:ff:ff:ff")
+    group = (f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}")
+    seqs = [50, 51, 52, 53]
+    h0 = [gradient(0, s, vals[0], bit=0) for s in seqs] + [
+        gradient(0, 60, [5] * 62, bit=0),  # held: no other worker sends seq 60
+        gradient(0, 60, [5] * 62, bit=0),  # its duplicate
+        to_ps / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(bytes([2]) + raw[1:]),  # version 2
+        to_ps / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(raw[:4] + b"\0\0" + raw[6:]),  # job 0
+        gradient(0, 70, [1] * 62, bit=0, extra=b"\0" * 4),  # UDP length != elem_count's
+        ina_frame(ip0, PS_IP, PS_MAC, "02:00:00:00:00:77", JOB, 71, [1] * 62, bitmaps=(1, 0, 0, 0)),
+        ina_frame("10.0.0.9", PS_IP, PS_MAC, "02:00:00:00:00:09", JOB, 72, [1] * 62, bitmaps=(1, 0, 0, 0)),
+        ina_frame(ip0, PS_IP, PS_MAC, mac0, 99, 1, [3] * 62, bitmaps=(1, 0, 0, 0)),  # unknown job
+        to_ps / UDP(sport=1, dport=UDP_PORT + 1) / Raw(b"x" * 40),
+        to_ps / ICMP(id=77),
+        Ether(dst="02:00:00:00:00:50", src=mac0) / IP(src=ip0, dst="10.0.0.50") / ICMP(),  # no route
+        arp / ARP(op=1, hwsrc=mac0, psrc=ip0, pdst="10.0.0.99"),  # unknown target: flooded
+        arp / ARP(op=1, hwsrc=mac0, psrc=ip0, pdst=SW_IP),  # answered into port 0's drops
+        Ether(dst=SW_MAC, src=mac0) / IP(src=ip0, dst=SW_IP) / UDP(sport=1, dport=5000),
+    ]
+    h1 = [gradient(w, s, vals[w], bit=w) for s in seqs for w in (1, 2)] + [
+        ina_frame(ip0, PS_IP, PS_MAC, mac0, JOB, 73, [1] * 62, bitmaps=(1, 0, 0, 0)),  # worker 0's IP
+        ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, 50, [9] * 62, flags=F_ACK),  # not the PS's port
+        Ether(src=HOSTS[1][1], dst="ff:ff:ff:ff:ff:ff") /
+        ARP(op=1, hwsrc=HOSTS[1][1], psrc=HOSTS[1][0], pdst=SW_IP),
+    ]
+    workers21 = [(ip0, mac0, 0), (HOSTS[1][0], HOSTS[1][1], 1)]
+    h2 = [ctrl(1, workers21)]  # registers job 21, run (epoch) 1
+    sent = 0
+
+    def send_and_wait(frames_by_iface):
+        nonlocal sent
+        for iface, frames in frames_by_iface:
+            send_now(iface, frames)
+            sent += len(frames)
+        deadline = time.time() + 5
+        while sw.telemetry("/ina/summary")["rx_packets"] < sent and time.time() < deadline:
+            time.sleep(0.1)
+
+    send_and_wait([("h0", h0), ("h1", h1), ("h2", h2)])
+    check(21 in sw.telemetry("/ina/jobs"), "job 21 registered by its control message")
+    # After the first round: a collision on seq 60's aggregator, a stale run
+    # of job 21, the PS's parameter packet for seq 50 (completed above).
+    send_and_wait([("h1", [gradient(1, 61, [2] * 62, bit=1, index=agg_index(JOB, 60))]),
+                   ("h0", [gradient(0, 5, [1] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=0)]),
+                   ("h2", [ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, 50,
+                                     [sum(v[i] for v in vals) for i in range(62)], flags=F_ACK)])])
+    s, p, nr = settled_counters(sw)
+    check(s["rx_packets"] == sent, f"every frame sent reached switchd ({s['rx_packets']} of {sent})")
+    # Each kind of traffic took its path, so that each term below is tested.
+    want = {"absorbed": 9, "malformed": 2, "spoof_mac_drops": 1, "spoof_port_drops": 1,
+            "admission_drops": 1, "forged_result_drops": 1, "stale_epoch_drops": 1, "no_route": 1,
+            "to_switch_drops": 1, "flooded": 1, "arp_replies": 2, "unregistered_job": 1,
+            "control_received": 1, "control_acks": 1, "multicast_copies": 2, "random_drops": 2}
+    got = {k: s[k] for k in want}
+    check(got == want, f"each path taken as sent: {got}")
+    want_p = {"duplicate": 1, "malformed_length": 1, "completed": 4, "collision": 1, "multicast": 1,
+              "aggregated": 13}
+    got_p = {k: p[k] for k in want_p}
+    check(got_p == want_p, f"pipeline: {got_p}")
+    check(s["absorbed"] == p["aggregated"] - p["completed"],
+          "absorbed: the gradients aggregated that did not complete (no resends here)")
+    nports = len(sw.telemetry("/ina/ports"))
+    a = packet_accounting(s, p, nr, nports, kinds)
+    check(a["rx"] + a["made"] == a["tx"] + a["drops"] + a["consumed"] + a["queued"],
+          "rx + made == tx + drops + consumed + queued: "
+          f"{a['rx']} + {a['made']} == {a['tx']} + {a['drops']} + {a['consumed']} + {a['queued']}")
+    # What the summaries must name: every non-zero drop counter of the
+    # switch, of each port, job and (with several) lcore.
+    switch = {**drops_of(s, kinds["lcore"]), **drops_of(s, kinds["port"]),
+              **drops_of(p, kinds["pipeline"]), **drops_of(nr, kinds["netreduce"])}
+    want_sections = {"": switch}
+    for i in range(nports):
+        t = sw.telemetry(f"/ina/port,{i}")
+        if drops_of(t, kinds["port"]):
+            want_sections[f"port {t['name']}"] = drops_of(t, kinds["port"])
+    for job in (JOB, 21, 99):
+        t = drops_of(sw.telemetry(f"/ina/job,{job}"), kinds["job"])
+        if t:
+            want_sections[f"job {job}"] = t
+    if lcores > 1:
+        for k in range(lcores):
+            t = sw.telemetry(f"/ina/lcore,{k}")
+            d = {**drops_of(t, kinds["lcore"]), **drops_of(t, kinds["pipeline"])}
+            if d:
+                want_sections[f"lcore {k}"] = d
+    check(set(want_sections) >= {"", "port net_af_packet0", f"job {JOB}", "job 21"},
+          f"drops on the switch, port 0, jobs {JOB} and 21: {sorted(want_sections)}")
+    time.sleep(1.5)  # a periodic summary (stats_interval_s 1) after the last packet
+    out = sw.stop()
+    lines = out.splitlines()
+    final = [l for l in lines if "] final: " in l and " rx " in l and "aggregated" in l]
+    periodic = [l for l in lines if re.search(r"\] \d+\.\ds rx ", l)]
+    check(len(final) == 1 and periodic, "a final and a periodic summary line")
+    print("\n".join([periodic[-1]] + [l for l in lines if "] final: " in l]))
+    for what, line in (("final", final[0]), ("periodic", periodic[-1])):
+        total, sections = summary_drops(line)
+        check(total == a["drops"], f"{what} summary: drops {total} (telemetry {a['drops']})")
+        check(sections == want_sections, f"{what} summary names every non-zero drop counter: "
+              f"{sections} (telemetry {want_sections})")
+    check("spoof_mac_drops=1" in final[0], "the final summary names spoof_mac_drops")
+    m = re.search(r"final: accounting rx (\d+) \+ made (\d+) = tx (\d+) \+ drops (\d+) \+ "
+                  r"consumed (\d+) \+ queued (\d+), unexplained (-?\d+)", out)
+    check(m and int(m.group(7)) == 0, f"final accounting: nothing unexplained ({m and m.group(0)})")
+    logged = dict(zip(("rx", "made", "tx", "drops", "consumed", "queued"), map(int, m.groups()[:6])))
+    check(logged == a, f"final accounting {logged} == telemetry's {a}")
 
 
 def fuzz_templates():
@@ -1562,6 +1766,7 @@ CASES = {
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
     "malformed": (case_malformed, {}),
+    "accounting": (case_accounting, {"port_extra": {0: "drop_rate = 1.0\n"}}),
     "fuzz": (case_fuzz, {}),
     "churn": (case_churn, {}),
     "control": (case_control, {}),

@@ -48,38 +48,51 @@ struct NrConfig {
 	bool check_icrc = true;
 };
 
-/* Every path a RoCE packet takes, one counter each. */
-#define INA_NR_COUNTERS(X)                                                                  \
-	X(roce_pass_opcode, "RoCE opcode that carries no NetReduce data (ACK, READ...), forwarded") \
-	X(roce_pass_untagged, "first packet without the InetTag: not NetReduce, forwarded")       \
-	X(roce_malformed, "headers short, IP options, BTH pad or a payload not in elements")      \
-	X(roce_icrc_bad, "ICRC does not match the packet: corrupted, dropped")                    \
-	X(roce_tag_invalid, "nr_hdr: unknown ring, or a rank, MsgLen, type or MsgID it lacks")    \
-	X(roce_clt_filled, "first packet filled or refreshed its connection's CLT entry")         \
-	X(roce_clt_full, "first packet of a new connection with the CLT full, dropped")           \
-	X(roce_clt_expired, "CLT entry of an idle connection freed by the sweep")                 \
-	X(roce_clt_miss, "packet after the first on a connection the CLT does not know, dropped") \
-	X(roce_first_lost, "PSN past the CLT's message (its first packet lost), dropped")         \
-	X(roce_before_window, "PSN more than a window before the CLT's message, dropped")         \
-	X(roce_opcode_mismatch, "opcode does not fit the packet's place in its message, dropped") \
-	X(roce_shape_mismatch, "headers or payload length differ from the slot's other ranks")    \
-	X(roce_behind_window, "message older than its slot's: result already gone, dropped")      \
-	X(roce_ahead_window, "slot still aggregating an older message, dropped")                  \
-	X(roce_aggregated, "values added into a slot")                                            \
-	X(roce_duplicate, "retransmission of a contribution already in the slot, dropped")        \
-	X(roce_completed, "slot complete: results sent into every rank's connection")             \
-	X(roce_result_resent, "retransmission after completion: result sent again")               \
-	X(roce_freed, "slot one window back freed by a packet")                                   \
-	X(roce_overflow, "int32 sum saturated in at least one element")
+/* Every path a RoCE packet takes, one counter each, with its kind
+ * (counter_kind.h): the drops are the verdict kDrop's reasons other than
+ * `roce_aggregated`, a contribution the slot took. */
+#define INA_NR_COUNTERS(X)                                                                                  \
+	X(roce_pass_opcode, kEvent, "RoCE opcode that carries no NetReduce data (ACK, READ...), forwarded") \
+	X(roce_pass_untagged, kEvent, "first packet without the InetTag: not NetReduce, forwarded")         \
+	X(roce_malformed, kDrop, "headers short, IP options, BTH pad or a payload not in elements")         \
+	X(roce_icrc_bad, kDrop, "ICRC does not match the packet: corrupted, dropped")                       \
+	X(roce_tag_invalid, kDrop, "nr_hdr: unknown ring, or a rank, MsgLen, type or MsgID it lacks")       \
+	X(roce_clt_filled, kEvent, "first packet filled or refreshed its connection's CLT entry")           \
+	X(roce_clt_full, kDrop, "first packet of a new connection with the CLT full, dropped")              \
+	X(roce_clt_expired, kEvent, "CLT entry of an idle connection freed by the sweep")                   \
+	X(roce_clt_miss, kDrop, "packet after the first on a connection the CLT does not know, dropped")    \
+	X(roce_first_lost, kDrop, "PSN past the CLT's message (its first packet lost), dropped")            \
+	X(roce_before_window, kDrop, "PSN more than a window before the CLT's message, dropped")            \
+	X(roce_opcode_mismatch, kDrop, "opcode does not fit the packet's place in its message, dropped")    \
+	X(roce_shape_mismatch, kDrop, "headers or payload length differ from the slot's other ranks")       \
+	X(roce_behind_window, kDrop, "message older than its slot's: result already gone, dropped")         \
+	X(roce_ahead_window, kDrop, "slot still aggregating an older message, dropped")                     \
+	X(roce_aggregated, kEvent, "values added into a slot")                                              \
+	X(roce_duplicate, kDrop, "retransmission of a contribution already in the slot, dropped")           \
+	X(roce_completed, kEvent, "slot complete: results sent into every rank's connection")               \
+	X(roce_result_resent, kEvent, "retransmission after completion: result sent again")                 \
+	X(roce_freed, kEvent, "slot one window back freed by a packet")                                     \
+	X(roce_overflow, kEvent, "int32 sum saturated in at least one element")
 
 enum class NrCounter : uint16_t {
-#define INA_X(name, help) name,
+#define INA_X(name, kind, help) name,
 	INA_NR_COUNTERS(INA_X)
 #undef INA_X
 	kCount
 };
 
 constexpr size_t kNrCounterCount = static_cast<size_t>(NrCounter::kCount);
+
+#define INA_X(name, kind, help) CounterKind::kind,
+inline constexpr CounterKind kNrCounterKinds[] = {INA_NR_COUNTERS(INA_X)};
+#undef INA_X
+
+/* Kind of a counter (kEvent for an out-of-range id). */
+constexpr CounterKind nr_counter_kind(NrCounter c)
+{
+	return static_cast<size_t>(c) < kNrCounterCount ? kNrCounterKinds[static_cast<size_t>(c)]
+							  : CounterKind::kEvent;
+}
 
 const char *nr_counter_name(NrCounter c);
 const char *nr_counter_help(NrCounter c);

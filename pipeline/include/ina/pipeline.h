@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "ina/counter_kind.h"
 #include "ina/wire.h"
 
 namespace ina {
@@ -46,48 +47,61 @@ enum class Verdict : uint8_t {
 };
 
 /* Every reason a packet takes a path, one counter each. The first column is
- * the counter's name in telemetry and vectors. */
-#define INA_PIPELINE_COUNTERS(X)                                                   \
-	X(pass_through, "not INA traffic, forwarded untouched")                    \
-	X(control, "INA control message handed to the control plane")             \
-	X(malformed_short, "frame shorter than its headers or payload")            \
-	X(malformed_version, "INA version not supported")                          \
-	X(malformed_type, "INA type unknown")                                      \
-	X(malformed_length, "elem_count does not match the UDP length")            \
-	X(malformed_elements, "elem_count above the aggregator width")             \
-	X(malformed_level, "level or levels out of range")                         \
-	X(malformed_fan_in, "fan-in 0 or above the bitmap width")                  \
-	X(malformed_bitmap, "bitmap empty or with bits outside the fan-in")        \
-	X(malformed_index, "aggregator index beyond the table")                    \
-	X(malformed_job, "job id 0 (reserved for an empty aggregator)")            \
-	X(misrouted, "aggregator index owned by another table (lcore)")            \
-	X(bypass, "A2TP bypass flag: forwarded to the PS without aggregation")     \
-	X(float_forwarded, "float32 payload (overflow retry), forwarded to the PS") \
-	X(goat_forwarded, "GOAT: another switch aggregates it, forwarded")         \
-	X(past_levels, "already past its in-network levels, forwarded")            \
-	X(claimed, "empty aggregator allocated by a gradient packet")              \
-	X(aggregated, "gradient values added into an aggregator (claims too)")     \
-	X(completed, "aggregation complete, result sent downstream")               \
-	X(collision, "aggregator held by another <job, seq>, sent to the PS")      \
-	X(share_refusals, "job at its aggregator share: no claim, sent to the PS")  \
-	X(duplicate, "contribution already in the aggregator, dropped")            \
-	X(resend_merged, "first level: resent packet merged, partial flushed")     \
-	X(resend_flushed, "higher level: resent packet freed the aggregator")      \
-	X(resend_forwarded, "resent packet with no aggregator, forwarded")         \
-	X(overflow, "saturating add left at least one element at a limit")        \
-	X(ack_freed, "parameter packet freed its aggregator")                      \
-	X(gc_freed, "parameter packet freed a stale aggregator (timeout)")         \
-	X(ack_unmatched, "parameter packet with nothing to free")                  \
-	X(multicast, "parameter packet multicast to the job")
+ * the counter's name in telemetry and vectors, the second its kind
+ * (counter_kind.h): the drops are the verdict kDrop's reasons other than
+ * `aggregated`, a gradient the aggregator took. */
+#define INA_PIPELINE_COUNTERS(X)                                                            \
+	X(pass_through, kEvent, "not INA traffic, forwarded untouched")                     \
+	X(control, kEvent, "INA control message handed to the control plane")               \
+	X(malformed_short, kDrop, "frame shorter than its headers or payload")              \
+	X(malformed_version, kDrop, "INA version not supported")                            \
+	X(malformed_type, kDrop, "INA type unknown")                                        \
+	X(malformed_length, kDrop, "elem_count does not match the UDP length")              \
+	X(malformed_elements, kDrop, "elem_count above the aggregator width")               \
+	X(malformed_level, kDrop, "level or levels out of range")                           \
+	X(malformed_fan_in, kDrop, "fan-in 0 or above the bitmap width")                    \
+	X(malformed_bitmap, kDrop, "bitmap empty or with bits outside the fan-in")          \
+	X(malformed_index, kDrop, "aggregator index beyond the table")                      \
+	X(malformed_job, kDrop, "job id 0 (reserved for an empty aggregator)")              \
+	X(misrouted, kDrop, "aggregator index owned by another table (lcore)")              \
+	X(bypass, kEvent, "A2TP bypass flag: forwarded to the PS without aggregation")      \
+	X(float_forwarded, kEvent, "float32 payload (overflow retry), forwarded to the PS") \
+	X(goat_forwarded, kEvent, "GOAT: another switch aggregates it, forwarded")          \
+	X(past_levels, kEvent, "already past its in-network levels, forwarded")             \
+	X(claimed, kEvent, "empty aggregator allocated by a gradient packet")               \
+	X(aggregated, kEvent, "gradient values added into an aggregator (claims too)")      \
+	X(completed, kEvent, "aggregation complete, result sent downstream")                \
+	X(collision, kEvent, "aggregator held by another <job, seq>, sent to the PS")       \
+	X(share_refusals, kEvent, "job at its aggregator share: no claim, sent to the PS")  \
+	X(duplicate, kDrop, "contribution already in the aggregator, dropped")              \
+	X(resend_merged, kEvent, "first level: resent packet merged, partial flushed")      \
+	X(resend_flushed, kEvent, "higher level: resent packet freed the aggregator")       \
+	X(resend_forwarded, kEvent, "resent packet with no aggregator, forwarded")          \
+	X(overflow, kEvent, "saturating add left at least one element at a limit")          \
+	X(ack_freed, kEvent, "parameter packet freed its aggregator")                       \
+	X(gc_freed, kEvent, "parameter packet freed a stale aggregator (timeout)")          \
+	X(ack_unmatched, kEvent, "parameter packet with nothing to free")                   \
+	X(multicast, kEvent, "parameter packet multicast to the job")
 
 enum class Counter : uint16_t {
-#define INA_X(name, help) name,
+#define INA_X(name, kind, help) name,
 	INA_PIPELINE_COUNTERS(INA_X)
 #undef INA_X
 	kCount
 };
 
 constexpr size_t kCounterCount = static_cast<size_t>(Counter::kCount);
+
+#define INA_X(name, kind, help) CounterKind::kind,
+inline constexpr CounterKind kCounterKinds[] = {INA_PIPELINE_COUNTERS(INA_X)};
+#undef INA_X
+
+/* Kind of a counter (kEvent for an out-of-range id). */
+constexpr CounterKind counter_kind(Counter c)
+{
+	return static_cast<size_t>(c) < kCounterCount ? kCounterKinds[static_cast<size_t>(c)]
+						      : CounterKind::kEvent;
+}
 
 /* Name and help text of a counter; nullptr for an out-of-range id. */
 const char *counter_name(Counter c);
