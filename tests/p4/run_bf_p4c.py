@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Compiles the TNA program with the Tofino back end and checks that it fits.
 
-    run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR] [-D NAME=VALUE ...]
+    run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR] [-D NAME=VALUE ...] [--write-summary]
 
-bf-p4c is found in $INA_BF_P4C or on PATH; without it the test is skipped
-(exit 77). For each target (Tofino 1: TNA, Tofino 2: T2NA) it runs
+bf-p4c is found in $INA_BF_P4C or on PATH. For each target (Tofino 1: TNA, Tofino 2: T2NA) it runs
 
     bf-p4c --std p4-16 --target T --arch A -g -I pipeline/p4 -o OUT pipeline/p4/ina_tna.p4
 
@@ -28,10 +27,23 @@ where it expects a string): the back end has then compiled and placed the
 program and written its .bfa and resource report. In that case this script
 runs bfas (next to bf-p4c, or on PATH) on the .bfa itself, so that the
 assembler's checks still apply.
+
+The evidence stays in the repository: with --write-summary, each target
+that fits (with no -D) gets pipeline/p4/fit/<target>.json: the compiler's
+version, a SHA-256 over the P4 sources it compiled (pipeline/p4/**/*.p4) and
+over p4gen.py (which writes the entries that program runs with), the stages
+used of the target's, SRAM, map RAM and TCAM blocks, stateful ALUs, PHV
+containers and bits per gress, and the elements per packet (two passes of
+INA_LANES). docs/p4.md quotes those files only. Without bf-p4c (CI, most
+machines) the test checks instead that each target's summary was made from
+the sources as they are now, and fails when one is stale: a change to the
+P4 program needs a compile. A target with no summary yet is a skip.
 """
 import argparse
 import glob
+import hashlib
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -42,6 +54,82 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 P4 = os.path.join(ROOT, "pipeline", "p4")
 SKIP = 77
 ARCH = {"tofino": "tna", "tofino2": "t2na"}
+FIT = os.path.join(P4, "fit")
+
+
+def sources_hash():
+    """SHA-256 over the P4 sources and p4gen.py, path and content of each."""
+    h = hashlib.sha256()
+    files = sorted(glob.glob(os.path.join(P4, "**", "*.p4"), recursive=True)) + [os.path.join(P4, "p4gen.py")]
+    for f in files:
+        h.update(os.path.relpath(f, ROOT).encode() + b"\0")
+        with open(f, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
+def default_lanes(target):
+    """INA_LANES of a build without -D: constants.p4's default for Tofino."""
+    with open(os.path.join(P4, "include", "constants.p4")) as f:
+        m = re.search(r"#if defined\(__TARGET_TOFINO__\)\s*#define INA_LANES (\d+)", f.read())
+    return int(m.group(1)) if m else None
+
+
+def check_summaries(targets):
+    """Without a compiler: every target's summary is there and current."""
+    now = sources_hash()
+    status = missing = 0
+    for t in targets:
+        path = os.path.join(FIT, f"{t}.json")
+        if not os.path.exists(path):
+            print(f"skip {t}: no fit summary {os.path.relpath(path, ROOT)} recorded yet (run "
+                  "tests/p4/run_bf_p4c.py --write-summary where bf-p4c is)")
+            missing += 1
+            continue
+        with open(path) as f:
+            s = json.load(f)
+        if s.get("sources_sha256") != now:
+            print(f"FAIL {t}: {os.path.relpath(path, ROOT)} was made from other P4 sources "
+                  f"({s.get('sources_sha256', '?')[:12]}, now {now[:12]}): compile again with "
+                  "run_bf_p4c.py --write-summary")
+            status = 1
+            continue
+        print(f"ok   {t}: {s['stages_used']} of {s['stages_available']} stages, {s['elements_per_packet']} "
+              f"elements per packet ({s['compiler']}; summary current, compiler not run here)")
+    # Nothing recorded and nothing stale: the fit is unchecked here, a skip.
+    return status or (SKIP if missing else 0)
+
+
+def write_summary(target, compiler, report, out):
+    used, available, tables = stages(report)
+    tot, per = memories(report)
+    lanes = default_lanes(target)
+    ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
+    summary = {
+        "target": target,
+        "compiler": (ver.stdout or ver.stderr).strip().splitlines()[-1] if (ver.stdout or ver.stderr) else "?",
+        "sources_sha256": sources_hash(),
+        "program": "pipeline/p4/ina_tna.p4",
+        "stages_used": used,
+        "stages_available": available,
+        "sram_blocks": tot["sram"],
+        "map_ram_blocks": tot["map_ram"],
+        "tcam_blocks": tot["tcam"],
+        "stateful_alus": tot["stateful_alu"],
+        "gateways": tot["gateway"],
+        "hash_distribution_units": tot["hash_dist"],
+        "phv": {g: {"containers": n, "bits": b} for g, (n, b) in sorted((phv(out) or {}).items())},
+        "lanes_per_pass": lanes,
+        "elements_per_packet": 2 * lanes if lanes else None,
+        "stages": {str(n): {"tables": tables[n], "sram_blocks": per.get(n, (0, 0))[0],
+                            "stateful_alus": per.get(n, (0, 0))[1]} for n in sorted(tables)},
+    }
+    os.makedirs(FIT, exist_ok=True)
+    path = os.path.join(FIT, f"{target}.json")
+    with open(path, "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    print(f"  summary written: {os.path.relpath(path, ROOT)}")
 
 
 def resource_report(out):
@@ -156,16 +244,21 @@ def main():
     ap.add_argument("--keep", metavar="DIR", help="keep the compiler's output here")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                     help="preprocessor definition for the program (repeatable)")
+    ap.add_argument("--write-summary", action="store_true",
+                    help="write pipeline/p4/fit/<target>.json for each target that fits (no -D)")
     a = ap.parse_args()
-    compiler = os.environ.get("INA_BF_P4C") or shutil.which("bf-p4c")
-    if not compiler or not os.access(compiler, os.X_OK):
-        print("skipped: bf-p4c not found (set INA_BF_P4C or put the Tofino back end on PATH; docs/p4.md)")
-        return SKIP
     targets = a.targets.split(",")
     bad = [t for t in targets if t not in ARCH]
     if bad:
         print(f"run_bf_p4c: error: unknown target {bad[0]} (tofino, tofino2)", file=sys.stderr)
         return 2
+    if a.write_summary and a.defines:
+        print("run_bf_p4c: error: --write-summary is for the default build (no -D)", file=sys.stderr)
+        return 2
+    compiler = os.environ.get("INA_BF_P4C") or shutil.which("bf-p4c")
+    if not compiler or not os.access(compiler, os.X_OK):
+        print("bf-p4c not found (INA_BF_P4C or PATH): checking the fit summaries in the repository instead")
+        return check_summaries(targets)
     status = 0
     base = a.keep or tempfile.mkdtemp(prefix="bf-p4c-")
     try:
@@ -222,6 +315,8 @@ def main():
                 status = 1
             else:
                 print(f"ok   {t}: fits")
+                if a.write_summary:
+                    write_summary(t, compiler, report, out)
     finally:
         if not a.keep:
             shutil.rmtree(base, ignore_errors=True)
