@@ -36,9 +36,11 @@
 #define INA_MAX_LEVELS 4u
 /* Width of one level's bitmap: at most 32 children per aggregation point. */
 #define INA_BITMAP_BITS 32u
-/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass;
+/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass
+ * (the default of a switch's config and of a job that names a size);
  * software hops take more, up to what a 9000-byte MTU carries (2048 x 4 B +
- * 86 B of headers = 8278 B). */
+ * 86 B of headers = 8278 B). A job that names no size takes the largest its
+ * path carries (docs/protocol.md, "Fragment size"). */
 #define INA_DEFAULT_ELEMENTS 62u
 #define INA_MAX_ELEMENTS 2048u
 /* agg_node value meaning "any switch may aggregate" (GOAT filter off). */
