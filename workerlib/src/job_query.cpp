@@ -57,8 +57,9 @@ int info_from(const WorkerConfig &cfg, const uint8_t *frame, uint32_t len, uint3
 
 } /* namespace */
 
-uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error)
+uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent)
 {
+	*silent = false;
 	const size_t n = cfg.ps.size();
 	std::vector<uint16_t> size(n, 0);
 	size_t answered = 0;
@@ -68,7 +69,7 @@ uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *erro
 	self.port = INA_UDP_PORT;
 	CtrlMessage q;
 	q.op = INA_CTRL_JOB_QUERY;
-	/* Tells this worker's answers from a earlier run's late ones. */
+	/* Tells this worker's answers from an earlier run's late ones. */
 	q.counter = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 	std::vector<uint8_t> out(kCtrlMaxFrameLen), in(INA_FRAME_LEN(INA_MAX_ELEMENTS));
 	const uint64_t start = steady_ms();
@@ -84,6 +85,7 @@ uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *erro
 						 " ms (is ina-ps running and serving the job? or set elements)";
 					break;
 				}
+			*silent = true;
 			return 0;
 		}
 		if (now >= next) {

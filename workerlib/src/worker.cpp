@@ -143,7 +143,9 @@ static double job_flows(const WorkerConfig &c)
 
 /* The fragment size (docs/worker.md, "Fragment size"): what the job's PS
  * instances answer, or the size the config names if they take it; never
- * more than this worker's interface carries. */
+ * more than this worker's interface carries. A named size stands when no
+ * PS answers (a PS that predates the query, or one started later): it is
+ * the job's contract, as it was before sizes came from the path. */
 bool WorkerImpl::size_fragments(Transport &t, std::string *error)
 {
 	const uint32_t own = frame_elements(t.max_frame());
@@ -156,7 +158,10 @@ bool WorkerImpl::size_fragments(Transport &t, std::string *error)
 		return false;
 	}
 	std::string err;
-	const uint32_t job = query_job_size(t, cfg_, &err);
+	bool silent = false;
+	const uint32_t job = query_job_size(t, cfg_, &err, &silent);
+	if (!job && named && silent)
+		return true;
 	if (!job) {
 		*error = err;
 		return false;

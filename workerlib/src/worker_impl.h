@@ -20,9 +20,10 @@
 namespace ina {
 
 /* Asks the job's PS instances for its fragment size (job_query.cpp): the
- * least size they answered, or 0 with a one-line *error (no answer within
- * cfg.ps_query_timeout_ms, or a PS that does not serve the job). */
-uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error);
+ * least size they answered, or 0 with a one-line *error: a PS that does not
+ * serve the job, or (*silent set) one that gave no answer within
+ * cfg.ps_query_timeout_ms. */
+uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent);
 
 class WorkerImpl final : public Worker {
 public:
