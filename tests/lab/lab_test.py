@@ -419,7 +419,9 @@ def t_kill_worker(build):
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="multi-tenant-gc-") as t:
         t.write(topo)
         t.flush()
-        r = run(t.name, build, "--tensor", "1048576", "--iterations", "2",
+        # 62-element fragments: the counts above are of those (at the
+        # lab's default 768, job-a ends before its 3000th).
+        r = run(t.name, build, "--tensor", "1048576", "--iterations", "2", "--elements", "62",
                 "--start-delay", f"2={dead}", *faults, timeout=150)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
@@ -454,7 +456,8 @@ def t_restart_switch(build):
     # aggregated the rest of them. The job's deadline is generous: on a
     # loaded machine the workers' recovery from the lost aggregators is slow,
     # not wrong; exactness is what is asserted.
-    r = run("single-rack", build, "--tensor", "1048576", "--iterations", "4",
+    # 62-element fragments, whose count the threshold is in.
+    r = run("single-rack", build, "--tensor", "1048576", "--iterations", "4", "--elements", "62",
             "--fault", "restart-switch:sw0@completed:1>=5000", timeout=240)
     show(r)
     restarts = r["faults"]["switch_restarts"]
