@@ -150,6 +150,7 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--elements", o.elements,
 		       "values per fragment, 1.." + std::to_string(INA_MAX_ELEMENTS) +
 			       ", or auto: the job's size, asked of the PS (docs/worker.md)")
+		->check(CLI::IsMember({"auto"}) | CLI::Range(1u, unsigned(INA_MAX_ELEMENTS)))
 		->capture_default_str();
 	app.add_option("--aggregators", cfg.aggregators, "aggregators per switch (hash modulus)")
 		->check(CLI::Range(1u, ina::kMaxAggregators));
