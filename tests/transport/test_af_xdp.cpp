@@ -65,6 +65,36 @@ protected:
 };
 std::string AfXdp::netns_error_;
 
+/* max_frame(): the interface's MTU + 14 while that fits, then the UMEM
+ * chunk less the kernel's 256-byte receive headroom (docs/protocol.md,
+ * "Fragment size"). */
+TEST_F(AfXdp, MaxFrameIsTheMtuWithinTheChunk)
+{
+	EXPECT_EQ(xdp_->max_frame(), 1514u);
+	EXPECT_EQ(pkt_->max_frame(), 1514u);
+	EXPECT_EQ(frame_elements(1514), 357u);
+	xdp_.reset();
+	pkt_.reset();
+	const std::string mtu = std::string("ip link set ") + veth_->a() + " mtu 9000 && ip link set " + veth_->b() +
+				" mtu 9000";
+	ASSERT_EQ(std::system(mtu.c_str()), 0);
+	TransportConfig cfg;
+	cfg.kind = "af_xdp";
+	cfg.device = veth_->b();
+	std::string err;
+	xdp_ = open_transport(cfg, &err);
+	ASSERT_TRUE(xdp_) << err;
+	EXPECT_EQ(xdp_->max_frame(), 3840u) << "the chunk, not the MTU";
+	EXPECT_EQ(frame_elements(xdp_->max_frame()), 938u);
+	cfg.kind = "af_packet";
+	cfg.device = veth_->a();
+	pkt_ = open_transport(cfg, &err);
+	ASSERT_TRUE(pkt_) << err;
+	EXPECT_EQ(pkt_->max_frame(), 9014u);
+	EXPECT_EQ(frame_elements(pkt_->max_frame()), 2048u) << "at most INA_MAX_ELEMENTS";
+	EXPECT_EQ(frame_elements(INA_PAYLOAD_OFFSET), 0u) << "not even one element";
+}
+
 TEST_F(AfXdp, FramesBothWays)
 {
 	EXPECT_STREQ(xdp_->name(), "af_xdp");
