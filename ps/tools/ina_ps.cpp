@@ -26,8 +26,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <string>
 #include <map>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -309,6 +309,7 @@ struct Daemon {
 	std::vector<std::unique_ptr<ina::Transport>> &transports;
 	uint32_t max_workers;
 	ina::ControlClient control;
+	ina::Endpoint self_;
 	/* Each served job's fragment size as workers are told it (JOB_INFO);
 	 * 0 until the path is known, when queries go unanswered and the
 	 * workers ask again. */
@@ -350,9 +351,8 @@ struct Daemon {
 		}
 	}
 
-	ina::Endpoint self_;
-
 	ina::ParameterServer &ps0() { return *shards[0]->ps; }
+	const ina::ParameterServer &ps0() const { return *shards[0]->ps; }
 
 	/* Thread 0: answers a worker's JOB_QUERY (docs/protocol.md, "Fragment
 	 * size"); false if the frame is not one. */
@@ -374,7 +374,6 @@ struct Daemon {
 			tx.commit(n);
 		return true;
 	}
-	const ina::ParameterServer &ps0() const { return *shards[0]->ps; }
 
 	/* One frame for shard s: control acknowledgements (thread 0) to the
 	 * control client, the rest to the shard's PS. */
