@@ -3,12 +3,16 @@
 # `multi-tenant` lab (config/labs/multi-tenant.toml: two jobs on one
 # ina-switchd with fewer aggregators than they want), runs both jobs at once
 # through the real switch, prints per job what happened, and tears the lab
-# down. The last line is exactly `demo: OK` or `demo: FAILED <reason>`.
+# down. Then the point of the project: one allreduce of the same tensor on
+# one lab (perf/e2e_bench: one switch, four workers, one PS, defaults only),
+# timed with INA, with the PS alone and with gloo, and the speed-ups. The
+# last line is exactly `demo: OK` or `demo: FAILED <reason>`.
 #
 #   sudo scripts/demo.sh            (BUILD_DIR=build by default)
 #
 # Environment: BUILD_DIR, INA_LAB_DRIVER (auto | af_xdp | af_packet),
-# DEMO_TOPOLOGY (default multi-tenant).
+# DEMO_TOPOLOGY (default multi-tenant), DEMO_SIZE (the compared tensor per
+# worker, default 64M).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +20,7 @@ PREFIX=inalabdemo
 BUILD=${BUILD_DIR:-build}
 TOPOLOGY=${DEMO_TOPOLOGY:-multi-tenant}
 DRIVER=${INA_LAB_DRIVER:-auto}
+SIZE=${DEMO_SIZE:-64M}
 LOGDIR=/tmp/inalab/$PREFIX-demo
 START=$(date +%s)
 
@@ -88,4 +93,35 @@ if [[ -n $verdict ]]; then
 	echo "demo: FAILED $verdict"
 	exit 1
 fi
+
+echo
+echo "demo: one $SIZE float32 allreduce per worker, 4 workers, one switch: INA, PS only, gloo (perf/e2e_bench)"
+/usr/bin/python3 perf/e2e_bench/e2e_bench.py --build "$BUILD" --sizes "$SIZE" --json \
+	>"$LOGDIR/compare.json" 2>"$LOGDIR/compare.log" ||
+	finish "perf/e2e_bench failed: $(tail -n 1 "$LOGDIR/compare.log" 2>/dev/null), see $LOGDIR/compare.log"
+verdict=$(/usr/bin/python3 - "$LOGDIR/compare.json" <<'PY'
+import json, sys
+rows = {}
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        r = json.loads(line)
+        rows[r["mode"]] = r
+names = {"ina": "INA", "ps": "PS only", "gloo": "gloo"}
+ina = rows.get("ina", {}).get("seconds")
+print(f"{'mode':<9}{'seconds':>9}{'INA speed-up':>14}{'retransmitted':>15}  result", file=sys.stderr)
+for m in ("ina", "ps", "gloo"):
+    r = rows.get(m)
+    if not r or r.get("seconds") is None:
+        print(f"{names[m]:<9}{'-':>9}", file=sys.stderr)
+        continue
+    up = "" if m == "ina" or not ina else f"{r['seconds'] / ina:.2f}x"
+    rt = "-" if r.get("retransmit_ratio") is None else f"{100 * r['retransmit_ratio']:.2f} %"
+    print(f"{names[m]:<9}{r['seconds']:>9.3f}{up:>14}{rt:>15}  {'exact' if r['correct'] else 'WRONG'}",
+          file=sys.stderr)
+bad = [names[m] for m in ("ina", "ps", "gloo") if not rows.get(m, {}).get("correct")]
+print(f"{', '.join(bad)} gave no correct result, see {sys.argv[1]}" if bad else "")
+PY
+)
+[[ -z $verdict ]] || finish "$verdict"
 echo "demo: OK"

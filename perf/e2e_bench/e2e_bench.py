@@ -45,8 +45,10 @@ def parse_size(text):
 
 
 def topology_text(workers, elements, link_gbps=0.0, ecn_threshold=0, ps_args=()):
+    # elements None: the topology names none, the lab's default (the path sizes the job).
     lines = ["# perf/e2e_bench: one switch, one PS, the workers", f'description = "e2e bench, {workers} workers"',
-             "aggregators = 4096", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"',
+             "aggregators = 4096"] + ([f"elements = {elements}"] if elements is not None else []) + [
+             "", "[[switch]]", 'name = "sw0"',
              f"rate_gbps = {link_gbps}", f"ecn_threshold = {ecn_threshold}", "",
              "[[host]]", 'name = "ps0"', 'switch = "sw0"']
     for w in range(workers):
@@ -122,8 +124,9 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--sizes", default="1M,16M,64M")
     ap.add_argument("--modes", default="ina,ps,gloo")
-    ap.add_argument("--elements", type=int, default=62,
-                    help="values per fragment in ina and ps modes (1..2048; the lab raises the MTU)")
+    ap.add_argument("--elements", default="auto",
+                    help="values per fragment in ina and ps modes: auto (the lab's default: the path "
+                         "sizes the job, docs/lab.md) or 1..2048 (the lab raises the MTU)")
     ap.add_argument("--link-gbps", type=float, default=0.0,
                     help="shape every switch port's egress to this rate (a link of that speed); 0: not shaped")
     ap.add_argument("--ecn-threshold", type=int, default=0,
@@ -144,8 +147,12 @@ def main():
         bad = [m for m in modes if m not in ("ina", "ps", "gloo")]
         if bad:
             raise ValueError(f"unknown mode {bad[0]} (ina, ps, gloo)")
-        if not 1 <= a.elements <= 2048:
-            raise ValueError("--elements must be 1..2048")
+        if a.elements == "auto":
+            a.elements = None
+        elif not a.elements.isdigit() or not 1 <= int(a.elements) <= 2048:
+            raise ValueError("--elements must be auto or 1..2048")
+        else:
+            a.elements = int(a.elements)
         if not 2 <= a.workers <= 16:
             raise ValueError("--workers must be 2..16")
     except ValueError as e:

@@ -211,7 +211,7 @@ const char *ctrl_verdict_name(CtrlVerdict v)
 	case CtrlVerdict::kOp:
 		return "unknown op";
 	case CtrlVerdict::kWorkers:
-		return "an ACK with workers";
+		return "an ACK, job query or job info with workers";
 	}
 	return "?";
 }
@@ -221,10 +221,11 @@ CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out)
 	if (len < sizeof(ina_ctrl_hdr))
 		return CtrlVerdict::kShort;
 	const uint8_t op = in[CTRL_OFF(op)];
-	if (op != INA_CTRL_REGISTER && op != INA_CTRL_UNREGISTER && op != INA_CTRL_ACK)
+	const bool no_workers = op == INA_CTRL_ACK || op == INA_CTRL_JOB_QUERY || op == INA_CTRL_JOB_INFO;
+	if (op != INA_CTRL_REGISTER && op != INA_CTRL_UNREGISTER && !no_workers)
 		return CtrlVerdict::kOp;
 	const uint8_t n = in[CTRL_OFF(n_workers)];
-	if (op == INA_CTRL_ACK && n != 0)
+	if (no_workers && n != 0)
 		return CtrlVerdict::kWorkers;
 	if (len < ctrl_payload_len(n))
 		return CtrlVerdict::kShort;
@@ -261,6 +262,7 @@ uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, con
 	h.flags = ina_flags_with_epoch(0, m.epoch);
 	h.job_id = job;
 	h.remap_index = 0;
+	h.elem_count = m.elements;
 	encode(h, frame + INA_HDR_OFFSET);
 	encode_ctrl(m, frame + INA_PAYLOAD_OFFSET, payload);
 	return INA_PAYLOAD_OFFSET + payload;

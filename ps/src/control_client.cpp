@@ -68,6 +68,42 @@ uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, cons
 	return len;
 }
 
+bool is_job_query(const uint8_t *frame, uint32_t len, const Endpoint &self, uint16_t *job)
+{
+	InaFrame f;
+	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_CONTROL ||
+	    f.dst_ip != self.ip || f.payload_len == 0 || f.payload[0] != INA_CTRL_JOB_QUERY)
+		return false;
+	*job = f.hdr.job_id;
+	return true;
+}
+
+uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoint &self, uint16_t elements,
+			uint8_t epoch, uint8_t *out, uint32_t cap)
+{
+	InaFrame f;
+	CtrlMessage q;
+	Endpoint src, dst;
+	uint32_t udp_len;
+	if (parse_ina_frame(query, len, &f) != FrameVerdict::kOk ||
+	    decode_ctrl(f.payload, f.payload_len, &q) != CtrlVerdict::kOk || q.op != INA_CTRL_JOB_QUERY ||
+	    !parse_frame_headers(query, len, &src, &dst, &udp_len))
+		return 0;
+	CtrlMessage m;
+	m.op = INA_CTRL_JOB_INFO;
+	m.status = elements ? INA_CTRL_APPLIED : INA_CTRL_INVALID;
+	m.ps_ip = self.ip;
+	memcpy(m.ps_mac, self.mac, 6);
+	m.counter = q.counter;
+	m.elements = elements;
+	m.epoch = elements ? epoch : 0;
+	/* Back the way the query came (its source MAC is the last hop's),
+	 * to the INA port like every INA frame: the classifiers of switches
+	 * and hosts know no other. */
+	src.port = INA_UDP_PORT;
+	return write_ctrl_frame(out, cap, self, src, f.hdr.job_id, m);
+}
+
 const char *control_state_name(ControlClient::State s)
 {
 	switch (s) {
@@ -200,6 +236,7 @@ bool ControlClient::take(const uint8_t *frame, uint32_t len)
 	r->state = m.status == INA_CTRL_APPLIED	 ? State::kApplied
 		   : m.status == INA_CTRL_DENIED ? State::kDenied
 						 : State::kInvalid;
+	r->cap = r->state == State::kApplied && !r->unregister ? f.hdr.elem_count : 0;
 	if (r->state == State::kApplied && !r->goat) {
 		if (r->unregister)
 			epoch_.erase(r->job->job);
@@ -213,6 +250,20 @@ uint8_t ControlClient::epoch(uint16_t job) const
 {
 	auto it = epoch_.find(job);
 	return it == epoch_.end() ? 0 : it->second;
+}
+
+uint16_t ControlClient::cap(uint16_t job, uint32_t *switch_ip) const
+{
+	uint16_t least = 0;
+	for (auto it = req_.lower_bound(key(job, 0)); it != req_.end() && (it->first >> 16) == job; ++it) {
+		const Request &r = it->second;
+		if (r.state != State::kApplied || r.cap == 0 || (least && r.cap >= least))
+			continue;
+		least = r.cap;
+		if (switch_ip)
+			*switch_ip = r.goat ? r.goat->ip : r.job->switch_ip;
+	}
+	return least;
 }
 
 ControlClient::State ControlClient::state(uint16_t job) const

@@ -227,8 +227,16 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 		     "switch", "workers", "goat"},
 		    ""))
 		return false;
+	/* No `elements`, or "auto": the path sizes the fragments (ina-ps,
+	 * docs/ps.md "Fragment size"). */
+	const toml::node *elements = root.get("elements");
+	c.elements_auto = !elements || (elements->is_string() && *elements->value<std::string>() == "auto");
+	if (c.elements_auto)
+		c.elements = 0;
+	else if (elements->is_string())
+		return r.fail("elements", "must be an integer 1.." + std::to_string(INA_MAX_ELEMENTS) + " or \"auto\"");
 	if (!r.integer(root, "job", "", &c.job, 1, 65535, true) ||
-	    !r.integer(root, "elements", "", &c.elements, 1, INA_MAX_ELEMENTS) ||
+	    (!c.elements_auto && !r.integer(root, "elements", "", &c.elements, 1, INA_MAX_ELEMENTS)) ||
 	    !r.integer(root, "aggregators", "", &c.aggregators, 1, 1ll << 30) ||
 	    !r.integer(root, "window", "", &c.window, 1, 1 << 24) ||
 	    !r.integer(root, "levels", "", &c.levels, 0, INA_MAX_LEVELS, true) ||

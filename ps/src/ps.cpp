@@ -72,6 +72,9 @@ struct ParameterServer::Job {
 	/* Each worker's own bitmaps, for the float requests. */
 	std::vector<std::array<uint32_t, INA_MAX_LEVELS>> worker_bitmap;
 	uint32_t mask; /* this shard's slots - 1 (ps_shard_window) */
+	/* Values per slot and float buffer: cfg.elements when the job was
+	 * added; set_elements() may lower what is accepted, never this. */
+	uint32_t stride = 0;
 	std::unique_ptr<Slot[]> slots;
 	std::unique_ptr<int32_t[]> values; /* window x elements */
 	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
@@ -106,15 +109,16 @@ struct ParameterServer::Job {
 		}
 		return c;
 	}
-	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * cfg.elements; }
+	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * stride; }
 
 	/* The fragment state of `n` slots (a power of two) and the float pool. */
 	void allocate(uint32_t n)
 	{
 		mask = n - 1;
+		stride = cfg.elements;
 		slots.reset(new Slot[n]);
-		values.reset(new int32_t[size_t(n) * cfg.elements]());
-		float_pool.reset(new double[size_t(cfg.float_slots) * cfg.elements]());
+		values.reset(new int32_t[size_t(n) * stride]());
+		float_pool.reset(new double[size_t(cfg.float_slots) * stride]());
 		split_wait.reset(new SplitWait[n]);
 		for (int32_t i = static_cast<int32_t>(cfg.float_slots) - 1; i >= 0; i--)
 			float_free.push_back(i);
@@ -163,6 +167,20 @@ void ParameterServer::set_epoch(uint16_t job, uint8_t epoch)
 {
 	if (jobs_[job])
 		jobs_[job]->cfg.epoch = epoch;
+}
+
+bool ParameterServer::set_elements(uint16_t job, uint16_t elements)
+{
+	Job *j = jobs_[job].get();
+	if (!j || elements == 0 || elements > j->stride)
+		return false;
+	j->cfg.elements = elements;
+	return true;
+}
+
+uint16_t ParameterServer::elements(uint16_t job) const
+{
+	return jobs_[job] ? jobs_[job]->cfg.elements : 0;
 }
 
 std::vector<uint16_t> ParameterServer::jobs() const
@@ -478,8 +496,7 @@ struct PsPath {
 		}
 		s.float_buf = job.float_free.back();
 		job.float_free.pop_back();
-		memset(&job.float_pool[size_t(s.float_buf) * job.cfg.elements], 0,
-		       sizeof(double) * job.cfg.elements);
+		memset(&job.float_pool[size_t(s.float_buf) * job.stride], 0, sizeof(double) * job.stride);
 		s.state = kFloat;
 		s.have = WorkerSet{};
 		s.flags &= static_cast<uint16_t>(~kSplitWait);
@@ -720,7 +737,7 @@ struct PsPath {
 			st.duplicates++;
 			return;
 		}
-		double *acc = &job.float_pool[size_t(s.float_buf) * job.cfg.elements];
+		double *acc = &job.float_pool[size_t(s.float_buf) * job.stride];
 		for (uint32_t k = 0; k < s.elems; k++) {
 			uint32_t bits = ina_load32(payload + 4 * k);
 			float x;

@@ -26,6 +26,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -308,13 +309,20 @@ struct Daemon {
 	std::vector<std::unique_ptr<ina::Transport>> &transports;
 	uint32_t max_workers;
 	ina::ControlClient control;
+	ina::Endpoint self_;
+	/* Each served job's fragment size as workers are told it (JOB_INFO);
+	 * 0 until the path is known, when queries go unanswered and the
+	 * workers ask again. */
+	std::map<uint16_t, uint16_t> job_size;
 	std::vector<std::unique_ptr<Shard>> shards;
 	std::vector<std::unique_ptr<ina::FrameRing>> rings;
 
 	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j,
 	       std::vector<std::unique_ptr<ina::Transport>> &t, uint32_t max_w, const ina::Endpoint &self)
-		: o(opts), jobs(j), transports(t), max_workers(max_w), control(self)
+		: o(opts), jobs(j), transports(t), max_workers(max_w), control(self), self_(self)
 	{
+		for (const auto &c : jobs)
+			job_size[c.job] = 0;
 		const uint32_t n = o.threads, queues = static_cast<uint32_t>(t.size());
 		for (uint32_t i = 0; i < n; i++) {
 			shards.push_back(std::make_unique<Shard>(i, n, self, max_w, i < queues));
@@ -346,11 +354,32 @@ struct Daemon {
 	ina::ParameterServer &ps0() { return *shards[0]->ps; }
 	const ina::ParameterServer &ps0() const { return *shards[0]->ps; }
 
+	/* Thread 0: answers a worker's JOB_QUERY (docs/protocol.md, "Fragment
+	 * size"); false if the frame is not one. */
+	bool answer_query(const uint8_t *frame, uint32_t len, ina::TxQueue &tx)
+	{
+		uint16_t job;
+		if (!ina::is_job_query(frame, len, self_, &job))
+			return false;
+		auto it = job_size.find(job);
+		if (it != job_size.end() && it->second == 0)
+			return true; /* not known yet: the worker asks again */
+		uint8_t *out = tx.reserve();
+		if (!out)
+			return true;
+		const uint16_t size = it == job_size.end() ? 0 : it->second;
+		const uint32_t n = ina::build_job_info(frame, len, self_, size,
+						      size ? control.epoch(job) : 0, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
+		if (n)
+			tx.commit(n);
+		return true;
+	}
+
 	/* One frame for shard s: control acknowledgements (thread 0) to the
 	 * control client, the rest to the shard's PS. */
 	void handle(Shard &s, const uint8_t *frame, uint32_t len, uint64_t now)
 	{
-		if (s.index == 0 && control.take(frame, len))
+		if (s.index == 0 && (answer_query(frame, len, s.tx) || control.take(frame, len)))
 			return;
 		if (s.tx.room() < max_workers + 1)
 			s.flush_tx();
@@ -497,7 +526,7 @@ struct Daemon {
 		uint64_t now = now_us();
 		for (uint32_t i = 0; i < n; i++) {
 			const ina::FrameBuf &f = s0.rx[i];
-			if (control.take(f.data, f.len))
+			if (answer_query(f.data, f.len, s0.tx) || control.take(f.data, f.len))
 				continue;
 			if (s0.tx.room() < max_workers + 1)
 				s0.flush_tx();
@@ -762,6 +791,57 @@ std::vector<std::unique_ptr<ina::Transport>> open_queues(Options &o, const std::
 	return ina::open_transport_queues(o.tcfg, queues, err);
 }
 
+/* This PS's own cap (docs/ps.md, "Fragment size"): the most elements a
+ * frame of its transport carries. A job that leaves `elements` to the path
+ * takes it for now (its slots are sized for it); a job that names more is
+ * refused. -1 to go on, else the exit code. */
+int size_for_interface(std::vector<ina::PsJobConfig> &jobs, const Options &o, const ina::Transport &t)
+{
+	const uint32_t own = ina::frame_elements(t.max_frame());
+	const std::string where = std::string(t.name()) + (o.tcfg.device.empty() ? "" : " on " + o.tcfg.device);
+	for (auto &c : jobs) {
+		if (c.elements_auto ? own == 0 : c.elements > own) {
+			ina::print_error("ina-ps", "job " + std::to_string(c.job) + ": elements " +
+							   (c.elements_auto ? std::string("auto") : std::to_string(c.elements)) +
+							   " does not fit this PS's interface: " + where + " carries " +
+							   std::to_string(t.max_frame()) + "-byte frames, at most " +
+							   std::to_string(own) + " elements (raise the MTU or lower elements)");
+			return ina::kExitUsage;
+		}
+		if (c.elements_auto)
+			c.elements = static_cast<uint16_t>(own);
+	}
+	return -1;
+}
+
+/* After the registrations: each job's size is the least of its own (this
+ * PS's cap, or what the job file names) and its switches' caps; a named
+ * size above a switch's cap is refused. Tells every shard and the query
+ * answers. -1 to go on, else the exit code. */
+int settle_sizes(Daemon &d)
+{
+	for (const auto &c : d.jobs) {
+		uint32_t sw = 0;
+		const uint16_t cap = c.has_switch || !c.goat.empty() ? d.control.cap(c.job, &sw) : 0;
+		uint16_t size = c.elements;
+		if (cap && size > cap) {
+			if (!c.elements_auto) {
+				ina::print_error("ina-ps", "job " + std::to_string(c.job) + ": elements " +
+								   std::to_string(c.elements) + " is more than switch " +
+								   ip_text(sw) + " carries (" + std::to_string(cap) +
+								   " elements): it would drop every fragment; name at most " +
+								   std::to_string(cap) + " or leave elements to the path");
+				return ina::kExitUsage;
+			}
+			size = cap;
+		}
+		for (auto &s : d.shards)
+			s->ps->set_elements(c.job, size);
+		d.job_size[c.job] = size;
+	}
+	return -1;
+}
+
 } /* namespace */
 
 /* main() without the last-resort catch. */
@@ -782,6 +862,9 @@ static int run_ps(int argc, char **argv)
 		fprintf(stderr, "ina-ps: transport: %s\n", err.c_str());
 		return 1;
 	}
+	rc = size_for_interface(jobs, o, *transports[0]);
+	if (rc >= 0)
+		return rc;
 	ina::Endpoint self{};
 	transports[0]->mac(self.mac);
 	self.ip = transports[0]->ip();
@@ -804,14 +887,20 @@ static int run_ps(int argc, char **argv)
 
 	if (!d.control_all(false))
 		return 1;
+	rc = settle_sizes(d);
+	if (rc >= 0) {
+		d.control_all(true); /* leave the switches as they were */
+		return rc;
+	}
 	/* The run's epoch from the switch's ACK: stamped on every packet the
 	 * PS sends, and printed for whoever starts the workers (ina-worker
-	 * --epoch; docs/ps.md). */
+	 * --epoch; docs/ps.md), with the job's fragment size (what its
+	 * workers' JOB_QUERY gets). */
 	for (const auto &c : d.jobs) {
 		const uint8_t epoch = c.has_switch ? d.control.epoch(c.job) : 0;
 		for (auto &sh : d.shards)
 			sh->ps->set_epoch(c.job, epoch);
-		printf("ina-ps: job %u epoch %u\n", c.job, epoch);
+		printf("ina-ps: job %u epoch %u elements %u\n", c.job, epoch, d.job_size[c.job]);
 		for (const ina::PsGoatSwitch &g : c.goat) {
 			std::string ranges, subs;
 			for (const ina::GoatSlots &r : g.slots)

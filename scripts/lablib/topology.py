@@ -15,6 +15,13 @@ INA_MAX_LEVELS = 4
 INA_BITMAP_BITS = 32
 NOT_AT_LEVEL = 0xFF
 
+# The switches' `elements` where the topology names none: the largest
+# fragment both AF_XDP ends of a lab link carry (docs/lab.md, "Fragment
+# size"). The PS and the workers are then given no size: the PS learns it
+# from its interface and the switch's registration ACK, the workers from the
+# PS (docs/protocol.md).
+AUTO_ELEMENTS = 768
+
 NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,9}$")
 
 
@@ -27,7 +34,7 @@ LAB_KEYS = {
     "name": "",
     "description": "",
     "subnet": "10.18.0.0/16",
-    "elements": 62,
+    "elements": None,  # None: the switches get AUTO_ELEMENTS and the jobs size from the path
     "aggregators": 4096,
     "gc_timeout_ms": 1000,
     "job_share": 1.0,  # ina-switchd job_share: the fraction of aggregators one job may hold
@@ -48,7 +55,7 @@ SWITCH_KEYS = {
     "rate_gbps": 0.0,
     "queue_capacity": 1024,
 }
-OPTIONAL_NONE = ("aggregators", "lcores")
+OPTIONAL_NONE = ("aggregators", "lcores", "elements")
 HOST_KEYS = {
     "name": None,
     "switch": None,
@@ -155,7 +162,11 @@ def build_plan(raw, path, overrides):
     for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us", "job_share"):
         if k in overrides:
             lab[k] = overrides[k]
-    if not 1 <= lab["elements"] <= 2048:
+    elements_named = lab["elements"] is not None
+    if not elements_named:
+        lab["elements"] = AUTO_ELEMENTS
+    if isinstance(lab["elements"], bool) or not isinstance(lab["elements"], int) or \
+            not 1 <= lab["elements"] <= 2048:
         raise TopologyError(f"{path}: elements: must be 1..2048, got {lab['elements']}")
     if not 0.0 < lab["job_share"] <= 1.0:
         raise TopologyError(f"{path}: job_share: must be above 0 and at most 1, got {lab['job_share']}")
@@ -293,7 +304,8 @@ def build_plan(raw, path, overrides):
         ps.setdefault("ps_jobs", []).append(j["id"])
 
     return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
-            "subnet": str(net), "elements": lab["elements"], "gc_timeout_ms": lab["gc_timeout_ms"],
+            "subnet": str(net), "elements": lab["elements"], "elements_named": elements_named,
+            "gc_timeout_ms": lab["gc_timeout_ms"],
             "job_share": lab["job_share"],
             "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
 

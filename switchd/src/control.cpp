@@ -187,6 +187,8 @@ public:
 			return malformed(f.src_ip, ina::ctrl_verdict_name(v));
 		if (msg_.op == INA_CTRL_ACK)
 			return malformed(f.src_ip, "an ACK sent to the switch");
+		if (msg_.op == INA_CTRL_JOB_QUERY || msg_.op == INA_CTRL_JOB_INFO)
+			return malformed(f.src_ip, "a job query or job info (worker <-> PS) sent to the switch");
 		if (!authentic(frame, f)) {
 			app_.control_auth_drops++;
 			return warn(log_auth_, "control message for job {} from {} dropped: {}", f.hdr.job_id,
@@ -410,6 +412,10 @@ private:
 		memset(a.fan_in, 0, sizeof(a.fan_in));
 		a.counter = msg_.counter;
 		a.epoch = epoch;
+		/* The switch's cap: its ports' MTU and its aggregators are sized
+		 * for `elements` (ports.cpp), so a PS never sizes a job's
+		 * fragments above it (docs/protocol.md). */
+		a.elements = app_.cfg.elements;
 		memset(a.mac, 0, sizeof(a.mac));
 
 		rte_mbuf *m = rte_pktmbuf_alloc(app_.pool);

@@ -283,12 +283,14 @@ TEST(CodecControl, EveryTruncationAndExtensionRejected)
 	b[offsetof(ina_ctrl_hdr, n_workers)] = 4;
 	EXPECT_EQ(decode_ctrl(b.data(), len, &d), CtrlVerdict::kShort);
 	b[offsetof(ina_ctrl_hdr, n_workers)] = 3;
-	for (uint8_t op : {0, 4, 255}) {
+	for (uint8_t op : {0, 4, 7, 255}) {
 		b[offsetof(ina_ctrl_hdr, op)] = op;
 		EXPECT_EQ(decode_ctrl(b.data(), len, &d), CtrlVerdict::kOp) << int(op);
 	}
-	b[offsetof(ina_ctrl_hdr, op)] = INA_CTRL_ACK;
-	EXPECT_EQ(decode_ctrl(b.data(), len, &d), CtrlVerdict::kWorkers);
+	for (uint8_t op : {INA_CTRL_ACK, INA_CTRL_JOB_QUERY, INA_CTRL_JOB_INFO}) {
+		b[offsetof(ina_ctrl_hdr, op)] = op;
+		EXPECT_EQ(decode_ctrl(b.data(), len, &d), CtrlVerdict::kWorkers) << int(op);
+	}
 	EXPECT_STRNE(ctrl_verdict_name(CtrlVerdict::kShort), ctrl_verdict_name(CtrlVerdict::kLong));
 }
 
@@ -314,4 +316,39 @@ TEST(CodecControl, WholeFrameParsesAsControl)
 	CtrlMessage d;
 	ASSERT_EQ(decode_ctrl(f.payload, f.payload_len, &d), CtrlVerdict::kOk);
 	EXPECT_EQ(d.workers[1].ip, m.workers[1].ip);
+}
+
+/* The fragment size rides in the INA header's elem_count of a control
+ * frame (an ACK's switch cap, a JOB_INFO's job size), next to the epoch. */
+TEST(CodecControl, ElementsAndEpochInTheHeader)
+{
+	Endpoint src{{2, 0, 0, 0, 0, 0x64}, 0x0A000064, INA_UDP_PORT};
+	Endpoint dst{{2, 0, 0, 0, 0, 0xFE}, 0x0A0000FE, INA_UDP_PORT};
+	for (uint8_t op : {INA_CTRL_ACK, INA_CTRL_JOB_QUERY, INA_CTRL_JOB_INFO}) {
+		CtrlMessage m;
+		m.op = op;
+		m.status = INA_CTRL_INVALID;
+		m.elements = 858;
+		m.epoch = 9;
+		m.ps_ip = dst.ip;
+		m.counter = 0x0102030405060708ull;
+		uint8_t frame[kCtrlMaxFrameLen];
+		const uint32_t len = write_ctrl_frame(frame, sizeof(frame), src, dst, 300, m);
+		ASSERT_EQ(len, INA_PAYLOAD_OFFSET + ctrl_payload_len(0)) << int(op);
+		/* Big endian at the header's elem_count offset. */
+		EXPECT_EQ(frame[INA_HDR_OFFSET + offsetof(ina_hdr, elem_count)], 858 >> 8);
+		EXPECT_EQ(frame[INA_HDR_OFFSET + offsetof(ina_hdr, elem_count) + 1], 858 & 255);
+		InaFrame f;
+		ASSERT_EQ(parse_ina_frame(frame, len, &f), FrameVerdict::kOk) << "a control frame's length "
+										 "does not follow elem_count";
+		EXPECT_EQ(f.hdr.elem_count, 858);
+		EXPECT_EQ(ina_flags_epoch(f.hdr.flags), 9);
+		EXPECT_EQ(f.hdr.job_id, 300);
+		CtrlMessage d;
+		ASSERT_EQ(decode_ctrl(f.payload, f.payload_len, &d), CtrlVerdict::kOk) << int(op);
+		EXPECT_EQ(d.op, op);
+		EXPECT_EQ(d.status, INA_CTRL_INVALID);
+		EXPECT_EQ(d.ps_ip, dst.ip);
+		EXPECT_EQ(d.counter, m.counter);
+	}
 }

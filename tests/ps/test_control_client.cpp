@@ -64,10 +64,11 @@ CtrlMessage request(const TxQueue &tx, uint32_t i, InaFrame *f = nullptr)
 
 /* The switch's answer to a request with `counter`. */
 std::vector<uint8_t> ack(uint16_t job_id, uint64_t counter, uint8_t status, const PsJobConfig &c,
-			 bool sign = true, uint8_t epoch = 0)
+			 bool sign = true, uint8_t epoch = 0, uint16_t cap = 0)
 {
 	CtrlMessage a;
 	a.epoch = epoch;
+	a.elements = cap;
 	a.op = INA_CTRL_ACK;
 	a.status = status;
 	a.ps_ip = kPsIp;
@@ -332,4 +333,118 @@ TEST(ControlClient, GoatAssignmentsPerSwitchBesideTheRegistration)
 	ASSERT_EQ(goat_ctrl_parse(f.payload, f.payload_len, &slots, &ps_ip, &counter), "");
 	EXPECT_TRUE(slots.empty());
 	EXPECT_EQ(f.dst_ip, other.ip);
+}
+
+/* The switch states its cap in the ACK's elem_count (docs/protocol.md,
+ * "Fragment size"): the client keeps the least cap of the job's applied
+ * requests (registration and GOAT assignments), with the switch that
+ * stated it; a denied request's cap does not count, nor does an ACK that
+ * fails the MAC. */
+TEST(ControlClient, CapIsTheLeastTheJobsSwitchesStated)
+{
+	PsJobConfig c = job(5, true);
+	PsGoatSwitch other;
+	other.id = 2;
+	other.ip = 0x0A0000FD;
+	memcpy(other.mac, sw_ep().mac, 6);
+	other.key = c.switch_key;
+	other.slots = {GoatSlots{0, 256, 0, 0}};
+	c.goat = {other};
+	ControlClient cc(ps_ep());
+	TxQueue tx(8);
+	EXPECT_EQ(cc.cap(5), 0u) << "nothing stated before an ACK";
+	cc.start(c, false, 0, 10000000);
+	cc.start_goat(c, 0, false, 0, 10000000);
+	cc.poll(0, 1000, tx);
+	ASSERT_EQ(tx.size(), 2u);
+	uint64_t reg = 0, goat = 0;
+	for (uint32_t i = 0; i < 2; i++) {
+		uint32_t len;
+		const uint8_t *frame = tx.frame(i, &len);
+		InaFrame f;
+		ASSERT_EQ(parse_ina_frame(frame, len, &f), FrameVerdict::kOk);
+		EXPECT_EQ(f.hdr.elem_count, 0) << "a request states no size";
+		if (f.payload[0] == INA_CTRL_GOAT) {
+			std::vector<GoatSlots> slots;
+			uint32_t ps_ip;
+			ASSERT_EQ(goat_ctrl_parse(f.payload, f.payload_len, &slots, &ps_ip, &goat), "");
+		} else {
+			reg = request(tx, i).counter;
+		}
+	}
+	/* A forged ACK (wrong MAC) with a tiny cap is ignored. */
+	auto forged = ack(5, reg, INA_CTRL_APPLIED, c, false, 1, 30);
+	EXPECT_TRUE(cc.take(forged.data(), static_cast<uint32_t>(forged.size())));
+	EXPECT_EQ(cc.cap(5), 0u);
+	auto r = ack(5, reg, INA_CTRL_APPLIED, c, true, 1, 858);
+	EXPECT_TRUE(cc.take(r.data(), static_cast<uint32_t>(r.size())));
+	uint32_t from = 0;
+	EXPECT_EQ(cc.cap(5, &from), 858u);
+	EXPECT_EQ(from, kSwIp);
+	/* The GOAT switch carries less: it decides. */
+	CtrlMessage a;
+	a.op = INA_CTRL_ACK;
+	a.ps_ip = kPsIp;
+	a.counter = goat;
+	a.elements = 62;
+	std::vector<uint8_t> fr(kCtrlMaxFrameLen);
+	Endpoint sw2 = sw_ep();
+	sw2.ip = other.ip;
+	const uint32_t len = write_ctrl_frame(fr.data(), static_cast<uint32_t>(fr.size()), sw2, ps_ep(), 5, a);
+	ASSERT_TRUE(sign_ctrl_frame(fr.data(), len, other.key));
+	EXPECT_TRUE(cc.take(fr.data(), len));
+	EXPECT_EQ(cc.cap(5, &from), 62u);
+	EXPECT_EQ(from, other.ip);
+	EXPECT_EQ(cc.cap(6), 0u) << "per job";
+}
+
+/* A worker's JOB_QUERY and the PS's JOB_INFO (docs/protocol.md, "Fragment
+ * size"): the answer goes back to the query's source with the job's size,
+ * epoch and the query's counter, unsigned; a job the PS does not serve is
+ * answered "invalid" with no size. */
+TEST(JobQuery, AnsweredBackToTheAskerWithSizeEpochAndCounter)
+{
+	const Endpoint worker{{2, 0, 0, 0, 0, 0x11}, 0x0A000011, 40000};
+	const Endpoint hop{{2, 0, 0, 0, 0, 0xFE}, 0x0A000011, 40000}; /* as routed: the switch's MAC */
+	CtrlMessage q;
+	q.op = INA_CTRL_JOB_QUERY;
+	q.ps_ip = kPsIp;
+	q.counter = 0xABCDEF;
+	uint8_t query[kCtrlMaxFrameLen];
+	const uint32_t qlen = write_ctrl_frame(query, sizeof(query), hop, ps_ep(), 9, q);
+	uint16_t asked = 0;
+	ASSERT_TRUE(is_job_query(query, qlen, ps_ep(), &asked));
+	EXPECT_EQ(asked, 9);
+	Endpoint elsewhere = ps_ep();
+	elsewhere.ip = kPsIp + 1;
+	EXPECT_FALSE(is_job_query(query, qlen, elsewhere, &asked)) << "only queries addressed to this PS";
+	auto a = ack(9, 1, INA_CTRL_APPLIED, job(9, false));
+	EXPECT_FALSE(is_job_query(a.data(), static_cast<uint32_t>(a.size()), ps_ep(), &asked)) << "an ACK is not one";
+
+	for (uint16_t size : {uint16_t(768), uint16_t(0)}) {
+		uint8_t info[kCtrlMaxFrameLen];
+		const uint32_t len = build_job_info(query, qlen, ps_ep(), size, 4, info, sizeof(info));
+		ASSERT_EQ(len, INA_PAYLOAD_OFFSET + ctrl_payload_len(0));
+		EXPECT_EQ(build_job_info(query, qlen, ps_ep(), size, 4, info, len - 1), 0u);
+		InaFrame f;
+		ASSERT_EQ(parse_ina_frame(info, len, &f), FrameVerdict::kOk);
+		CtrlMessage m;
+		ASSERT_EQ(decode_ctrl(f.payload, f.payload_len, &m), CtrlVerdict::kOk);
+		EXPECT_EQ(m.op, INA_CTRL_JOB_INFO);
+		EXPECT_EQ(f.hdr.job_id, 9);
+		EXPECT_EQ(f.hdr.elem_count, size);
+		EXPECT_EQ(ina_flags_epoch(f.hdr.flags), size ? 4 : 0);
+		EXPECT_EQ(m.status, size ? INA_CTRL_APPLIED : INA_CTRL_INVALID);
+		EXPECT_EQ(m.counter, q.counter);
+		EXPECT_EQ(m.ps_ip, kPsIp);
+		EXPECT_EQ(f.src_ip, kPsIp);
+		EXPECT_EQ(f.dst_ip, worker.ip);
+		EXPECT_EQ(memcmp(info, hop.mac, 6), 0) << "back to the hop it came from";
+		EXPECT_EQ(ina_load16(info + INA_HDR_OFFSET - 8 + 2), INA_UDP_PORT) << "to the INA port";
+		static const uint8_t zero[INA_CTRL_MAC_LEN] = {};
+		EXPECT_EQ(memcmp(m.mac, zero, sizeof(zero)), 0) << "not signed";
+	}
+	/* Anything but a query gets no answer written. */
+	uint8_t out[kCtrlMaxFrameLen];
+	EXPECT_EQ(build_job_info(a.data(), static_cast<uint32_t>(a.size()), ps_ep(), 768, 1, out, sizeof(out)), 0u);
 }

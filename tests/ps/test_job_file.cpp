@@ -80,6 +80,51 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 
 /* [goat] (docs/goat.md, "Installing a plan"): the plan's switches that
  * aggregate, each with its address and its ranges computed from the plan. */
+/* `elements`: absent or "auto" leaves the size to the path (ina-ps sizes
+ * it, docs/ps.md "Fragment size"); a number is kept; anything else is an
+ * error naming the key. */
+TEST(PsJobFile, ElementsNamedOrLeftToThePath)
+{
+	const std::string base = "job = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n";
+	PsJobConfig c;
+	std::string err;
+	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
+	EXPECT_TRUE(c.elements_auto);
+	EXPECT_EQ(c.elements, 0) << "unresolved until ina-ps sizes it: add_job refuses it";
+	ParameterServer ps(Endpoint{{0}, 1, INA_UDP_PORT});
+	EXPECT_FALSE(ps.add_job(c, &err));
+	ASSERT_TRUE(parse_ps_job("elements = \"auto\"\n" + base, "j.toml", &c, &err)) << err;
+	EXPECT_TRUE(c.elements_auto);
+	ASSERT_TRUE(parse_ps_job("elements = 30\n" + base, "j.toml", &c, &err)) << err;
+	EXPECT_FALSE(c.elements_auto);
+	EXPECT_EQ(c.elements, 30);
+	EXPECT_FALSE(parse_ps_job("elements = \"big\"\n" + base, "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: elements: must be an integer 1..2048 or \"auto\"");
+	EXPECT_FALSE(parse_ps_job("elements = 4000\n" + base, "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: elements: must be within 1..2048");
+}
+
+/* set_elements() lowers what a job accepts after the path is known, never
+ * above the room its slots were made with. */
+TEST(PsJobFile, SetElementsWithinTheSlotsRoom)
+{
+	PsJobConfig c;
+	std::string err;
+	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml",
+				 &c, &err))
+		<< err;
+	ParameterServer ps(Endpoint{{0}, 1, INA_UDP_PORT});
+	ASSERT_TRUE(ps.add_job(c, &err)) << err;
+	EXPECT_EQ(ps.elements(4), 768);
+	EXPECT_TRUE(ps.set_elements(4, 62));
+	EXPECT_EQ(ps.elements(4), 62);
+	EXPECT_TRUE(ps.set_elements(4, 768));
+	EXPECT_FALSE(ps.set_elements(4, 769));
+	EXPECT_FALSE(ps.set_elements(4, 0));
+	EXPECT_FALSE(ps.set_elements(5, 62)) << "not served";
+	EXPECT_EQ(ps.elements(5), 0);
+}
+
 TEST(PsJobFile, GoatPlanAndItsSwitches)
 {
 	char dir[] = "/tmp/ps-goat-XXXXXX";

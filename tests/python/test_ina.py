@@ -44,6 +44,10 @@ def bound(sums, scale, n=N):
     return n * 0.5 / scale + np.abs(sums) * 2.0**-24
 
 
+# Workers without a PS: a named size stands once the job query timed out.
+NO_PS = dict(elements=62, ps_query_timeout_ms=200)
+
+
 def open_workers(job, ips=IPS, ps=PS_IP, **keys):
     return [ina.Worker(job=job, rank=r, world_size=len(ips), ps=ps, transport="udp", ip=ip,
                        **keys) for r, ip in enumerate(ips)]
@@ -211,11 +215,13 @@ class ConfigAndFailureTest(unittest.TestCase):
             ina.Worker(job=1, ps=PS_IP, transport="af_packet", device="nosuchdev0")
 
     def test_from_env(self):
+        # No PS answers: a named size stands after the job query's timeout.
         env = {"INA_JOB": "9", "INA_PS": PS_IP, "INA_TRANSPORT": "udp", "INA_IP": IPS[1],
-               "INA_SCALE": "1048576", "OTHER": "x"}
+               "INA_SCALE": "1048576", "INA_ELEMENTS": "62", "INA_PS_QUERY_TIMEOUT_MS": "200",
+               "OTHER": "x"}
         keys = ina.config_keys_from_env(env)
         self.assertEqual(keys, {"job": "9", "ps": PS_IP, "transport": "udp", "ip": IPS[1],
-                                "scale": "1048576"})
+                                "scale": "1048576", "elements": "62", "ps_query_timeout_ms": "200"})
         old = dict(os.environ)
         try:
             os.environ.update(env)
@@ -243,10 +249,15 @@ class ConfigAndFailureTest(unittest.TestCase):
                 self.assertGreater(16 * m * s, 2**31 - 1)  # and it is the largest such
 
     def test_no_ps(self):
-        # Nobody listens at .2: the all-reduce fails after the stall timeout
-        # with a reason, and the worker refuses further tensors.
+        # Nobody listens at .2: without a size open fails after the job
+        # query's timeout; with one (which stands when no PS answers) the
+        # all-reduce fails after the stall timeout with a reason, and the
+        # worker refuses further tensors.
+        with self.assertRaisesRegex(ina.Error, "no answer from the PS .* to the job query for job 3"):
+            ina.Worker(job=3, ps=f"{NET}.2", world_size=1, transport="udp", ip=IPS[0],
+                       ps_query_timeout_ms=200)
         w = ina.Worker(job=3, ps=f"{NET}.2", world_size=1, transport="udp", ip=IPS[0],
-                       stall_timeout_ms=400)
+                       stall_timeout_ms=400, **NO_PS)
         t0 = time.monotonic()
         with self.assertRaises(ina.Error) as cm:
             w.allreduce(torch.ones(100))
@@ -261,16 +272,18 @@ class ConfigAndFailureTest(unittest.TestCase):
             w.allreduce(torch.ones(1))
 
     def test_job_not_served(self):
-        # A PS that serves job 11 only; the workers are of job 12.
+        # A PS that serves job 11 only; the workers are of job 12: the PS
+        # says so to their job query, open fails naming the job. Of job 11
+        # they learn its size (the harness's job file names 62).
         ps = harness.Ps(f"{NET}.3", 11, IPS[:2])
         try:
-            ws = open_workers(12, ips=IPS[:2], ps=f"{NET}.3", stall_timeout_ms=400)
-            works = [w.allreduce_async(torch.ones(50)) for w in ws]
-            for wk in works:
-                with self.assertRaisesRegex(ina.Error, "serving job 12"):
-                    wk.wait(timeout=30)
-            for w in ws:
-                w.close()
+            with self.assertRaisesRegex(ina.Error, f"the PS {NET}.3 does not serve job 12"):
+                open_workers(12, ips=IPS[:2], ps=f"{NET}.3", stall_timeout_ms=400)
+            with self.assertRaisesRegex(ina.Error, "elements 100: the PS sizes job 11 at 62 elements"):
+                open_workers(11, ips=IPS[:2], ps=f"{NET}.3", elements=100)
+            ws = open_workers(11, ips=IPS[:1], ps=f"{NET}.3")
+            self.assertEqual(ws[0].config()["elements"], 62)
+            ws[0].close()
         finally:
             stats = ps.stop()
         self.assertIsNotNone(stats)
@@ -281,7 +294,7 @@ class ConfigAndFailureTest(unittest.TestCase):
         # timeout returns None, Ctrl-C interrupts a wait, and close() fails
         # the tensor and its future at once.
         w = ina.Worker(job=14, ps=f"{NET}.5", world_size=1, transport="udp", ip=IPS[0],
-                       stall_timeout_ms=60000)
+                       stall_timeout_ms=60000, **NO_PS)
         work = w.allreduce_async(torch.ones(1000))
         fut = w.allreduce_async(torch.ones(10)).get_future()
         t0 = time.monotonic()
@@ -298,7 +311,7 @@ class ConfigAndFailureTest(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 10)
 
     def test_future_error(self):
-        ws = open_workers(13, ips=IPS[:1], ps=f"{NET}.4", stall_timeout_ms=300)
+        ws = open_workers(13, ips=IPS[:1], ps=f"{NET}.4", stall_timeout_ms=300, **NO_PS)
         fut = ws[0].allreduce_async(torch.ones(5)).get_future()
         with self.assertRaisesRegex(RuntimeError, "no parameter packets"):
             fut.wait()

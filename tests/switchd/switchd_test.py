@@ -1301,6 +1301,8 @@ def case_control(sw, lcores=1):
     check(acks(got["h2"]) == [(21, 0, ctrl_counter(reg))],
           f"the registration is ACKed to the PS: applied, its counter echoed, signed ({acks(got['h2'])})")
     check(ack_epochs(got["h2"]) == [1], f"with the run's epoch, 1 ({ack_epochs(got['h2'])})")
+    caps = [p["elems"] for p in got["h2"] if p["type"] == 1 and acks([p])]
+    check(caps == [62], f"stating the switch's cap, its elements (62), in elem_count ({caps}; docs/protocol.md)")
     check(sw.telemetry("/ina/job,21")["epoch"] == 1, "the job table holds epoch 1")
     g = [("h0", gradient(0, 1, [4] * 62, bit=0, job=21, fan_in=(2, 0, 0, 0), epoch=1)),
          ("h1", gradient(1, 1, [5] * 62, bit=1, job=21, fan_in=(2, 0, 0, 0), epoch=1))]

@@ -12,7 +12,10 @@ usage: e2e_worker_ps.py INA_WORKER INA_PS TEST_C_API [case ...]
 import json
 import os
 import shutil
+import socket
+import struct
 import subprocess
+import threading
 import sys
 import tempfile
 import time
@@ -39,12 +42,17 @@ else:
     NET = "127.%d.%d" % (20 + os.getpid() % 200, (os.getpid() // 200) % 250)
 
 
-def job_toml(job, workers, ps_count=1, ps_index=0, window=4096):
+def job_toml(job, workers, ps_count=1, ps_index=0, window=4096, elements=62, switch=None):
+    # elements None: left to the path (docs/ps.md, "Fragment size").
     lines = [
-        "job = %d" % job, "elements = 62", "aggregators = 4096", "window = %d" % window,
+        "job = %d" % job, "aggregators = 4096", "window = %d" % window,
         "levels = 1", "fan_in = [%d]" % workers, "ps_count = %d" % ps_count,
         "ps_index = %d" % ps_index, 'ack = "unicast"', "",
     ]
+    if elements is not None:
+        lines.insert(1, "elements = %d" % elements)
+    if switch:
+        lines += ["[switch]", 'ip = "%s"' % switch, 'mac = "02:00:00:00:00:fe"', ""]
     for r in range(workers):
         lines += ["[[workers]]", 'ip = "%s.%d"' % (NET, 10 + r),
                   'mac = "02:00:00:00:00:%02x"' % (10 + r), "bits = [%d]" % r, ""]
@@ -52,7 +60,7 @@ def job_toml(job, workers, ps_count=1, ps_index=0, window=4096):
 
 
 def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=(), ps_count=1,
-             per_worker_args=None, check=None, timeout=120):
+             per_worker_args=None, check=None, timeout=120, elements=62):
     tmp = tempfile.mkdtemp(prefix="ina-e2e-worker-")
     job = 7
     pss = []
@@ -60,7 +68,7 @@ def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=()
         for k in range(ps_count):
             path = os.path.join(tmp, "job%d.toml" % k)
             with open(path, "w") as f:
-                f.write(job_toml(job, workers, ps_count, k))
+                f.write(job_toml(job, workers, ps_count, k, elements=elements))
             out = open(os.path.join(tmp, "ps%d.out" % k), "w")
             p = subprocess.Popen([PS, "--job", path, "--transport", "udp", "--ip", "%s.%d" % (NET, 1 + k),
                                   "--json"] + list(ps_args), stdout=out, stderr=subprocess.STDOUT)
@@ -180,6 +188,12 @@ def run_goat_errors():
     print("ok   %-16s bad plans refused with one line each" % "goat_errors")
 
 
+def check_auto_size(want):
+    def check(results, ps_stats):
+        assert all(w["elements"] == want for w in results), ("auto size", [w["elements"] for w in results])
+    return check
+
+
 CASES = {
     "clean": dict(),
     "four_workers": dict(workers=4),
@@ -194,6 +208,9 @@ CASES = {
     "two_ps": dict(ps_count=2, check=check_two_ps),
     "goat_plan": dict(worker_args=["--cc", "none", "--goat-plan", GOAT_PLAN],
                       per_worker_args=lambda r: ["--goat-worker", "w%d" % r], check=check_goat),
+    # No size anywhere: the PS takes its interface's (loopback: the most,
+    # 2048) and the workers ask it.
+    "auto_size": dict(elements=None, check=check_auto_size(2048)),
 }
 
 def run_c_api():
@@ -216,19 +233,144 @@ def run_c_api():
 
 
 def run_no_ps():
-    """No PS at all: the all-reduce fails with a one-line reason after the
-    stall timeout instead of hanging, and the tool exits 1."""
+    """No PS at all: the worker asks it for the job's fragment size at open
+    and fails with a one-line reason after ps_query_timeout_ms instead of
+    hanging, and the tool exits 1."""
     t0 = time.time()
     r = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
                         "--transport", "udp", "--ip", NET + ".10", "--size-mb", "0.01", "--rounds", "1",
-                        "--json", "--set", "stall_timeout_ms=1500"], capture_output=True, text=True, timeout=60)
+                        "--json", "--set", "ps_query_timeout_ms=1500"], capture_output=True, text=True, timeout=60)
     took = time.time() - t0
     assert r.returncode == 1, ("no_ps", r.returncode, r.stdout, r.stderr)
-    assert "no parameter packets from the PS" in r.stderr, r.stderr
-    out = json.loads(r.stdout)
-    assert out["within_bound"] is False and out["timeouts"] > 0, out
-    assert took < 30, took
+    assert "no answer from the PS %s.1 to the job query for job 7 within 1500 ms" % NET in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert 1.4 < took < 30, took
     print("ok   %-16s failed after %.1f s: %s" % ("no_ps", took, r.stderr.strip().splitlines()[0]))
+
+
+class FakeSwitch:
+    """Plays a switch's control plane for ina-ps on the udp transport: ACKs
+    every registration and unregistration (unsigned: the job has no key),
+    stating `cap` elements in the ACK's elem_count (docs/protocol.md)."""
+
+    def __init__(self, ip, cap):
+        self.cap = cap
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.bind((ip, 18766))
+        self.s.settimeout(0.2)
+        self.stop = False
+        self.t = threading.Thread(target=self.serve, daemon=True)
+        self.t.start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                data, src = self.s.recvfrom(65536)
+            except socket.timeout:
+                continue
+            if len(data) < 44 + 20 + 40 or data[1] != 1 or data[44] not in (1, 2):
+                continue
+            job = struct.unpack_from("!H", data, 4)[0]
+            n = data[45]
+            counter = struct.unpack_from("!Q", data, 44 + 20 + 16 * n)[0]
+            epoch = 1 if data[44] == 1 else 0
+            ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 1, epoch << 8, job, 0, 0, 0, 0, self.cap, 0, 0,
+                              0, 0, 0, 0, 0, 0, 0, 0)
+            ctrl = struct.pack("!BBBBI6s4sH", 3, 0, 0, 0, struct.unpack("!I", socket.inet_aton(src[0]))[0],
+                               b"\0" * 6, b"\0" * 4, 0)
+            self.s.sendto(ina + ctrl + struct.pack("!Q32s", counter, b"\0" * 32), src)
+
+    def close(self):
+        self.stop = True
+        self.t.join()
+        self.s.close()
+
+
+def start_ps(tmp, toml_text, ip, extra=()):
+    path = os.path.join(tmp, "job.toml")
+    with open(path, "w") as f:
+        f.write(toml_text)
+    return subprocess.Popen([PS, "--job", path, "--transport", "udp", "--ip", ip] + list(extra),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def expect_one_line_error(what, p, code, want, timeout=30):
+    out, err = p.communicate(timeout=timeout)
+    assert p.returncode == code, (what, p.returncode, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and want in lines[0], (what, want, err)
+    return lines[0]
+
+
+def run_size_checks():
+    """The fragment size from the path (docs/protocol.md, "Fragment size"):
+    the PS takes the least of its interface's cap and its switch's stated
+    cap, and a named size above either is one line and exit 2 at start; a
+    worker learns the size from the PS, and a named size above the PS's, or
+    one its own interface cannot carry, is one line at open."""
+    tmp = tempfile.mkdtemp(prefix="ina-e2e-size-")
+    sw = NET + ".254"
+    try:
+        # A switch that carries 100 elements: an auto job takes 100 ...
+        fake = FakeSwitch(sw, 100)
+        try:
+            ps = start_ps(tmp, job_toml(7, 1, elements=None, switch=sw), NET + ".1")
+            line = ps.stdout.readline()
+            assert "ina-ps: job 7 epoch 1 elements 100" in line, line
+            w = subprocess.run([WORKER, "--job", "7", "--epoch", "1", "--rank", "0", "--workers", "1",
+                                "--ps", NET + ".1", "--transport", "udp", "--ip", NET + ".10",
+                                "--size-mb", "0.01", "--rounds", "2", "--json"],
+                               capture_output=True, text=True, timeout=60)
+            assert w.returncode == 0, ("auto behind a switch", w.returncode, w.stderr)
+            out = json.loads(w.stdout)
+            assert out["elements"] == 100 and out["within_bound"], out
+            ps.terminate()
+            ps.communicate(timeout=10)
+            # ... and a job that names more is refused, naming the switch and both numbers.
+            ps = start_ps(tmp, job_toml(7, 1, elements=1000, switch=sw), NET + ".1")
+            expect_one_line_error("named above the switch", ps, 2,
+                                  "ina-ps: error: job 7: elements 1000 is more than switch %s carries "
+                                  "(100 elements)" % sw)
+        finally:
+            fake.close()
+        # A worker naming more than the PS's size is refused at open.
+        ps = start_ps(tmp, job_toml(7, 1, elements=62), NET + ".1")
+        time.sleep(0.3)
+        w = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
+                            "--transport", "udp", "--ip", NET + ".10", "--elements", "100", "--rounds", "1"],
+                           capture_output=True, text=True, timeout=60)
+        assert w.returncode == 1 and len(w.stderr.strip().splitlines()) == 1 and \
+            "elements 100: the PS sizes job 7 at 62 elements" in w.stderr, ("worker above the PS", w.stderr)
+        # A job the PS does not serve.
+        w = subprocess.run([WORKER, "--job", "8", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
+                            "--transport", "udp", "--ip", NET + ".10", "--rounds", "1"],
+                           capture_output=True, text=True, timeout=60)
+        assert w.returncode == 1 and "the PS %s.1 does not serve job 8" % NET in w.stderr, w.stderr
+        ps.terminate()
+        ps.communicate(timeout=10)
+        if NETNS:
+            # An interface of MTU 1500 carries 357 elements (1514-byte frames).
+            subprocess.run(["ip", "link", "add", "d0", "type", "veth", "peer", "name", "d1"], check=True)
+            subprocess.run(["ip", "addr", "add", "10.9.0.1/24", "dev", "d0"], check=True)
+            subprocess.run(["ip", "addr", "add", "10.9.0.2/24", "dev", "d1"], check=True)
+            subprocess.run(["ip", "link", "set", "d0", "up"], check=True)
+            subprocess.run(["ip", "link", "set", "d1", "up"], check=True)
+            ps = start_ps(tmp, job_toml(7, 1, elements=1000), "10.9.0.1")
+            expect_one_line_error("named above the PS's interface", ps, 2,
+                                  "elements 1000 does not fit this PS's interface: udp carries 1514-byte "
+                                  "frames, at most 357 elements")
+            ps = start_ps(tmp, job_toml(7, 1, elements=None), NET + ".1")
+            assert "elements 2048" in ps.stdout.readline()
+            w = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
+                                "--transport", "udp", "--ip", "10.9.0.2", "--rounds", "1"],
+                               capture_output=True, text=True, timeout=60)
+            assert w.returncode == 1 and "the PS sizes job 7 at 2048 elements, this worker's interface (udp) " \
+                "carries at most 357" in w.stderr, ("worker's interface", w.stderr)
+            ps.terminate()
+            ps.communicate(timeout=10)
+        print("ok   %-16s sizes from the path; mismatches refused with one line each" % "size_checks")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
@@ -241,6 +383,8 @@ if __name__ == "__main__":
         run_c_api()
     if not ONLY or "no_ps" in ONLY:
         run_no_ps()
+    if not ONLY or "size_checks" in ONLY:
+        run_size_checks()
     if not ONLY or "goat_errors" in ONLY:
         run_goat_errors()
     shutil.rmtree(GOAT_DIR, ignore_errors=True)

@@ -212,6 +212,13 @@ TEST(Config, KeysSetFieldsAndRejectBadInput)
 	EXPECT_FALSE(set_config_key(&c, "ps", "10.0.0.300", &err));
 	EXPECT_FALSE(set_config_key(&c, "cc", "reno", &err));
 	EXPECT_FALSE(set_config_key(&c, "elements", "2049", &err));
+	EXPECT_FALSE(set_config_key(&c, "elements", "big", &err));
+	EXPECT_TRUE(set_config_key(&c, "elements", "62", &err));
+	EXPECT_EQ(c.elements_per_packet, 62u);
+	EXPECT_TRUE(set_config_key(&c, "elements", "auto", &err));
+	EXPECT_EQ(c.elements_per_packet, 0u) << "auto: the PS's size";
+	EXPECT_TRUE(set_config_key(&c, "ps_query_timeout_ms", "250", &err));
+	EXPECT_EQ(c.ps_query_timeout_ms, 250u);
 	EXPECT_FALSE(set_config_key(&c, "bit", "1,2,3,4,5", &err));
 }
 
@@ -234,8 +241,11 @@ TEST(Config, ValidateExplainsProblems)
 	c.start_level = 1;
 	EXPECT_FALSE(validate(c, &err)); /* start level beyond levels (1) */
 	c.start_level = 0;
-	c.elements_per_packet = 0;
+	c.elements_per_packet = 0; /* auto: asked of the PS at open */
+	EXPECT_TRUE(validate(c, &err)) << err;
+	c.elements_per_packet = INA_MAX_ELEMENTS + 1;
 	EXPECT_FALSE(validate(c, &err));
+	EXPECT_EQ(err, "elements per packet must be 1..2048 or 0 (auto)");
 }
 
 TEST(Worker, OpenFailsCleanlyWithoutTransport)

@@ -82,6 +82,7 @@ public:
 			return false;
 		memcpy(mac_, nd.mac, 6);
 		ip_ = nd.ip;
+		mtu_ = nd.mtu;
 
 		fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(ETH_P_IP));
 		if (fd_ < 0) {
@@ -173,6 +174,7 @@ public:
 		return socket_rx_drops(fd_) + truncated_rx_.load(std::memory_order_relaxed);
 	}
 	const char *name() const override { return "af_packet"; }
+	uint32_t max_frame() const override { return mtu_ + kEthHeaderLen; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
 
@@ -215,6 +217,7 @@ private:
 	int fd_ = -1;
 	int absorber_ = -1;
 	uint32_t ip_ = 0;
+	uint32_t mtu_ = 0;
 	uint8_t mac_[6] = {};
 	std::atomic<uint64_t> truncated_rx_{0}; /* frames longer than the caller's buffer */
 	struct mmsghdr tx_msg_[kTransportBatch];

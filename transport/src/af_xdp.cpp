@@ -35,6 +35,10 @@ namespace {
 constexpr uint32_t kFrames = 4096;
 constexpr uint32_t kFrameSize = XSK_UMEM__DEFAULT_FRAME_SIZE; /* 4096 */
 constexpr uint32_t kRing = 2048;
+/* What the kernel puts before a received frame in its chunk in copy mode
+ * (XDP_PACKET_HEADROOM; frame_headroom is 0): a frame longer than the rest
+ * of the chunk is dropped on receive (rx_dropped), whatever the MTU. */
+constexpr uint32_t kXdpRxHeadroom = 256;
 
 class AfXdpTransport final : public Transport {
 public:
@@ -64,6 +68,7 @@ public:
 		memcpy(mac_, nd.mac, 6);
 		ip_ = nd.ip;
 		ifindex_ = nd.ifindex;
+		mtu_ = nd.mtu;
 		libbpf_set_print(nullptr); /* errors are reported as one line below */
 
 		map_fd_ = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "ina_xsks", 4, 4, 64, nullptr);
@@ -192,6 +197,11 @@ public:
 	const char *name() const override { return "af_xdp"; }
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
+	uint32_t max_frame() const override
+	{
+		const uint32_t chunk = kFrameSize - kXdpRxHeadroom;
+		return mtu_ + kEthHeaderLen < chunk ? mtu_ + kEthHeaderLen : chunk;
+	}
 
 private:
 	static bool fail(std::string *error, const std::string &what, int err)
@@ -273,6 +283,7 @@ private:
 	uint32_t tx_free_n_ = 0;
 	uint32_t outstanding_ = 0;
 	uint32_t ip_ = 0;
+	uint32_t mtu_ = 0;
 	uint8_t mac_[6] = {};
 	std::atomic<uint64_t> truncated_rx_{0};
 };

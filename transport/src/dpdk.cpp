@@ -169,6 +169,16 @@ public:
 		return st.imissed + st.rx_nombuf + truncated_rx_.load(std::memory_order_relaxed);
 	}
 	const char *name() const override { return "dpdk"; }
+	/* The port's MTU (the driver's default where nobody raised it),
+	 * within the mbufs' room. */
+	uint32_t max_frame() const override
+	{
+		uint16_t mtu = 0;
+		const uint32_t room = INA_FRAME_LEN(INA_MAX_ELEMENTS);
+		if (rte_eth_dev_get_mtu(port_, &mtu) != 0 || mtu == 0)
+			return room;
+		return uint32_t(mtu) + RTE_ETHER_HDR_LEN < room ? uint32_t(mtu) + RTE_ETHER_HDR_LEN : room;
+	}
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
 

@@ -163,6 +163,7 @@ public:
 
 	const char *name() const override { return name_.c_str(); }
 	uint32_t ip() const override { return inner_->ip(); }
+	uint32_t max_frame() const override { return inner_->max_frame(); }
 	void mac(uint8_t out[6]) const override { inner_->mac(out); }
 	const FaultStats &stats() const { return stats_; }
 

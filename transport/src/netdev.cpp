@@ -2,6 +2,7 @@
 #include "netdev.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <cstring>
 #include <linux/sock_diag.h>
 #include <net/if.h>
@@ -44,6 +45,32 @@ bool netdev_lookup(const std::string &name, Netdev *out, std::string *error)
 	}
 	close(fd);
 	return true;
+}
+
+uint32_t netdev_mtu_of_ip(uint32_t ip)
+{
+	struct ifaddrs *all = nullptr;
+	if (getifaddrs(&all) != 0)
+		return 0;
+	/* The interface that holds it, else one whose subnet has it (a
+	 * socket may bind any 127.x address: they are lo's). */
+	std::string name, subnet;
+	for (struct ifaddrs *a = all; a && name.empty(); a = a->ifa_next) {
+		if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !a->ifa_netmask)
+			continue;
+		const uint32_t have = ntohl(reinterpret_cast<const struct sockaddr_in *>(a->ifa_addr)->sin_addr.s_addr);
+		const uint32_t mask = ntohl(reinterpret_cast<const struct sockaddr_in *>(a->ifa_netmask)->sin_addr.s_addr);
+		if (have == ip)
+			name = a->ifa_name;
+		else if (subnet.empty() && ((have ^ ip) & mask) == 0)
+			subnet = a->ifa_name;
+	}
+	freeifaddrs(all);
+	if (name.empty())
+		name = subnet;
+	Netdev nd;
+	std::string err;
+	return !name.empty() && netdev_lookup(name, &nd, &err) ? nd.mtu : 0;
 }
 
 bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *out,

@@ -26,6 +26,16 @@ bool netdev_lookup(const std::string &name, Netdev *out, std::string *error);
 bool netdev_for_transport(const TransportConfig &cfg, const char *kind, Netdev *out,
 			  std::string *error);
 
+/* The MTU of the interface that holds IPv4 address `ip` (host order), or
+ * else of one whose subnet has it; 0 if none. */
+uint32_t netdev_mtu_of_ip(uint32_t ip);
+
+/* A frame of an interface with this MTU: the IP packet and the Ethernet
+ * header (no VLAN tag: the transports send none). */
+constexpr uint32_t kEthHeaderLen = 14;
+/* Ethernet's MTU, where no interface tells (an address no interface holds). */
+constexpr uint32_t kStandardMtu = 1500;
+
 /* Packets the kernel dropped on this socket's receive side (its buffer was
  * full), SO_MEMINFO's SK_MEMINFO_DROPS; 0 where the kernel cannot say. */
 uint64_t socket_rx_drops(int fd);

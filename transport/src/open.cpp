@@ -3,7 +3,17 @@
 #include "ina/transport_faults.h"
 #include "transports.h"
 
+#include "ina/wire.h"
+
 namespace ina {
+
+uint32_t frame_elements(uint32_t max_frame)
+{
+	if (max_frame < INA_FRAME_LEN(1))
+		return 0;
+	const uint32_t n = (max_frame - INA_PAYLOAD_OFFSET) / 4u;
+	return n < INA_MAX_ELEMENTS ? n : INA_MAX_ELEMENTS;
+}
 
 static std::unique_ptr<Transport> open_kind(const TransportConfig &cfg, std::string *error)
 {

@@ -70,6 +70,7 @@ public:
 			if (netdev_lookup(netdev, &nd, &e)) {
 				memcpy(mac_, nd.mac, 6);
 				ip_ = nd.ip;
+				mtu_ = nd.mtu;
 			}
 		}
 		if (cfg.ip)
@@ -162,6 +163,13 @@ public:
 	}
 
 	const char *name() const override { return "rdma"; }
+	/* The interface's MTU within a ring slot; a slot where no
+	 * interface tells. */
+	uint32_t max_frame() const override
+	{
+		const uint32_t slot = INA_FRAME_LEN(INA_MAX_ELEMENTS);
+		return mtu_ && mtu_ + kEthHeaderLen < slot ? mtu_ + kEthHeaderLen : slot;
+	}
 	uint32_t ip() const override { return ip_; }
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
 
@@ -243,6 +251,7 @@ private:
 	uint32_t tx_free_[kSlots];
 	uint32_t tx_free_n_ = 0;
 	uint32_t ip_ = 0;
+	uint32_t mtu_ = 0;
 	uint8_t mac_[6] = {};
 	uint64_t rx_errors_ = 0;
 };

@@ -61,6 +61,7 @@ public:
 			memcpy(mac_, nd.mac, 6);
 			ip_ = nd.ip;
 			ifindex_ = nd.ifindex;
+			mtu_ = nd.mtu;
 		}
 		if (cfg.ip != 0)
 			ip_ = cfg.ip;
@@ -68,6 +69,12 @@ public:
 			*error = "udp transport needs a local IPv4 address (ip) or an interface with one (device)";
 			return false;
 		}
+		/* The kernel would fragment a datagram above the MTU, and a
+		 * switch aggregates no IP fragment: the MTU is the limit. */
+		if (!mtu_)
+			mtu_ = netdev_mtu_of_ip(ip_);
+		if (!mtu_)
+			mtu_ = kStandardMtu;
 		if (cfg.groups.size() + 1 > kMaxSockets) {
 			*error = "udp transport: at most 8 multicast groups";
 			return false;
@@ -200,6 +207,7 @@ public:
 	}
 
 	const char *name() const override { return "udp"; }
+	uint32_t max_frame() const override { return mtu_ + kEthHeaderLen; }
 
 	/* Attaches the steering program to this socket's reuseport group. */
 	bool attach_steering(const std::vector<BpfInsn> &prog, std::string *error)
@@ -458,6 +466,7 @@ private:
 	uint32_t nfds_ = 0;
 	uint32_t next_fd_ = 0;
 	uint32_t ip_ = 0;
+	uint32_t mtu_ = 0;
 	uint16_t port_ = 0;
 	bool reuseport_ = false;
 	int ifindex_ = 0;

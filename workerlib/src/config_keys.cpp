@@ -252,7 +252,14 @@ bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &
 		{"duplicate", d(&c->transport.duplicate, 0, 1)},
 		{"reorder", d(&c->transport.reorder, 0, 1)},
 		{"seed", u(&c->transport.seed, UINT64_MAX)},
-		{"elements", u(&c->elements_per_packet, INA_MAX_ELEMENTS)},
+		{"elements",
+		 [c, u](const std::string &s) {
+			 if (s != "auto")
+				 return u(&c->elements_per_packet, INA_MAX_ELEMENTS)(s);
+			 c->elements_per_packet = 0;
+			 return true;
+		 }},
+		{"ps_query_timeout_ms", u(&c->ps_query_timeout_ms, 3600000)},
 		{"aggregators", u(&c->aggregators, kMaxAggregators)},
 		{"cc", [c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }},
 		{"scale", d(&c->scale)},

@@ -75,8 +75,8 @@ bool validate(const WorkerConfig &c, std::string *error)
 	for (const PsAddress &p : c.ps)
 		if (p.ip == 0)
 			return fail("PS address 0.0.0.0");
-	if (c.elements_per_packet < 1 || c.elements_per_packet > INA_MAX_ELEMENTS)
-		return fail("elements per packet must be 1.." + std::to_string(INA_MAX_ELEMENTS));
+	if (c.elements_per_packet > INA_MAX_ELEMENTS)
+		return fail("elements per packet must be 1.." + std::to_string(INA_MAX_ELEMENTS) + " or 0 (auto)");
 	if (c.aggregators < 1 || c.aggregators > kMaxAggregators)
 		return fail("aggregator count must be 1.." + std::to_string(kMaxAggregators));
 	if (!(c.scale > 0) || !std::isfinite(c.scale))
@@ -141,9 +141,50 @@ static double job_flows(const WorkerConfig &c)
 	return std::max(2.0, n);
 }
 
+/* The fragment size (docs/worker.md, "Fragment size"): what the job's PS
+ * instances answer, or the size the config names if they take it; never
+ * more than this worker's interface carries. A named size stands when no
+ * PS answers (a PS that predates the query, or one started later): it is
+ * the job's contract, as it was before sizes came from the path. */
+bool WorkerImpl::size_fragments(Transport &t, std::string *error)
+{
+	const uint32_t own = frame_elements(t.max_frame());
+	const std::string iface = std::string(t.name()) +
+				  (cfg_.transport.device.empty() ? "" : " on " + cfg_.transport.device);
+	const uint32_t named = cfg_.elements_per_packet;
+	if (named > own) {
+		*error = "elements " + std::to_string(named) + ": this worker's interface (" + iface + ") carries " +
+			 std::to_string(t.max_frame()) + "-byte frames, at most " + std::to_string(own) + " elements";
+		return false;
+	}
+	std::string err;
+	bool silent = false;
+	const uint32_t job = query_job_size(t, cfg_, &err, &silent);
+	if (!job && named && silent)
+		return true;
+	if (!job) {
+		*error = err;
+		return false;
+	}
+	if (named > job) {
+		*error = "elements " + std::to_string(named) + ": the PS sizes job " + std::to_string(cfg_.job_id) +
+			 " at " + std::to_string(job) + " elements (what its path carries); name at most that, or auto";
+		return false;
+	}
+	if (!named && job > own) {
+		*error = "the PS sizes job " + std::to_string(cfg_.job_id) + " at " + std::to_string(job) +
+			 " elements, this worker's interface (" + iface + ") carries at most " + std::to_string(own) +
+			 " (raise its MTU, or name elements at the PS)";
+		return false;
+	}
+	cfg_.elements_per_packet = named ? named : job;
+	return true;
+}
+
 bool WorkerImpl::start(std::string *error)
 {
 	uint32_t group = job_group(cfg_.job_id);
+	std::vector<std::unique_ptr<Transport>> transports;
 	for (uint32_t t = 0; t < cfg_.threads; t++) {
 		TransportConfig tc = cfg_.transport;
 		/* One socket per thread on the udp transport: 18766 (or the
@@ -161,8 +202,12 @@ bool WorkerImpl::start(std::string *error)
 			*error = "transport: " + err;
 			return false;
 		}
-		senders_.push_back(std::make_unique<Sender>(this, t, std::move(tx), cfg_, job_flows(cfg_)));
+		transports.push_back(std::move(tx));
 	}
+	if (!size_fragments(*transports[0], error))
+		return false;
+	for (uint32_t t = 0; t < cfg_.threads; t++)
+		senders_.push_back(std::make_unique<Sender>(this, t, std::move(transports[t]), cfg_, job_flows(cfg_)));
 	for (auto &s : senders_)
 		s->start();
 	return true;

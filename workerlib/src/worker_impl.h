@@ -19,11 +19,18 @@
 
 namespace ina {
 
+/* Asks the job's PS instances for its fragment size (job_query.cpp): the
+ * least size they answered, or 0 with a one-line *error: a PS that does not
+ * serve the job, or (*silent set) one that gave no answer within
+ * cfg.ps_query_timeout_ms. */
+uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent);
+
 class WorkerImpl final : public Worker {
 public:
 	WorkerImpl(const WorkerConfig &cfg);
 	~WorkerImpl() override;
 	bool start(std::string *error);
+	bool size_fragments(Transport &t, std::string *error);
 
 	bool allreduce(float *data, size_t n, std::string *error) override;
 	AllreduceHandle allreduce_async(float *data, size_t n, std::string *error) override;

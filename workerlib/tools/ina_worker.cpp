@@ -63,6 +63,7 @@ struct Options {
 	std::string cc = "atp";
 	std::vector<std::string> sets;
 	std::string ps, bits = "0", fan_in, next_hop_mac, ip;
+	std::string elements = "auto";
 	bool bits_given = false;
 	uint32_t levels = 1, start_level = 0;
 	uint32_t epoch = 0;
@@ -146,8 +147,11 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--device", cfg.transport.device, "interface (or RDMA/DPDK device)");
 	app.add_option("--ip", o.ip, "local IPv4 address");
 	app.add_option("--udp-port", cfg.transport.udp_port, "local UDP port (udp transport)");
-	app.add_option("--elements", cfg.elements_per_packet, "values per fragment")
-		->check(CLI::Range(1u, unsigned(INA_MAX_ELEMENTS)));
+	app.add_option("--elements", o.elements,
+		       "values per fragment, 1.." + std::to_string(INA_MAX_ELEMENTS) +
+			       ", or auto: the job's size, asked of the PS (docs/worker.md)")
+		->check(CLI::IsMember({"auto"}) | CLI::Range(1u, unsigned(INA_MAX_ELEMENTS)))
+		->capture_default_str();
 	app.add_option("--aggregators", cfg.aggregators, "aggregators per switch (hash modulus)")
 		->check(CLI::Range(1u, ina::kMaxAggregators));
 	app.add_option("--cc", o.cc, "congestion control: none, atp, a2tp");
@@ -217,7 +221,7 @@ int configure(Options &o)
 		  set("bit", o.bits_given ? o.bits : std::to_string(cfg.rank)) &&
 		  set("fan_in", o.fan_in.empty() ? std::to_string(o.workers) : o.fan_in) &&
 		  (o.next_hop_mac.empty() || set("next_hop_mac", o.next_hop_mac)) &&
-		  (o.ip.empty() || set("ip", o.ip));
+		  (o.ip.empty() || set("ip", o.ip)) && set("elements", o.elements);
 	for (size_t k = 0; ok && k < o.sets.size(); k++) {
 		const std::string &kv = o.sets[k];
 		size_t eq = kv.find('=');
@@ -292,7 +296,7 @@ bool wait_for_go(const Options &o, std::string *err)
 
 Outcome run_rounds(ina::Worker &w, Options &o)
 {
-	const ina::WorkerConfig &cfg = o.cfg;
+	const ina::WorkerConfig &cfg = w.config(); /* the fragment size the job uses */
 	Outcome r;
 	const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
 	r.n = n;
@@ -352,6 +356,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"workers", o.workers},
 		{"transport", w.transport_name()},
 		{"cc", ina::cc_kind_name(cfg.cc.kind)},
+		{"elements", w.config().elements_per_packet},
 		{"quantize", ina::quantize_impl()},
 		{"size_bytes", r.n * sizeof(float)},
 		{"rounds", o.rounds},

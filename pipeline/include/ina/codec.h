@@ -195,6 +195,11 @@ struct CtrlMessage {
 	 * write_ctrl_frame() writes it; a receiver takes it from the parsed
 	 * header (ina_flags_epoch(f.hdr.flags)). */
 	uint8_t epoch = 0;
+	/* Not in the payload either: the INA header's elem_count, a fragment
+	 * size (an ACK: the switch's cap; a JOB_INFO: the job's size; 0 in
+	 * other ops). write_ctrl_frame() writes it; a receiver takes
+	 * f.hdr.elem_count. */
+	uint16_t elements = 0;
 	CtrlWorker workers[kCtrlMaxWorkers];
 	uint64_t counter = 0;
 	uint8_t mac[INA_CTRL_MAC_LEN] = {};
@@ -209,8 +214,8 @@ enum class CtrlVerdict : uint8_t {
 	kOk,
 	kShort,   /* shorter than its header, workers and trailer */
 	kLong,    /* bytes after the trailer */
-	kOp,      /* op not register, unregister or ACK */
-	kWorkers, /* an ACK listing workers */
+	kOp,      /* op not register, unregister, ACK, job query or job info */
+	kWorkers, /* an ACK, job query or job info listing workers */
 };
 const char *ctrl_verdict_name(CtrlVerdict v);
 
@@ -218,8 +223,9 @@ const char *ctrl_verdict_name(CtrlVerdict v);
 CtrlVerdict decode_ctrl(const uint8_t *in, uint32_t len, CtrlMessage *out);
 
 /* Writes a whole control frame: L2-L4, an INA header of type control for
- * `job` with m.epoch in its flags (every other field 0), the payload of m, MAC field as in m (sign it
- * afterwards, ina/control_auth.h). Returns the frame length, 0 if `cap` is
+ * `job` with m.epoch in its flags and m.elements in elem_count (every other
+ * field 0), the payload of m, MAC field as in m (sign it afterwards,
+ * ina/control_auth.h). Returns the frame length, 0 if `cap` is
  * too small. */
 uint32_t write_ctrl_frame(uint8_t *frame, uint32_t cap, const Endpoint &src, const Endpoint &dst,
 			  uint16_t job, const CtrlMessage &m);

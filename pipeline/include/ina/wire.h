@@ -36,9 +36,11 @@
 #define INA_MAX_LEVELS 4u
 /* Width of one level's bitmap: at most 32 children per aggregation point. */
 #define INA_BITMAP_BITS 32u
-/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass;
+/* Default and maximum payload elements. 62 x 4 B = 248 B fits a Tofino pass
+ * (the default of a switch's config and of a job that names a size);
  * software hops take more, up to what a 9000-byte MTU carries (2048 x 4 B +
- * 86 B of headers = 8278 B). */
+ * 86 B of headers = 8278 B). A job that names no size takes the largest its
+ * path carries (docs/protocol.md, "Fragment size"). */
 #define INA_DEFAULT_ELEMENTS 62u
 #define INA_MAX_ELEMENTS 2048u
 /* agg_node value meaning "any switch may aggregate" (GOAT filter off). */
@@ -124,17 +126,28 @@ struct __attribute__((packed)) ina_hdr {
 };
 
 /* Control payload (type INA_TYPE_CONTROL), carried after the INA header; the
- * INA header's job_id names the job, elem_count is 0, its other fields 0:
+ * INA header's job_id names the job, its epoch bits the run (below), its
+ * elem_count a fragment size where the op says so (ACK, JOB_INFO; 0 in the
+ * others), its other fields 0:
  *
  *   struct ina_ctrl_hdr | n_workers x struct ina_ctrl_worker | struct ina_ctrl_auth
  *
  * A PS sends REGISTER / UNREGISTER to the switch's IP; the switch answers
  * each one it authenticated with an ACK to the PS (no workers, `status`
- * set, the request's counter echoed). docs/protocol.md explains the MAC. */
+ * set, the request's counter echoed, elem_count = the most elements per
+ * fragment the switch carries: its cap). docs/protocol.md explains the MAC.
+ *
+ * A worker asks its PS for the job's fragment size with JOB_QUERY and the
+ * PS answers with JOB_INFO (elem_count = the size, the query's counter
+ * echoed, ps_ip = the PS); no workers, never signed (workers hold no
+ * control key; docs/security.md). Switches forward both like any packet
+ * not addressed to them. (4 is INA_CTRL_GOAT, ina/goat_wire.h.) */
 enum ina_ctrl_op {
 	INA_CTRL_REGISTER = 1,   /* add or replace the job */
 	INA_CTRL_UNREGISTER = 2, /* remove the job */
 	INA_CTRL_ACK = 3,        /* switch -> PS: what became of a request */
+	INA_CTRL_JOB_QUERY = 5,  /* worker -> PS: what fragment size does the job use? */
+	INA_CTRL_JOB_INFO = 6,   /* PS -> worker: the answer, in elem_count */
 };
 
 /* ACK `status`. */
@@ -143,6 +156,8 @@ enum ina_ctrl_status {
 	INA_CTRL_DENIED = 1,  /* not allowed to change this job (config job, other PS) */
 	INA_CTRL_INVALID = 2, /* authentic but not a valid job description */
 };
+/* JOB_INFO `status`: INA_CTRL_APPLIED (0) the PS serves the job and
+ * elem_count is its size; INA_CTRL_INVALID (2) it does not serve the job. */
 
 /* REGISTER `status`: a new run, or the renewal of the run whose epoch the
  * INA header's flags carry (the epoch an earlier ACK gave the PS). The ACK

@@ -34,6 +34,17 @@ uint32_t build_ctrl_request(const PsJobConfig &job, const Endpoint &self, bool u
 uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, const Endpoint &self, bool remove,
 			    uint64_t counter, uint8_t *out, uint32_t cap);
 
+/* A worker's JOB_QUERY addressed to `self` (docs/protocol.md, "Fragment
+ * size"): true with the job asked about in *job. */
+bool is_job_query(const uint8_t *frame, uint32_t len, const Endpoint &self, uint16_t *job);
+/* The JOB_INFO that answers the query `frame` (is_job_query() said so)
+ * from `self`, to its source's MAC and IP, port INA_UDP_PORT: `elements` the job's fragment size, 0 = this PS does not
+ * serve the job (status INA_CTRL_INVALID); the job's epoch in the header;
+ * the query's counter echoed; unsigned. Returns its length, 0 if cap is
+ * too small. */
+uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoint &self, uint16_t elements,
+			uint8_t epoch, uint8_t *out, uint32_t cap);
+
 class ControlClient {
 public:
 	enum class State : uint8_t {
@@ -77,6 +88,11 @@ public:
 	 * before one (and after an applied unregistration). The first
 	 * registration asks for a new run, later ones renew this epoch. */
 	uint8_t epoch(uint16_t job) const;
+	/* The most elements per fragment the job's switches carry: the least
+	 * cap their applied ACKs stated (registration and GOAT assignments;
+	 * docs/protocol.md), and in *switch_ip the switch that stated it.
+	 * 0 where none stated one (an older switch, no switch). */
+	uint16_t cap(uint16_t job, uint32_t *switch_ip = nullptr) const;
 	bool pending() const;
 	/* Requests sent for the job's current request so far. */
 	uint32_t attempts(uint16_t job) const;
@@ -92,6 +108,7 @@ private:
 		uint64_t deadline_us = 0, next_us = 0;
 		uint32_t backoff_ms = 0, attempts = 0;
 		uint64_t first_counter = 0, last_counter = 0; /* counters this request used */
+		uint16_t cap = 0; /* the elements its switch's applied ACK stated */
 	};
 
 	/* Requests by job << 16 | target: 0 the registration, else the id

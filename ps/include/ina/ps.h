@@ -56,7 +56,11 @@ struct PsGoatSwitch {
 
 struct PsJobConfig {
 	uint16_t job = 0;
-	uint16_t elements = INA_DEFAULT_ELEMENTS; /* largest elem_count accepted */
+	/* Largest elem_count accepted. 0 in a job file without `elements`
+	 * (or "auto"): ina-ps sizes it from the path (docs/ps.md, "Fragment
+	 * size") before add_job(), which wants 1..INA_MAX_ELEMENTS. */
+	uint16_t elements = INA_DEFAULT_ELEMENTS;
+	bool elements_auto = false; /* the job file left it to the path */
 	uint32_t aggregators = 4096;              /* switch index space N, for re-hashing */
 	uint32_t window = 4096;                   /* fragment slots, a power of two */
 	uint8_t levels = 0;
@@ -206,6 +210,13 @@ public:
 	/* The epoch the switch gave the job's run (its registration's ACK);
 	 * between frames, before its workers start. */
 	void set_epoch(uint16_t job, uint8_t epoch);
+	/* The job's fragment size once the path is known (docs/ps.md,
+	 * "Fragment size"): packets with more elements are dropped
+	 * (bad_elements). At most the elements it was added with (its slots'
+	 * room); false otherwise or for a job not served. Between frames. */
+	bool set_elements(uint16_t job, uint16_t elements);
+	/* The largest elem_count the job accepts now; 0 for a job not served. */
+	uint16_t elements(uint16_t job) const;
 	std::vector<uint16_t> jobs() const;
 
 	/* Handles one received frame; appends what must be sent to `tx`. Needs

@@ -92,7 +92,17 @@ public:
 	/* Local addresses, to fill the frames' source fields. */
 	virtual uint32_t ip() const = 0;
 	virtual void mac(uint8_t out[6]) const = 0;
+	/* The largest whole frame (Ethernet header included, ina/wire.h
+	 * layout) this transport sends and receives: the interface's MTU +
+	 * 14, less where the transport's buffers hold less (AF_XDP's UMEM
+	 * chunk). What sizes a job's fragments when nobody names them
+	 * (docs/protocol.md, "Fragment size"). */
+	virtual uint32_t max_frame() const = 0;
 };
+
+/* The most payload elements a frame of `max_frame` bytes carries, at most
+ * INA_MAX_ELEMENTS; 0 if not even the headers fit. */
+uint32_t frame_elements(uint32_t max_frame);
 
 /* Opens the transport the config names. On failure returns nullptr and sets
  * *error to one line saying what is missing (no such interface, no RDMA

@@ -92,8 +92,15 @@ struct WorkerConfig {
 	 * from `rank` and transport.device. */
 	TransportConfig transport;
 	RoceRingConfig roce;
-	/* Values per fragment (1..INA_MAX_ELEMENTS; the P4 build takes 62). */
-	uint32_t elements_per_packet = INA_DEFAULT_ELEMENTS;
+	/* Values per fragment (1..INA_MAX_ELEMENTS; the P4 build takes 62),
+	 * or 0 ("auto"): the job's size, which the worker asks its PS
+	 * instances for at open (docs/worker.md, "Fragment size"). Either way
+	 * open() checks it against the worker's interface and the PSes'
+	 * answers, and config() holds the size in use afterwards. */
+	uint32_t elements_per_packet = 0;
+	/* How long open() waits for every PS instance to answer the job
+	 * query (asked again every 100 ms). */
+	uint32_t ps_query_timeout_ms = 10000;
 	/* Aggregators per switch (the N of hash mod N); same at every worker,
 	 * the PS and the switches. 1..kMaxAggregators. */
 	uint32_t aggregators = 4096;
@@ -232,7 +239,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
 /* Sets one config field from text (used by the C API and ina-worker):
  * job, epoch, rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
- * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements, aggregators,
+ * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements (or auto), ps_query_timeout_ms, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,

@@ -115,8 +115,10 @@ def run_mode(lab, plan, mode, a, outdir, env):
                     "--start-level", str(w["start_level"]),
                     "--bit", ",".join(str(b) for b in w["bit"]),
                     "--fan-in", ",".join(str(f) for f in job["fan_in"]),
-                    "--elements", str(plan["elements"]), "--aggregators", str(job["aggregators"]),
-                    "--scale", a.scale]
+                    "--aggregators", str(job["aggregators"]), "--scale", a.scale]
+            # The size comes from the path unless the topology names one.
+            if plan.get("elements_named", True):
+                cmd += ["--elements", str(plan["elements"])]
         procs.append(lab.start(f"ddp-{mode}-{w['name']}", w["name"], cmd, env=env))
     deadline = time.monotonic() + a.timeout
     while any(p.alive() for p in procs) and time.monotonic() < deadline:

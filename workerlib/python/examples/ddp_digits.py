@@ -91,7 +91,8 @@ def main():
     ap.add_argument("--start-level", type=int, default=0)
     ap.add_argument("--bit", help="per level, comma separated (default: rank)")
     ap.add_argument("--fan-in", help="per level, comma separated (default: world)")
-    ap.add_argument("--elements", type=int, default=62)
+    ap.add_argument("--elements", default="auto",
+                    help="values per fragment, or auto: the job's size, asked of the PS")
     ap.add_argument("--aggregators", type=int, default=4096)
     ap.add_argument("--scale", default="auto", help="'auto' or a fixed scaling factor")
     a = ap.parse_args()

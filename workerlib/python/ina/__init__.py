@@ -42,7 +42,7 @@ CONFIG_KEYS = (
     "max_window", "ssthresh", "ps_window", "a2tp_w", "a2tp_g", "a2tp_h", "a2tp_gamma_smoothing",
     "acw_increase", "initial_acw", "a2tp_bypass", "a2tp_flows", "min_rto_us", "max_rto_us",
     "initial_rto_us", "max_backoff", "timeout_burst", "reorder_window_pct", "delay_target_us",
-    "window_capacity", "stall_timeout_ms",
+    "window_capacity", "stall_timeout_ms", "ps_query_timeout_ms",
 )
 
 INT32_MAX = 2**31 - 1
@@ -70,7 +70,8 @@ class Worker:
 
     Keyword arguments are the worker library's config keys (docs/worker.md):
     job, ps ("IP[/MAC],..."), device, ip, transport, levels, bit, fan_in,
-    scale, elements, aggregators, cc, stall_timeout_ms, ... Lists may be
+    scale, elements (default "auto": the job's size, asked of the PS),
+    aggregators, cc, stall_timeout_ms, ... Lists may be
     given for the per-level keys. With `world_size` (and `rank`) and no
     `bit` / `fan_in`, the job is one switch level: bit = rank,
     fan_in = world_size.
