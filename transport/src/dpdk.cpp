@@ -103,6 +103,27 @@ public:
 		}
 		struct rte_eth_conf conf;
 		memset(&conf, 0, sizeof(conf));
+		/* The MTU of the largest INA frame, where the driver allows it:
+		 * a port left at its default 1500 would cap the job's fragments
+		 * (max_frame) below what its mbufs and the link carry. */
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(port_, &info) == 0) {
+			/* memif states Ethernet's 1514 bytes as its largest frame,
+			 * but the bsize ina/vdev.h gives it carries the largest
+			 * INA frame in one descriptor. */
+			memif_ = info.driver_name && strcmp(info.driver_name, "net_memif") == 0;
+			/* ethdev's own bound: the frame (MTU + its overhead) within max_rx_pktlen. */
+			const uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu
+				? info.max_rx_pktlen - info.max_mtu
+				: RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+			uint32_t mtu = INA_FRAME_LEN(INA_MAX_ELEMENTS) - RTE_ETHER_HDR_LEN;
+			if (mtu > info.max_mtu)
+				mtu = info.max_mtu;
+			if (info.max_rx_pktlen > overhead && mtu > info.max_rx_pktlen - overhead)
+				mtu = info.max_rx_pktlen - overhead;
+			if (mtu > RTE_ETHER_MTU)
+				conf.rxmode.mtu = mtu;
+		}
 		int r = rte_eth_dev_configure(port_, 1, 1, &conf);
 		uint16_t nb_rx = 1024, nb_tx = 1024;
 		if (r == 0)
@@ -175,7 +196,7 @@ public:
 	{
 		uint16_t mtu = 0;
 		const uint32_t room = INA_FRAME_LEN(INA_MAX_ELEMENTS);
-		if (rte_eth_dev_get_mtu(port_, &mtu) != 0 || mtu == 0)
+		if (memif_ || rte_eth_dev_get_mtu(port_, &mtu) != 0 || mtu == 0)
 			return room;
 		return uint32_t(mtu) + RTE_ETHER_HDR_LEN < room ? uint32_t(mtu) + RTE_ETHER_HDR_LEN : room;
 	}
@@ -183,6 +204,7 @@ public:
 	void mac(uint8_t out[6]) const override { memcpy(out, mac_, 6); }
 
 private:
+	bool memif_ = false;
 	uint32_t drain(FrameBuf *frames, uint32_t n)
 	{
 		uint32_t want = n < kTransportBatch ? n : kTransportBatch;
