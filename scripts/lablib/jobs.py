@@ -15,12 +15,12 @@ import re
 import signal
 import time
 
+import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+
 from . import lab as labmod
 from . import netns
 from . import procs
 from . import render
-
-FRAME_OVERHEAD = 14 + 20 + 8 + 44  # Ethernet, IPv4, UDP, INA header (wire.h)
 
 
 class JobError(Exception):
@@ -487,10 +487,10 @@ def start_forger(lab, plan, host, job_id, count=1000000):
     name (its IP and MAC) from its own port, as fast as it can."""
     job = next(j for j in plan["jobs"] if j["id"] == job_id)
     here = os.path.dirname(os.path.abspath(__file__))
-    group = f"239.18.{job_id >> 8}.{job_id & 255}"
+    group = wire.ip_text(wire.job_group(job_id))
     cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
            "--src-ip", job["ps"]["ip"], "--src-mac", job["ps"]["mac"], "--dst-ip", group,
-           "--dst-mac", f"01:00:5e:12:{job_id >> 8:02x}:{job_id & 255:02x}", "--job", str(job_id),
+           "--dst-mac", wire.mac_text(wire.job_group_mac(job_id)), "--job", str(job_id),
            "--elements", str(plan["elements"]), "--aggregators", str(job["aggregators"]),
            "--levels", str(job["levels"]), "--epoch", str(job.get("epoch", 0)), "--results",
            "--seqs", "4096", "--count", str(count), "--rate", "1e9", "--value", "1000000"]
@@ -585,7 +585,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             ws.append(res)
         stats = [r["stats"] for r in ws if r["stats"]]
         ps = ps_stats.get(job["id"], {})
-        frame = FRAME_OVERHEAD + 4 * plan["elements"]
+        frame = wire.frame_len(plan["elements"])
         n_killed = sum(1 for w in job["workers"] if w["name"] in killed)
         finished = len(stats) == len(ws) and all(r["exit"] == 0 for r in ws)
         entry = {

@@ -11,8 +11,8 @@ import os
 import re
 import tomllib
 
-INA_MAX_LEVELS = 4
-INA_BITMAP_BITS = 32
+import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+
 NOT_AT_LEVEL = 0xFF
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9]{0,9}$")
@@ -368,7 +368,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
 
     result = {"id": j["id"], "name": j["name"] or f"job{j['id']}", "mode": mode,
               "ps": {"name": j["ps"], "ip": by_host[j["ps"]]["ip"], "mac": by_host[j["ps"]]["mac"]},
-              "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
+              "group": wire.ip_text(wire.job_group(j["id"])),
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
               "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install", "goat_plan_file"):
@@ -440,10 +440,10 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
                        "agg_node": by_switch[w["switch"]]["id"] if levels == 2 else 0})
     for w, entry in zip(workers, wl):
         entry["path"] = path_of(w)
-    if levels > INA_MAX_LEVELS:
-        raise TopologyError(f"{where}: {levels} levels, at most {INA_MAX_LEVELS}")
-    if any(f > INA_BITMAP_BITS for f in fan_in):
-        raise TopologyError(f"{where}: fan-in above {INA_BITMAP_BITS}")
+    if levels > wire.INA_MAX_LEVELS:
+        raise TopologyError(f"{where}: {levels} levels, at most {wire.INA_MAX_LEVELS}")
+    if any(f > wire.INA_BITMAP_BITS for f in fan_in):
+        raise TopologyError(f"{where}: fan-in above {wire.INA_BITMAP_BITS}")
     result["levels"] = levels
     result["fan_in"] = fan_in
     result["workers"] = wl
