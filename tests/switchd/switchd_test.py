@@ -937,6 +937,32 @@ def summary_drops(line):
     return int(m.group(1)), sections
 
 
+def summary_drop_sections(sw, counters, kinds, nports, jobs, lcores):
+    """What the summaries must name, by section ("" the switch, "port NAME",
+    "job N", "lcore K"): every non-zero drop counter of the switch
+    (`counters`: its summary, pipeline and netreduce telemetry), of each
+    port, of `jobs` and, with several, of each lcore."""
+    s, p, nr = counters
+    switch = {**drops_of(s, kinds["lcore"]), **drops_of(s, kinds["port"]),
+              **drops_of(p, kinds["pipeline"]), **drops_of(nr, kinds["netreduce"])}
+    want_sections = {"": switch}
+    for i in range(nports):
+        t = sw.telemetry(f"/ina/port,{i}")
+        if drops_of(t, kinds["port"]):
+            want_sections[f"port {t['name']}"] = drops_of(t, kinds["port"])
+    for job in jobs:
+        t = drops_of(sw.telemetry(f"/ina/job,{job}"), kinds["job"])
+        if t:
+            want_sections[f"job {job}"] = t
+    if lcores > 1:
+        for k in range(lcores):
+            t = sw.telemetry(f"/ina/lcore,{k}")
+            d = {**drops_of(t, kinds["lcore"]), **drops_of(t, kinds["pipeline"])}
+            if d:
+                want_sections[f"lcore {k}"] = d
+    return want_sections
+
+
 def case_accounting(sw, lcores=1):
     """Every packet is explained by the counters: after a mix of every kind
     of traffic (gradients that complete, one that stays, a collision, a
@@ -1020,25 +1046,7 @@ def case_accounting(sw, lcores=1):
     check(a["rx"] + a["made"] == a["tx"] + a["drops"] + a["consumed"] + a["queued"],
           "rx + made == tx + drops + consumed + queued: "
           f"{a['rx']} + {a['made']} == {a['tx']} + {a['drops']} + {a['consumed']} + {a['queued']}")
-    # What the summaries must name: every non-zero drop counter of the
-    # switch, of each port, job and (with several) lcore.
-    switch = {**drops_of(s, kinds["lcore"]), **drops_of(s, kinds["port"]),
-              **drops_of(p, kinds["pipeline"]), **drops_of(nr, kinds["netreduce"])}
-    want_sections = {"": switch}
-    for i in range(nports):
-        t = sw.telemetry(f"/ina/port,{i}")
-        if drops_of(t, kinds["port"]):
-            want_sections[f"port {t['name']}"] = drops_of(t, kinds["port"])
-    for job in (JOB, 21, 99):
-        t = drops_of(sw.telemetry(f"/ina/job,{job}"), kinds["job"])
-        if t:
-            want_sections[f"job {job}"] = t
-    if lcores > 1:
-        for k in range(lcores):
-            t = sw.telemetry(f"/ina/lcore,{k}")
-            d = {**drops_of(t, kinds["lcore"]), **drops_of(t, kinds["pipeline"])}
-            if d:
-                want_sections[f"lcore {k}"] = d
+    want_sections = summary_drop_sections(sw, (s, p, nr), kinds, nports, (JOB, 21, 99), lcores)
     check(set(want_sections) >= {"", "port net_af_packet0", f"job {JOB}", "job 21"},
           f"drops on the switch, port 0, jobs {JOB} and 21: {sorted(want_sections)}")
     time.sleep(1.5)  # a periodic summary (stats_interval_s 1) after the last packet
