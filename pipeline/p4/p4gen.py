@@ -19,7 +19,15 @@ programs BMv2 exactly the way a deployment does.
 import argparse
 import ipaddress
 import json
+import os
 import sys
+
+# The wire format's one Python definition, workerlib/python/ina/wire.py, by
+# path: p4gen runs from the source tree, and the ina package itself would
+# need its compiled extension.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
+                                "python", "ina"))
+import wire  # noqa: E402
 
 # INA_LANES of the program per target (constants.p4's defaults), --lanes
 P4_LANES = {"bmv2": 31, "tofino": 15}
@@ -316,8 +324,8 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         for k in ("ip", "port", "ps", "worker"):
             admission[k] += entries[k]
         gid = j["id"]
-        group_ip = (239 << 24) | (18 << 16) | j["id"]
-        group_mac = 0x01005E120000 | j["id"]
+        group_ip = wire.job_group(j["id"])
+        group_mac = int.from_bytes(wire.job_group_mac(j["id"]), "big")
         per_port = {}
         for w in j["workers"]:
             hop = by_ip.get(w["ip"])

@@ -15,12 +15,12 @@ import re
 import signal
 import time
 
+import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+
 from . import lab as labmod
 from . import netns
 from . import procs
 from . import render
-
-FRAME_OVERHEAD = 14 + 20 + 8 + 44  # Ethernet, IPv4, UDP, INA header (wire.h)
 
 
 class JobError(Exception):
@@ -276,7 +276,63 @@ def run_jobs(lab, plan, build_dirs, args):
         job["size_mb"] = job["tensor"] * 4 / (1024 * 1024)
         job["rounds"] = job["iterations"]
 
-    # One ina-ps per PS host, serving every job whose PS it is.
+    ps_procs = _start_ps(lab, plan, switches, ps_bin, transport, kernel)
+    t0 = time.monotonic()
+    pending = _worker_starts(plan, worker_bin, transport, args, hosts)
+    # Workers of one start time begin together: each sets up its transport
+    # and its data, creates its ready file and waits for the batch's go file
+    # (ina-worker --ready-file/--go-file), so neither the time `ip netns
+    # exec` takes per process nor one worker's set-up becomes start skew
+    # that the first workers would see as lost fragments and count in their
+    # time.
+    go_file = os.path.join(lab.run.path, "go")
+    for f in glob.glob(go_file + ".*"):
+        os.unlink(f)
+    run = _Run(ps_procs)
+
+    while True:
+        now = time.monotonic() - t0
+        snap = {}
+
+        def counters():
+            # One telemetry read per round, and only when a condition asks.
+            if not snap:
+                snap.update({s["name"]: lab.counters(s["name"]) for s in plan["switches"]})
+            return snap
+
+        _start_due_workers(lab, run, pending, now, counters, go_file, timeout)
+        kills = []
+        for f in faults:
+            if not f["done"] and f["when"].due(now, counters, run.killed):
+                kills += _apply_fault(lab, plan, run, f, now)
+        _reap_killed(lab, run, kills, now)
+        running = [n for n, (_, _, p) in run.workers.items() if p.alive()]
+        if not pending and not running:
+            break
+        if now > timeout:
+            lab.log(f"lab: timeout after {timeout:.0f} s; still running: {' '.join(running)}")
+            break
+        time.sleep(0.05)
+    wall = time.monotonic() - t0
+    return _finish_run(lab, plan, run, wall)
+
+
+class _Run:
+    """What run_jobs' rounds start, kill and record."""
+
+    def __init__(self, ps_procs):
+        self.ps_procs = ps_procs
+        self.workers = {}  # name -> (job, worker, proc or None)
+        self.batches = 0
+        self.killed, self.spoofers, self.restarts = set(), [], []
+        self.killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
+        self.starts = {}  # job id -> when its workers started, and the switches then
+        self.switch_snap_before = {}
+
+
+def _start_ps(lab, plan, switches, ps_bin, transport, kernel):
+    """One ina-ps per PS host, serving every job whose PS it is; returns
+    {host: proc} once each serves, with each job's epoch in the plan."""
     ps_procs = {}
     for h in plan["hosts"]:
         if h.get("role") != "ps":
@@ -310,9 +366,11 @@ def run_jobs(lab, plan, build_dirs, args):
             for job in plan["jobs"]:
                 if job["id"] == int(jid):
                     job["epoch"] = int(epoch)
+    return ps_procs
 
-    t0 = time.monotonic()
-    workers = {}  # name -> (job, worker, proc or None)
+
+def _worker_starts(plan, worker_bin, transport, args, hosts):
+    """[(When, job, worker, command)] of every worker, not started yet."""
     pending = []
     for job in plan["jobs"]:
         for w in job["workers"]:
@@ -326,130 +384,115 @@ def run_jobs(lab, plan, build_dirs, args):
                 if h not in hosts:
                     raise JobError(f"start delay of job {job['id']}: no host {h}")
             pending.append((when, job, w, cmd))
-    # Workers of one start time begin together: each sets up its transport
-    # and its data, creates its ready file and waits for the batch's go file
-    # (ina-worker --ready-file/--go-file), so neither the time `ip netns
-    # exec` takes per process nor one worker's set-up becomes start skew
-    # that the first workers would see as lost fragments and count in their
-    # time.
-    go_file = os.path.join(lab.run.path, "go")
-    for f in glob.glob(go_file + ".*"):
-        os.unlink(f)
-    batches = 0
-    killed, spoofers, restarts = set(), [], []
-    killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
-    starts = {}  # job id -> when its workers started, and the switches then
-    switch_snap_before = {}
+    return pending
 
-    while True:
-        now = time.monotonic() - t0
-        snap = {}
 
-        def counters():
-            # One telemetry read per round, and only when a condition asks.
-            if not snap:
-                snap.update({s["name"]: lab.counters(s["name"]) for s in plan["switches"]})
-            return snap
-
-        batch = []
-        due = [p for p in pending if p[0].due(now, counters, killed)]
-        go = f"{go_file}.{batches}"
-        for ent in due:
-            pending.remove(ent)
-            _, job, w, cmd = ent
-            ready = f"{go_file}.ready.{len(workers)}"
-            cmd = cmd + ["--ready-file", ready, "--go-file", go, "--go-timeout", str(timeout)]
-            workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], cmd))
-            batch.append((ready, workers[w["name"]][2]))
-            if job["id"] not in starts and ent[0].at != 0.0:
-                # A delayed start: what the switches held when it came.
-                starts[job["id"]] = {"job": job["id"], "at_s": round(now, 2),
+def _start_due_workers(lab, run, pending, now, counters, go_file, timeout):
+    """Starts the pending workers that are due, as one batch."""
+    batch = []
+    due = [p for p in pending if p[0].due(now, counters, run.killed)]
+    go = f"{go_file}.{run.batches}"
+    for ent in due:
+        pending.remove(ent)
+        _, job, w, cmd = ent
+        ready = f"{go_file}.ready.{len(run.workers)}"
+        cmd = cmd + ["--ready-file", ready, "--go-file", go, "--go-timeout", str(timeout)]
+        run.workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], cmd))
+        batch.append((ready, run.workers[w["name"]][2]))
+        if job["id"] not in run.starts and ent[0].at != 0.0:
+            # A delayed start: what the switches held when it came.
+            run.starts[job["id"]] = {"job": job["id"], "at_s": round(now, 2),
                                      "when": ent[0].text,
                                      "switches": {n: _switch_summary(c)
                                                   for n, c in counters().items()}}
-                lab.log(f"lab: job {job['id']} starts at {now:.1f} s ({ent[0].text})")
-        if batch:
-            _release(batch, go, timeout)
-            batches += 1
-        kills = []
-        for f in faults:
-            if f["done"] or not f["when"].due(now, counters, killed):
-                continue
-            f["done"] = True
-            if f["kind"] == "kill-worker":
-                ent = workers.get(f["what"])
-                if ent:
-                    # Signalled now, reaped below: the workers killed in one
-                    # round die together.
-                    procs.kill_group(ent[2].pid, signal.SIGKILL)
-                    kills.append(f["what"])
-                else:
-                    lab.log(f"lab: fault: worker {f['what']} not started, not killed")
-            elif f["kind"] == "kill-ps":
-                procs.kill_group(ps_procs[f["what"]].pid, signal.SIGKILL)
-                kills.append(f["what"])
-            elif f["kind"] == "restart-switch":
-                p = lab.procs.get(f"switchd-{f['what']}")
-                before = lab.counters(f["what"])
-                switch_snap_before[f["what"]] = before
-                if p:
-                    p.kill()
-                t_kill = time.monotonic()
-                lab.restart_switch(f["what"])
-                restarts.append({"switch": f["what"], "at_s": round(now, 2),
-                                 "down_s": round(time.monotonic() - t_kill, 2),
-                                 # The job counters of the instance that was
-                                 # killed (the new one starts from zero).
-                                 "jobs_before": {j: {k: (c or {}).get(k) for k in
-                                                     ("aggregated", "completed", "collisions")}
-                                                 for j, c in (before.get("jobs") or {}).items()}})
-                lab.log(f"lab: fault: killed and restarted switch {f['what']} at {now:.1f} s "
-                        f"(down {restarts[-1]['down_s']} s)")
-            elif f["kind"] == "spoof":
-                host, _, jid = f["what"].partition(":")
-                spoofers.append(start_spoofer(lab, plan, host, int(jid)))
-                lab.log(f"lab: fault: {host} sends packets of job {jid} from {now:.1f} s")
-            elif f["kind"] == "forge":
-                host, _, jid = f["what"].partition(":")
-                spoofers.append(start_forger(lab, plan, host, int(jid)))
-                lab.log(f"lab: fault: {host} sends forged results of job {jid} from {now:.1f} s")
-            elif f["kind"] == "hijack":
-                host, _, jid = f["what"].partition(":")
-                spoofers.append(start_hijacker(lab, plan, host, int(jid)))
-                lab.log(f"lab: fault: {host} sends control messages for job {jid} from {now:.1f} s")
-            elif f["kind"] == "hoard":
-                spoofers.append(start_hoarder(lab, plan, f["what"]))
-                lab.log(f"lab: fault: {f['what']} hoards its job's aggregators from {now:.1f} s")
-        for name in kills:
-            if name in ps_procs:
-                ps_procs[name].wait(2.0)
-                killed_ps.add(name)
-                lab.log(f"lab: fault: killed ina-ps {name} at {now:.1f} s")
-            else:
-                workers[name][2].wait(2.0)
-                lab.log(f"lab: fault: killed worker {name} at {now:.1f} s")
-            killed.add(name)
-        running = [n for n, (_, _, p) in workers.items() if p.alive()]
-        if not pending and not running:
-            break
-        if now > timeout:
-            lab.log(f"lab: timeout after {timeout:.0f} s; still running: {' '.join(running)}")
-            break
-        time.sleep(0.05)
-    wall = time.monotonic() - t0
-    for s in spoofers:
+            lab.log(f"lab: job {job['id']} starts at {now:.1f} s ({ent[0].text})")
+    if batch:
+        _release(batch, go, timeout)
+        run.batches += 1
+
+
+def _apply_fault(lab, plan, run, f, now):
+    """Applies a fault that is due; returns the processes it signalled to
+    die (reaped by _reap_killed, so that those killed in one round die
+    together)."""
+    f["done"] = True
+    kills = []
+    if f["kind"] == "kill-worker":
+        ent = run.workers.get(f["what"])
+        if ent:
+            procs.kill_group(ent[2].pid, signal.SIGKILL)
+            kills.append(f["what"])
+        else:
+            lab.log(f"lab: fault: worker {f['what']} not started, not killed")
+    elif f["kind"] == "kill-ps":
+        procs.kill_group(run.ps_procs[f["what"]].pid, signal.SIGKILL)
+        kills.append(f["what"])
+    elif f["kind"] == "restart-switch":
+        _restart_switch(lab, run, f["what"], now)
+    elif f["kind"] == "spoof":
+        host, _, jid = f["what"].partition(":")
+        run.spoofers.append(start_spoofer(lab, plan, host, int(jid)))
+        lab.log(f"lab: fault: {host} sends packets of job {jid} from {now:.1f} s")
+    elif f["kind"] == "forge":
+        host, _, jid = f["what"].partition(":")
+        run.spoofers.append(start_forger(lab, plan, host, int(jid)))
+        lab.log(f"lab: fault: {host} sends forged results of job {jid} from {now:.1f} s")
+    elif f["kind"] == "hijack":
+        host, _, jid = f["what"].partition(":")
+        run.spoofers.append(start_hijacker(lab, plan, host, int(jid)))
+        lab.log(f"lab: fault: {host} sends control messages for job {jid} from {now:.1f} s")
+    elif f["kind"] == "hoard":
+        run.spoofers.append(start_hoarder(lab, plan, f["what"]))
+        lab.log(f"lab: fault: {f['what']} hoards its job's aggregators from {now:.1f} s")
+    return kills
+
+
+def _restart_switch(lab, run, name, now):
+    p = lab.procs.get(f"switchd-{name}")
+    before = lab.counters(name)
+    run.switch_snap_before[name] = before
+    if p:
+        p.kill()
+    t_kill = time.monotonic()
+    lab.restart_switch(name)
+    run.restarts.append({"switch": name, "at_s": round(now, 2),
+                         "down_s": round(time.monotonic() - t_kill, 2),
+                         # The job counters of the instance that was
+                         # killed (the new one starts from zero).
+                         "jobs_before": {j: {k: (c or {}).get(k) for k in
+                                             ("aggregated", "completed", "collisions")}
+                                         for j, c in (before.get("jobs") or {}).items()}})
+    lab.log(f"lab: fault: killed and restarted switch {name} at {now:.1f} s "
+            f"(down {run.restarts[-1]['down_s']} s)")
+
+
+def _reap_killed(lab, run, kills, now):
+    for name in kills:
+        if name in run.ps_procs:
+            run.ps_procs[name].wait(2.0)
+            run.killed_ps.add(name)
+            lab.log(f"lab: fault: killed ina-ps {name} at {now:.1f} s")
+        else:
+            run.workers[name][2].wait(2.0)
+            lab.log(f"lab: fault: killed worker {name} at {now:.1f} s")
+        run.killed.add(name)
+
+
+def _finish_run(lab, plan, run, wall):
+    """Stops what still runs and builds the report."""
+    for s in run.spoofers:
         s.stop()
     # Switch counters before the PS stops (its unregistration would hide jobs).
     snaps = {s["name"]: lab.counters(s["name"]) for s in plan["switches"]}
-    for n, (_, _, p) in workers.items():
+    for n, (_, _, p) in run.workers.items():
         if p.alive():
             p.stop(grace=1.0)
-    for p in ps_procs.values():
+    for p in run.ps_procs.values():
         p.stop(grace=5.0)
-    report = build_report(plan, workers, ps_procs, snaps, killed - killed_ps, restarts,
-                          spoofers, wall, switch_snap_before)
-    report["faults"]["killed_ps"] = sorted(killed_ps)
-    report["starts"] = [starts[j] for j in sorted(starts)]
+    report = build_report(plan, run.workers, run.ps_procs, snaps, run.killed - run.killed_ps, run.restarts,
+                          run.spoofers, wall, run.switch_snap_before)
+    report["faults"]["killed_ps"] = sorted(run.killed_ps)
+    report["starts"] = [run.starts[j] for j in sorted(run.starts)]
     # GOAT: each switch's assignments as it logged them (from its config or
     # from the PS's control messages, docs/goat.md "Installing a plan").
     for s in plan["switches"]:
@@ -494,10 +537,10 @@ def start_forger(lab, plan, host, job_id, count=1000000):
     name (its IP and MAC) from its own port, as fast as it can."""
     job = next(j for j in plan["jobs"] if j["id"] == job_id)
     here = os.path.dirname(os.path.abspath(__file__))
-    group = f"239.18.{job_id >> 8}.{job_id & 255}"
+    group = wire.ip_text(wire.job_group(job_id))
     cmd = ["/usr/bin/python3", os.path.join(here, "spoof.py"), "--device", netns.HOST_IF,
            "--src-ip", job["ps"]["ip"], "--src-mac", job["ps"]["mac"], "--dst-ip", group,
-           "--dst-mac", f"01:00:5e:12:{job_id >> 8:02x}:{job_id & 255:02x}", "--job", str(job_id),
+           "--dst-mac", wire.mac_text(wire.job_group_mac(job_id)), "--job", str(job_id),
            "--elements", str(plan["elements"]), "--aggregators", str(job["aggregators"]),
            "--levels", str(job["levels"]), "--epoch", str(job.get("epoch", 0)), "--results",
            "--seqs", "4096", "--count", str(count), "--rate", "1e9", "--value", "1000000"]
@@ -595,7 +638,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
         # The fragment size the workers used: the path's unless the
         # topology named one (docs/lab.md, "Fragment size").
         elements = max((s.get("elements") or 0 for s in stats), default=0) or plan["elements"]
-        frame = FRAME_OVERHEAD + 4 * elements
+        frame = wire.frame_len(elements)
         n_killed = sum(1 for w in job["workers"] if w["name"] in killed)
         finished = len(stats) == len(ws) and all(r["exit"] == 0 for r in ws)
         entry = {

@@ -39,7 +39,11 @@ import sys
 import time
 import zlib
 
-INA_UDP_PORT = 18766
+# Run as a script (jobs.py starts it): the wire format's one Python
+# definition, workerlib/python/ina/wire.py, by path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
+                                "python", "ina"))
+import wire  # noqa: E402
 
 
 def ipv4_checksum(hdr):
@@ -70,15 +74,16 @@ def frame(a, seq):
     idx = agg_index(a, seq)
     fan = (a.fan_in + [0, 0, 0, 0])[:4]
     bitmap = [1 << a.bit] * 4  # claims this bit at every level
-    flags = a.epoch << 8  # the run's epoch (docs/protocol.md, "Epochs")
+    flags = 0
     if a.results:  # a parameter packet: ACK, no bitmaps, no fan-in
-        flags |= 1
+        flags = wire.INA_F_ACK
         bitmap, fan = [0] * 4, [0] * 4
-    ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 0, flags, a.job, 0, seq, idx, 0xFFFFFFFF, n, 0,
-                      a.levels, *bitmap, *fan)
-    payload = struct.pack(f"!{n}i", *([a.value] * n))
+    # epoch: the run's (docs/protocol.md, "Epochs")
+    ina = wire.pack_ina(a.job, seq, flags=flags, epoch=a.epoch, agg_index=idx, elem_count=n,
+                        levels=a.levels, bitmap=bitmap, fan_in=fan)
+    payload = wire.pack_payload([a.value] * n)
     udp_len = 8 + len(ina) + len(payload)
-    udp = struct.pack("!HHHH", 0xC000 | (idx & 0x3FFF), INA_UDP_PORT, udp_len, 0)
+    udp = struct.pack("!HHHH", wire.steering_src_port(idx), wire.INA_UDP_PORT, udp_len, 0)
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, seq & 0xFFFF, 0, 64, 17, 0,
                                socket.inet_aton(a.src_ip), socket.inet_aton(a.dst_ip)))
     ip[10:12] = struct.pack("!H", ipv4_checksum(bytes(ip)))
@@ -97,21 +102,19 @@ def control_frame(a, k, counter):
     (op 2); from this host, or in the PS's name for odd k."""
     ps_ip, ps_mac = a.ps_ip or a.src_ip, a.ps_mac or a.src_mac
     src_ip, src_mac = (ps_ip, ps_mac) if k % 2 else (a.src_ip, a.src_mac)
-    op = 1 if (k // 2) % 2 == 0 else 2
+    op = wire.INA_CTRL_REGISTER if (k // 2) % 2 == 0 else wire.INA_CTRL_UNREGISTER
     mac_b = lambda m: bytes.fromhex(m.replace(":", ""))
-    workers = [(a.src_ip, a.src_mac)] if op == 1 else []
-    body = struct.pack("!BBBBI6s4BH", op, len(workers), 1, 0, ip_u32(src_ip), mac_b(src_mac),
-                       1 if op == 1 else 0, 0, 0, 0, 0)
-    for wip, wmac in workers:
-        body += struct.pack("!I6s4BH", ip_u32(wip), mac_b(wmac), 0, 255, 255, 255, 0)
-    body += struct.pack("!Q", counter)
-    ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 1, 0, a.job, 0, 0, 0, 0xFFFFFFFF, 0, 0, 0,
-                      0, 0, 0, 0, 0, 0, 0, 0)
+    workers = [(ip_u32(a.src_ip), mac_b(a.src_mac), (0, 255, 255, 255))] \
+        if op == wire.INA_CTRL_REGISTER else []
+    body = wire.pack_ctrl(op, ip_u32(src_ip), mac_b(src_mac), workers=workers, levels=1,
+                          fan_in=(1,) if op == wire.INA_CTRL_REGISTER else ())
+    body += struct.pack("!Q", counter)  # struct ina_ctrl_auth up to its MAC
+    ina = wire.pack_ina(a.job, type=wire.INA_TYPE_CONTROL)
     signed = ina + body
-    mac = hmac.new(a.key, struct.pack("!II", ip_u32(a.dst_ip), ip_u32(src_ip)) + signed,
+    mac = hmac.new(a.key, wire.ctrl_mac_input(ip_u32(a.dst_ip), ip_u32(src_ip), signed),
                    hashlib.sha256).digest()
     udp_len = 8 + len(signed) + len(mac)
-    udp = struct.pack("!HHHH", 40000, INA_UDP_PORT, udp_len, 0)
+    udp = struct.pack("!HHHH", 40000, wire.INA_UDP_PORT, udp_len, 0)
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, k & 0xFFFF, 0, 64, 17, 0,
                                socket.inet_aton(src_ip), socket.inet_aton(a.dst_ip)))
     ip[10:12] = struct.pack("!H", ipv4_checksum(bytes(ip)))

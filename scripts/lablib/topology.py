@@ -11,8 +11,8 @@ import os
 import re
 import tomllib
 
-INA_MAX_LEVELS = 4
-INA_BITMAP_BITS = 32
+import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+
 NOT_AT_LEVEL = 0xFF
 
 # The switches' `elements` where the topology names none: the largest
@@ -151,6 +151,23 @@ def resolve(name_or_path, labs_dir):
 
 
 def build_plan(raw, path, overrides):
+    lab, name, net = _lab_settings(raw, path, overrides)
+    switches, by_switch = _plan_switches(lab, net, path, overrides)
+    hosts, by_host = _plan_hosts(lab, net, path, by_switch)
+    adj = _switch_tree(switches, by_switch, path)
+    _plan_ports(switches, hosts, by_switch, overrides)
+    _plan_neighbours(switches, hosts, adj)
+    jobs = _plan_jobs(lab, path, by_switch, by_host, adj, overrides)
+    return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
+            "subnet": str(net), "elements": lab["elements"], "elements_named": lab["elements_named"],
+            "gc_timeout_ms": lab["gc_timeout_ms"],
+            "job_share": lab["job_share"],
+            "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
+
+
+def _lab_settings(raw, path, overrides):
+    """The top-level table, checked, with the command line's overrides:
+    (lab, name, subnet)."""
     lab = _check_keys(raw, LAB_KEYS, path)
     name = lab["name"] or os.path.splitext(os.path.basename(path))[0]
     try:
@@ -162,15 +179,19 @@ def build_plan(raw, path, overrides):
     for k in ("elements", "aggregators", "gc_timeout_ms", "mbufs", "lcores", "idle_sleep_us", "job_share"):
         if k in overrides:
             lab[k] = overrides[k]
-    elements_named = lab["elements"] is not None
-    if not elements_named:
+    lab["elements_named"] = lab["elements"] is not None
+    if not lab["elements_named"]:
         lab["elements"] = AUTO_ELEMENTS
     if isinstance(lab["elements"], bool) or not isinstance(lab["elements"], int) or \
             not 1 <= lab["elements"] <= 2048:
         raise TopologyError(f"{path}: elements: must be 1..2048, got {lab['elements']}")
     if not 0.0 < lab["job_share"] <= 1.0:
         raise TopologyError(f"{path}: job_share: must be above 0 and at most 1, got {lab['job_share']}")
+    return lab, name, net
 
+
+def _plan_switches(lab, net, path, overrides):
+    """Each [[switch]] with its id, address and MAC: (switches, by name)."""
     switches = []
     for i, t in enumerate(lab["switch"]):
         where = f"{path}: switch[{i}]"
@@ -191,7 +212,11 @@ def build_plan(raw, path, overrides):
     by_switch = {s["name"]: s for s in switches}
     if len(by_switch) != len(switches):
         raise TopologyError(f"{path}: two switches with the same name")
+    return switches, by_switch
 
+
+def _plan_hosts(lab, net, path, by_switch):
+    """Each [[host]] with its address and MAC: (hosts, by name)."""
     hosts = []
     for i, t in enumerate(lab["host"]):
         where = f"{path}: host[{i}]"
@@ -211,9 +236,12 @@ def build_plan(raw, path, overrides):
     by_host = {h["name"]: h for h in hosts}
     if len(by_host) != len(hosts):
         raise TopologyError(f"{path}: two hosts with the same name")
+    return hosts, by_host
 
-    # Links: host <-> its switch, switch <-> its uplink. Switch-side interface
-    # names are the peer's name, so `ip -n <sw> link` reads like the topology.
+
+def _switch_tree(switches, by_switch, path):
+    """The switches' neighbours over their uplinks, {name: [names]}, checked
+    to form one tree."""
     adj = {s["name"]: [] for s in switches}
     for s in switches:
         if s["uplink"]:
@@ -231,7 +259,13 @@ def build_plan(raw, path, overrides):
         stack.extend(adj[n])
     if len(seen) != len(switches) or edges != len(switches) - 1:
         raise TopologyError(f"{path}: switches and uplinks must form one tree")
+    return adj
 
+
+def _plan_ports(switches, hosts, by_switch, overrides):
+    """Links: host <-> its switch, switch <-> its uplink, with their drop
+    rates (the topology's, then --drop). Switch-side interface names are the
+    peer's name, so `ip -n <sw> link` reads like the topology."""
     def add_port(sw, peer, peer_kind, drop_rate):
         p = {"name": peer, "peer": peer, "peer_kind": peer_kind, "index": len(sw["ports"]),
              "mac": _mac(0x02, 0x18, 0x10 + sw["index"], 0x00, 0x00, len(sw["ports"]) + 1),
@@ -259,6 +293,9 @@ def build_plan(raw, path, overrides):
         for p in ports:
             p["drop_rate"] = rate
 
+
+def _plan_neighbours(switches, hosts, adj):
+    """Every port's neighbours: the hosts and switches reached through it."""
     # Next hop from every switch toward every switch (tree: BFS per switch).
     def first_hops(src):
         hop = {src: None}
@@ -282,6 +319,10 @@ def build_plan(raw, path, overrides):
                 port_of[hop[o["name"]]]["neighbours"].append({"ip": o["ip"], "mac": o["mac"], "name": o["name"]})
         s["depth_from"] = {}
 
+
+def _plan_jobs(lab, path, by_switch, by_host, adj, overrides):
+    """Each [[job]]'s plan, and the hosts' roles (worker of one job, or the
+    PS of some)."""
     jobs = [plan_job(_check_keys(t, JOB_KEYS, f"{path}: job[{i}]"), f"{path}: job[{i}]",
                      by_switch, by_host, adj, overrides)
             for i, t in enumerate(lab["job"])]
@@ -302,12 +343,7 @@ def build_plan(raw, path, overrides):
         ps = by_host[j["ps"]["name"]]
         ps["role"] = "ps"
         ps.setdefault("ps_jobs", []).append(j["id"])
-
-    return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
-            "subnet": str(net), "elements": lab["elements"], "elements_named": elements_named,
-            "gc_timeout_ms": lab["gc_timeout_ms"],
-            "job_share": lab["job_share"],
-            "mbufs": lab["mbufs"], "idle_sleep_us": lab["idle_sleep_us"], "switches": switches, "hosts": hosts, "jobs": jobs}
+    return jobs
 
 
 def _tree_hops(a, b, parent, depth):
@@ -324,37 +360,9 @@ def _tree_hops(a, b, parent, depth):
 
 def plan_job(j, where, by_switch, by_host, adj, overrides):
     """Levels, fan-in and each worker's bits for one job (docs/protocol.md)."""
-    if not isinstance(j["id"], int) or not 1 <= j["id"] <= 65535:
-        raise TopologyError(f"{where}: id must be 1..65535")
-    where = f"{where} (job {j['id']})"
-    if j["ps"] not in by_host:
-        raise TopologyError(f"{where}: ps '{j['ps']}' is not a [[host]]")
-    if not isinstance(j["workers"], list) or not j["workers"]:
-        raise TopologyError(f"{where}: workers must be a non-empty list of host names")
-    for w in j["workers"]:
-        if w not in by_host:
-            raise TopologyError(f"{where}: worker '{w}' is not a [[host]]")
-    if len(set(j["workers"])) != len(j["workers"]):
-        raise TopologyError(f"{where}: a worker is listed twice")
-    mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
-    if mode not in ("tree", "rack", "none", "goat"):
-        raise TopologyError(f"{where}: mode must be \"tree\", \"rack\", \"none\" or \"goat\", got {mode!r}")
-    for k in ("tensor", "iterations", "window", "goat_install"):
-        if k in overrides:
-            j[k] = overrides[k]
-    if j["id"] in overrides.get("start_delay", {}):
-        j["start_delay_s"] = overrides["start_delay"][j["id"]]
-
+    where, mode = _check_job(j, where, by_host, overrides)
     root = by_host[j["ps"]]["switch"]
-    parent, depth = {root: None}, {root: 0}
-    queue = [root]
-    while queue:
-        n = queue.pop(0)
-        for m in adj[n]:
-            if m not in parent:
-                parent[m], depth[m] = n, depth[n] + 1
-                queue.append(m)
-
+    parent, depth = _tree_from(root, adj)
     workers = [by_host[w] for w in j["workers"]]
 
     def path_of(w):
@@ -380,83 +388,142 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
 
     result = {"id": j["id"], "name": j["name"] or f"job{j['id']}", "mode": mode,
               "ps": {"name": j["ps"], "ip": by_host[j["ps"]]["ip"], "mac": by_host[j["ps"]]["mac"]},
-              "group": f"239.18.{j['id'] >> 8}.{j['id'] & 255}",
+              "group": wire.ip_text(wire.job_group(j["id"])),
               "switches": sorted(on_path, key=order.get)}
     for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
               "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install", "goat_plan_file"):
         result[k] = j[k]
 
-    wl = []
     if mode == "none":
-        # No in-network aggregation: one level whose packets no switch
-        # aggregates (the job is not registered anywhere); the PS does all.
-        levels, fan_in = 1, [len(workers)]
-        for i, w in enumerate(workers):
-            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
-                       "start_level": 0, "bit": [i], "agg_node": 0})
+        levels, fan_in, wl = _flat_levels(workers)
     elif mode == "goat":
-        # GOAT: one level, every switch on the path registers the job with
-        # all of its workers; the plan (lablib/goat.py) names per sub-model
-        # the one switch that aggregates it, the others forward.
-        if not 1 <= j["goat_submodels"] <= min(j["tensor"], 255):
-            raise TopologyError(f"{where}: goat_submodels must be 1..255 and at most tensor")
-        if j["goat_install"] not in ("ps", "config"):
-            raise TopologyError(f"{where}: goat_install must be \"ps\" or \"config\"")
-        levels, fan_in = 1, [len(workers)]
-        for i, w in enumerate(workers):
-            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
-                       "start_level": 0, "bit": [i], "agg_node": 0})
-        result["hops_to_ps"] = {n: depth[n] + 1 for n in on_path}
-        result["switch_hops"] = {a: {b: _tree_hops(a, b, parent, depth) for b in on_path}
-                                 for a in on_path}
-        result["switch_ids"] = {n: by_switch[n]["id"] for n in on_path}
+        levels, fan_in, wl = _goat_levels(j, where, workers, on_path, parent, depth, by_switch, result)
     elif mode == "tree":
-        levels = max(depth[n] for n in on_path) + 1
-        level_of = {n: levels - 1 - depth[n] for n in on_path}
-        fan_in = [0] * levels
-        for n, kids in children.items():
-            l = level_of[n]
-            if fan_in[l] and fan_in[l] != len(kids):
-                raise TopologyError(f"{where}: switches at level {l} have different fan-in "
-                                    f"({fan_in[l]} and {len(kids)}: {n}); one fan-in per level")
-            fan_in[l] = len(kids)
-        for i, w in enumerate(workers):
-            bits = [NOT_AT_LEVEL] * levels
-            node, n = w["name"], w["switch"]
-            start = level_of[n]
-            while n is not None:
-                bits[level_of[n]] = children[n].index(node)
-                node, n = n, parent[n]
-            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
-                       "start_level": start, "bit": bits, "agg_node": 0})
+        levels, fan_in, wl = _tree_levels(where, workers, on_path, parent, depth, children)
     else:
-        # Rack-scale (ATP §5.2.2's RSS): each worker's own switch aggregates its
-        # rack at level 0 and nothing else aggregates. Level 1 only names the
-        # rack, so the PS can tell the racks' partial results apart; the GOAT
-        # field pins each fragment to its rack switch, so the switches above
-        # forward the partial results untouched.
-        racks = [n for n in sorted(on_path, key=order.get)
-                 if any(w["switch"] == n for w in workers)]
-        per_rack = {n: [w for w in workers if w["switch"] == n] for n in racks}
-        sizes = {len(v) for v in per_rack.values()}
-        if len(sizes) != 1:
-            raise TopologyError(f"{where}: rack mode needs the same number of workers in every rack")
-        levels = 1 if len(racks) == 1 else 2
-        fan_in = [sizes.pop()] + ([len(racks)] if levels == 2 else [])
-        for i, w in enumerate(workers):
-            bits = [per_rack[w["switch"]].index(w)]
-            if levels == 2:
-                bits.append(racks.index(w["switch"]))
-            wl.append({"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": i,
-                       "start_level": 0, "bit": bits,
-                       "agg_node": by_switch[w["switch"]]["id"] if levels == 2 else 0})
+        levels, fan_in, wl = _rack_levels(where, workers, on_path, order, by_switch)
     for w, entry in zip(workers, wl):
         entry["path"] = path_of(w)
-    if levels > INA_MAX_LEVELS:
-        raise TopologyError(f"{where}: {levels} levels, at most {INA_MAX_LEVELS}")
-    if any(f > INA_BITMAP_BITS for f in fan_in):
-        raise TopologyError(f"{where}: fan-in above {INA_BITMAP_BITS}")
+    if levels > wire.INA_MAX_LEVELS:
+        raise TopologyError(f"{where}: {levels} levels, at most {wire.INA_MAX_LEVELS}")
+    if any(f > wire.INA_BITMAP_BITS for f in fan_in):
+        raise TopologyError(f"{where}: fan-in above {wire.INA_BITMAP_BITS}")
     result["levels"] = levels
     result["fan_in"] = fan_in
     result["workers"] = wl
     return result
+
+
+def _check_job(j, where, by_host, overrides):
+    """Checks a [[job]] table and applies the command line's overrides to
+    it: (where, for messages naming the job, and its mode)."""
+    if not isinstance(j["id"], int) or not 1 <= j["id"] <= 65535:
+        raise TopologyError(f"{where}: id must be 1..65535")
+    where = f"{where} (job {j['id']})"
+    if j["ps"] not in by_host:
+        raise TopologyError(f"{where}: ps '{j['ps']}' is not a [[host]]")
+    if not isinstance(j["workers"], list) or not j["workers"]:
+        raise TopologyError(f"{where}: workers must be a non-empty list of host names")
+    for w in j["workers"]:
+        if w not in by_host:
+            raise TopologyError(f"{where}: worker '{w}' is not a [[host]]")
+    if len(set(j["workers"])) != len(j["workers"]):
+        raise TopologyError(f"{where}: a worker is listed twice")
+    mode = overrides.get("mode", {}).get(j["id"], overrides.get("mode_all", j["mode"]))
+    if mode not in ("tree", "rack", "none", "goat"):
+        raise TopologyError(f"{where}: mode must be \"tree\", \"rack\", \"none\" or \"goat\", got {mode!r}")
+    for k in ("tensor", "iterations", "window", "goat_install"):
+        if k in overrides:
+            j[k] = overrides[k]
+    if j["id"] in overrides.get("start_delay", {}):
+        j["start_delay_s"] = overrides["start_delay"][j["id"]]
+    return where, mode
+
+
+def _tree_from(root, adj):
+    """The switch tree rooted at `root` (the PS's switch): (parent, depth)."""
+    parent, depth = {root: None}, {root: 0}
+    queue = [root]
+    while queue:
+        n = queue.pop(0)
+        for m in adj[n]:
+            if m not in parent:
+                parent[m], depth[m] = n, depth[n] + 1
+                queue.append(m)
+    return parent, depth
+
+
+def _worker_entry(w, rank, start_level, bits, agg_node):
+    return {"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": rank,
+            "start_level": start_level, "bit": bits, "agg_node": agg_node}
+
+
+def _flat_levels(workers):
+    """One level, every worker a bit of it: (levels, fan_in, workers). Mode
+    none: no switch aggregates (the job is registered nowhere), the PS does
+    it all."""
+    return 1, [len(workers)], [_worker_entry(w, i, 0, [i], 0) for i, w in enumerate(workers)]
+
+
+def _goat_levels(j, where, workers, on_path, parent, depth, by_switch, result):
+    """GOAT: one level, every switch on the path registers the job with all
+    of its workers; the plan (lablib/goat.py) names per sub-model the one
+    switch that aggregates it, the others forward. Adds the switches' hops
+    and ids to `result`."""
+    if not 1 <= j["goat_submodels"] <= min(j["tensor"], 255):
+        raise TopologyError(f"{where}: goat_submodels must be 1..255 and at most tensor")
+    if j["goat_install"] not in ("ps", "config"):
+        raise TopologyError(f"{where}: goat_install must be \"ps\" or \"config\"")
+    plan = _flat_levels(workers)
+    result["hops_to_ps"] = {n: depth[n] + 1 for n in on_path}
+    result["switch_hops"] = {a: {b: _tree_hops(a, b, parent, depth) for b in on_path}
+                             for a in on_path}
+    result["switch_ids"] = {n: by_switch[n]["id"] for n in on_path}
+    return plan
+
+
+def _tree_levels(where, workers, on_path, parent, depth, children):
+    """Every switch on the path aggregates its children, one level per depth
+    of the tree: (levels, fan_in, workers)."""
+    levels = max(depth[n] for n in on_path) + 1
+    level_of = {n: levels - 1 - depth[n] for n in on_path}
+    fan_in = [0] * levels
+    for n, kids in children.items():
+        l = level_of[n]
+        if fan_in[l] and fan_in[l] != len(kids):
+            raise TopologyError(f"{where}: switches at level {l} have different fan-in "
+                                f"({fan_in[l]} and {len(kids)}: {n}); one fan-in per level")
+        fan_in[l] = len(kids)
+    wl = []
+    for i, w in enumerate(workers):
+        bits = [NOT_AT_LEVEL] * levels
+        node, n = w["name"], w["switch"]
+        start = level_of[n]
+        while n is not None:
+            bits[level_of[n]] = children[n].index(node)
+            node, n = n, parent[n]
+        wl.append(_worker_entry(w, i, start, bits, 0))
+    return levels, fan_in, wl
+
+
+def _rack_levels(where, workers, on_path, order, by_switch):
+    """Rack-scale (ATP §5.2.2's RSS): each worker's own switch aggregates its
+    rack at level 0 and nothing else aggregates. Level 1 only names the
+    rack, so the PS can tell the racks' partial results apart; the GOAT
+    field pins each fragment to its rack switch, so the switches above
+    forward the partial results untouched. (levels, fan_in, workers)."""
+    racks = [n for n in sorted(on_path, key=order.get)
+             if any(w["switch"] == n for w in workers)]
+    per_rack = {n: [w for w in workers if w["switch"] == n] for n in racks}
+    sizes = {len(v) for v in per_rack.values()}
+    if len(sizes) != 1:
+        raise TopologyError(f"{where}: rack mode needs the same number of workers in every rack")
+    levels = 1 if len(racks) == 1 else 2
+    fan_in = [sizes.pop()] + ([len(racks)] if levels == 2 else [])
+    wl = []
+    for i, w in enumerate(workers):
+        bits = [per_rack[w["switch"]].index(w)]
+        if levels == 2:
+            bits.append(racks.index(w["switch"]))
+        wl.append(_worker_entry(w, i, 0, bits, by_switch[w["switch"]]["id"] if levels == 2 else 0))
+    return levels, fan_in, wl

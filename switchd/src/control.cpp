@@ -189,20 +189,8 @@ public:
 			return malformed(f.src_ip, "an ACK sent to the switch");
 		if (msg_.op == INA_CTRL_JOB_QUERY || msg_.op == INA_CTRL_JOB_INFO)
 			return malformed(f.src_ip, "a job query or job info (worker <-> PS) sent to the switch");
-		if (!authentic(frame, f)) {
-			app_.control_auth_drops++;
-			return warn(log_auth_, "control message for job {} from {} dropped: {}", f.hdr.job_id,
-				    ipv4_str(f.src_ip),
-				    app_.cfg.control_key.empty() ? "no control key configured"
-								 : "wrong MAC (not signed with this switch's key)");
-		}
-		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
-			app_.control_replay_drops++;
-			return warn(log_replay_,
-				    "control message for job {} from {} dropped: counter {} replayed or outside "
-				    "the {} s window of this switch's clock",
-				    f.hdr.job_id, ipv4_str(f.src_ip), msg_.counter, app_.cfg.control_window_s);
-		}
+		if (!authentic_and_fresh(frame, f, "control message"))
+			return;
 		JobConfig job;
 		std::string err = job_from_control(msg_, f.hdr.job_id, &job);
 		if (err.empty() && msg_.ps_ip != f.src_ip)
@@ -248,20 +236,8 @@ public:
 		std::string err = ina::goat_ctrl_parse(f.payload, f.payload_len, &g.ranges, &ps_ip, &msg_.counter);
 		if (!err.empty())
 			return malformed(f.src_ip, err.c_str());
-		if (!authentic(frame, f)) {
-			app_.control_auth_drops++;
-			return warn(log_auth_, "GOAT control message for job {} from {} dropped: {}", g.job,
-				    ipv4_str(f.src_ip),
-				    app_.cfg.control_key.empty() ? "no control key configured"
-								 : "wrong MAC (not signed with this switch's key)");
-		}
-		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
-			app_.control_replay_drops++;
-			return warn(log_replay_,
-				    "GOAT control message for job {} from {} dropped: counter {} replayed or "
-				    "outside the {} s window of this switch's clock",
-				    g.job, ipv4_str(f.src_ip), msg_.counter, app_.cfg.control_window_s);
-		}
+		if (!authentic_and_fresh(frame, f, "GOAT control message"))
+			return;
 		if (ps_ip != f.src_ip)
 			err = "ps_ip " + ipv4_str(ps_ip) + " is not the sender";
 		if (err.empty())
@@ -283,6 +259,29 @@ public:
 		}
 		app_.control_ok++;
 		ack(m, f, INA_CTRL_APPLIED);
+	}
+
+	/* The MAC, then the counter (msg_.counter, decoded by the caller) of a
+	 * control message of either kind; false, counted and logged (rate
+	 * limited, `what` naming the kind) when it is dropped. */
+	bool authentic_and_fresh(const uint8_t *frame, const ina::InaFrame &f, const char *what)
+	{
+		if (!authentic(frame, f)) {
+			app_.control_auth_drops++;
+			warn(log_auth_, "{} for job {} from {} dropped: {}", what, f.hdr.job_id, ipv4_str(f.src_ip),
+			     app_.cfg.control_key.empty() ? "no control key configured"
+							  : "wrong MAC (not signed with this switch's key)");
+			return false;
+		}
+		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
+			app_.control_replay_drops++;
+			warn(log_replay_,
+			     "{} for job {} from {} dropped: counter {} replayed or outside the {} s window of this "
+			     "switch's clock",
+			     what, f.hdr.job_id, ipv4_str(f.src_ip), msg_.counter, app_.cfg.control_window_s);
+			return false;
+		}
+		return true;
 	}
 
 	/* A job whose PS said it repeats its registration every refresh_ms and

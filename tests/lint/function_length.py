@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Fails listing every function longer than the limit (120 lines) in the
 project's C/C++ sources outside tests/, as universal-ctags counts them (from
-the line of the function's name to its closing brace, `--fields=+ne`).
+the line of the function's name to its closing brace, `--fields=+ne`), and in
+its Python files, tests/ included, as Python's own parser counts them (from
+the `def` line to the function's last line; a nested function counts in its
+own right and in the function around it).
 
     function_length.py SOURCE_ROOT [--max N] [--ctags PATH]"""
 import argparse
+import ast
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sources import project_sources  # noqa: E402
+from sources import project_sources, python_sources  # noqa: E402
 
 
 def long_functions(root, files, limit, ctags):
@@ -35,6 +39,25 @@ def long_functions(root, files, limit, ctags):
     return found, r.stdout
 
 
+def long_python_functions(root, files, limit):
+    """(found, number of functions) over the Python files; a file Python
+    cannot parse is a failure of its own, not a pass."""
+    found, n = [], 0
+    for path in files:
+        try:
+            with open(os.path.join(root, path), "rb") as f:
+                tree = ast.parse(f.read(), filename=path)
+        except (SyntaxError, ValueError) as e:
+            sys.exit(f"function_length: {path}: not parsed as Python: {e}")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n += 1
+                length = node.end_lineno - node.lineno + 1
+                if length > limit:
+                    found.append((length, path, node.lineno, node.name))
+    return found, n
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("root")
@@ -51,11 +74,13 @@ def main():
     if n < 100:
         sys.exit(f"function_length: ctags found only {n} functions with an end line in "
                  f"{len(files)} files; is {args.ctags} universal-ctags?")
-    for length, path, start, name in sorted(found, reverse=True):
+    py_files = python_sources(args.root)
+    py_found, py_n = long_python_functions(args.root, py_files, args.max)
+    for length, path, start, name in sorted(found + py_found, reverse=True):
         print(f"{path}:{start}: {name} is {length} lines (limit {args.max})")
-    print(f"function_length: {n} functions in {len(files)} files, "
-          f"{len(found)} longer than {args.max} lines")
-    return 1 if found else 0
+    print(f"function_length: {n} C/C++ functions in {len(files)} files, {py_n} Python functions "
+          f"in {len(py_files)} files, {len(found) + len(py_found)} longer than {args.max} lines")
+    return 1 if found or py_found else 0
 
 
 if __name__ == "__main__":

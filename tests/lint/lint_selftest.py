@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The lint checks catch what they are for: on a small tree with one long
-function and one include cycle each fails and names it; on the same tree
-without them each passes.
+function (C++ and Python) and one include cycle each fails and names it; on
+the same tree without them each passes.
 
     lint_selftest.py CTAGS"""
 import os
@@ -30,6 +30,10 @@ def function(name, body_lines):
     return f"int {name}(int x)\n{{\n" + "\tx += 1;\n" * body_lines + "\treturn x;\n}\n\n"
 
 
+def py_function(name, body_lines, indent=""):
+    return f"{indent}def {name}(x):\n" + f"{indent}    x += 1\n" * body_lines + f"{indent}    return x\n\n"
+
+
 def tree(root, long_body, cycle):
     # Enough small functions and includes that the checks' own sanity
     # thresholds (a real project, a real ctags) are met.
@@ -42,8 +46,15 @@ def tree(root, long_body, cycle):
     write(root, "big/src/big.cpp", function("short_enough", 116) + function("too_long", long_body))
     write(root, "big/src/x.h", '#include "y.h"\n')
     write(root, "big/src/y.h", '#include "x.h"\n' if cycle else "\n")
-    # tests/ is not held to the function limit
+    # tests/ is not held to the C++ function limit
     write(root, "tests/t.cpp", function("long_test", 300))
+    # Python is, everywhere (tests/ too, and a script without .py): the
+    # long one a method, the short ones at the limit.
+    write(root, "tests/t.py", py_function("py_short_enough", 118) + "class C:\n" +
+          py_function("py_too_long", long_body + 2, indent="    "))
+    write(root, "scripts/tool", "#!/usr/bin/python3\n" + py_function("tool_short", 118))
+    os.chmod(os.path.join(root, "scripts/tool"), 0o755)
+    write(root, "scripts/notes", "#!/bin/sh\n" + "x\n" * 200)
 
 
 def run(script, root, *extra):
@@ -61,6 +72,10 @@ def main():
         check(rc == 1 and "too_long is 123 lines" in out, "a 123-line function fails, named")
         check("short_enough" not in out and "long_test" not in out,
               "a 120-line function and tests/ pass")
+        check("tests/t.py:" in out and "py_too_long is 123 lines" in out,
+              "a 123-line Python method in tests/ fails, named")
+        check("py_short_enough" not in out and "tool_short" not in out,
+              "120-line Python functions pass")
         rc, out = run("function_length.py", good, "--ctags", ctags)
         check(rc == 0, f"no function over 120 lines passes ({out.strip()[-200:]})")
         rc, out = run("include_cycles.py", bad)

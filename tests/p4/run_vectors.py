@@ -53,6 +53,10 @@ ADMISSION_DIR = os.path.join(ROOT, "tests", "p4", "admission")
 SWITCHD_STATS_H = os.path.join(ROOT, "switchd", "src", "stats.h")
 sys.path.insert(0, P4_DIR)
 import p4gen  # noqa: E402
+# The wire format's one Python definition, by path (the ina package itself
+# would need its compiled extension).
+sys.path.insert(0, os.path.join(ROOT, "workerlib", "python", "ina"))
+import wire  # noqa: E402
 
 SKIP = 77
 LANES = 31
@@ -72,8 +76,7 @@ IN_KEYS = {"now", "raw", "version", "type", "flags", "job", "agg_node", "seq", "
            "elems", "level", "levels", "bitmaps", "fan_ins", "values", "eth_type", "ip_vihl",
            "ip_tos", "ip_len", "ip_proto", "udp_dport", "udp_len", "frame_len",
            "port", "src_ip", "src_mac"}
-FLAGS = {"ACK": 0x1, "RESEND": 0x2, "COLLISION": 0x4, "ECN": 0x8, "OVERFLOW": 0x10,
-         "COL": 0x20, "BYPASS": 0x40, "FLOAT": 0x80}
+FLAGS = wire.FLAG_NAMES
 ING = "InaIngress"
 REG_ID = ING + ".aggregator_id_0.aggregator_id_reg"          # key (target.p4)
 REG_ID_TS = ING + ".aggregator_id_0.aggregator_id_reg_ts"    # ~timestamp
@@ -223,20 +226,20 @@ def put_ina(b, f):
     typ = f.get("type", "0")
     typ = {"data": 0, "control": 1}[typ] if typ in ("data", "control") else parse_int(typ)
     remap = f.get("remap", "none")
-    hdr = struct.pack(
-        "!BBHHHIIIHBB4I4B",
-        parse_int(f.get("version", "1")), typ, parse_flags(f.get("flags", "0")),
-        parse_int(f.get("job", "0")), parse_int(f.get("agg_node", "0")),
-        parse_int(f.get("seq", "0")), parse_int(f.get("index", "0")),
-        0xFFFFFFFF if remap == "none" else parse_int(remap), elems,
-        parse_int(f.get("level", "0")), parse_int(f.get("levels", "1")),
-        *parse_list(f.get("bitmaps", "")), *parse_list(f.get("fan_ins", "")))
-    need = 42 + 44 + 4 * len(values)
+    hdr = wire.pack_ina(
+        parse_int(f.get("job", "0")), parse_int(f.get("seq", "0")),
+        version=parse_int(f.get("version", "1")), type=typ, flags=parse_flags(f.get("flags", "0")),
+        agg_node=parse_int(f.get("agg_node", "0")), agg_index=parse_int(f.get("index", "0")),
+        remap_index=wire.INA_NO_REMAP if remap == "none" else parse_int(remap), elem_count=elems,
+        level=parse_int(f.get("level", "0")), levels=parse_int(f.get("levels", "1")),
+        bitmap=parse_list(f.get("bitmaps", "")), fan_in=parse_list(f.get("fan_ins", "")))
+    need = wire.frame_len(len(values))
     if len(b) < need:
         b.extend(bytes(need - len(b)))
-    b[42:86] = hdr
+    b[wire.INA_HDR_OFFSET:wire.INA_PAYLOAD_OFFSET] = hdr
     for i, x in enumerate(values):
-        b[86 + 4 * i:90 + 4 * i] = struct.pack("!I", x)
+        off = wire.INA_PAYLOAD_OFFSET + 4 * i
+        b[off:off + 4] = struct.pack("!I", x)
     return len(values)
 
 
@@ -245,13 +248,13 @@ def build_frame(f):
         return bytes.fromhex(f["raw"])
     values = parse_values(f["values"]) if "values" in f else [0] * parse_int(f.get("elems", "0"))
     payload = 4 * len(values)
-    b = bytearray(86 + payload)
+    b = bytearray(wire.INA_PAYLOAD_OFFSET + payload)
     b[0:6] = PS_MAC.to_bytes(6, "big")
     b[6:12] = p4gen.mac_int(f.get("src_mac", p4gen.mac_str(SENDER_MAC)), "src_mac").to_bytes(6, "big")
     b[12:14] = struct.pack("!H", parse_int(f.get("eth_type", "0x0800")))
     ip = bytearray(struct.pack(
         "!BBHHHBBHII", parse_int(f.get("ip_vihl", "0x45")), parse_int(f.get("ip_tos", "0")),
-        parse_int(f.get("ip_len", str(20 + 8 + 44 + payload))), 0, 0x4000, 64,
+        parse_int(f.get("ip_len", str(wire.IPV4_HDR.size + wire.UDP_HDR.size + wire.INA_HDR_LEN + payload))), 0, 0x4000, 64,
         parse_int(f.get("ip_proto", "17")), 0,
         p4gen.ip_int(f.get("src_ip", p4gen.ip_str(SENDER_IP)), "src_ip"), PS_IP))
     s = sum(struct.unpack("!10H", ip))
@@ -259,8 +262,9 @@ def build_frame(f):
         s = (s & 0xFFFF) + (s >> 16)
     ip[10:12] = struct.pack("!H", ~s & 0xFFFF)
     b[14:34] = ip
-    b[34:42] = struct.pack("!HHHH", 18766, parse_int(f.get("udp_dport", "18766")),
-                           parse_int(f.get("udp_len", str(8 + 44 + payload))), 0)
+    udp_fixed = wire.UDP_HDR.size + wire.INA_HDR_LEN
+    b[34:42] = struct.pack("!HHHH", wire.INA_UDP_PORT, parse_int(f.get("udp_dport", str(wire.INA_UDP_PORT))),
+                           parse_int(f.get("udp_len", str(udp_fixed + payload))), 0)
     put_ina(b, f)
     if "frame_len" in f:
         n = parse_int(f["frame_len"])
@@ -573,9 +577,11 @@ def frame_job(frame):
     if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
         return None
     udp = 14 + 4 * (frame[14] & 0xF)
-    if len(frame) < udp + 8 + 6 or struct.unpack("!H", frame[udp + 2:udp + 4])[0] != 18766:
+    ina = udp + wire.UDP_HDR.size
+    job = ina + wire.INA_HDR.offsets["job_id"]
+    if len(frame) < job + 2 or struct.unpack("!H", frame[udp + 2:udp + 4])[0] != wire.INA_UDP_PORT:
         return None
-    return struct.unpack("!H", frame[udp + 12:udp + 14])[0]
+    return struct.unpack("!H", frame[job:job + 2])[0]
 
 
 def in_port(step):
@@ -620,7 +626,8 @@ def diff_frame(a, b):
         return f"length {len(a)}, expected {len(b)}"
     for i in range(len(a)):
         if a[i] != b[i]:
-            where = ("INA header" if 42 <= i < 86 else "payload" if i >= 86 else "outer headers")
+            where = ("INA header" if wire.INA_HDR_OFFSET <= i < wire.INA_PAYLOAD_OFFSET else
+                     "payload" if i >= wire.INA_PAYLOAD_OFFSET else "outer headers")
             return f"first difference at byte {i} ({where}): got {a[i]:#04x}, expected {b[i]:#04x}"
     return ""
 

@@ -27,9 +27,16 @@ import tempfile
 import time
 import zlib
 
-UDP_PORT = 18766
-F_ACK, F_RESEND, F_COLLISION, F_ECN = 1, 2, 4, 8
-F_OVERFLOW, F_BYPASS = 0x10, 0x40
+# The wire format's one Python definition, workerlib/python/ina/wire.py, by
+# path: meson runs this file from the source tree, and the ina package itself
+# would need its compiled extension.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
+                                "python", "ina"))
+import wire  # noqa: E402
+
+UDP_PORT = wire.INA_UDP_PORT
+F_ACK, F_RESEND, F_COLLISION, F_ECN = wire.INA_F_ACK, wire.INA_F_RESEND, wire.INA_F_COLLISION, wire.INA_F_ECN
+F_OVERFLOW, F_BYPASS = wire.INA_F_OVERFLOW, wire.INA_F_BYPASS
 HOSTS = {0: ("10.0.0.1", "02:00:00:00:00:01"), 1: ("10.0.0.2", "02:00:00:00:00:02"),
          2: ("10.0.0.3", "02:00:00:00:00:03")}
 PS_IP, PS_MAC = "10.0.0.100", "02:00:00:00:00:64"
@@ -92,6 +99,11 @@ def agg_index(job, seq, n=AGGS):
     return zlib.crc32(struct.pack(">HI", job, seq)) % n
 
 
+def group_of(job):
+    """The job's multicast group and its MAC, as text (wire.job_group)."""
+    return wire.ip_text(wire.job_group(job)), wire.mac_text(wire.job_group_mac(job))
+
+
 def ina_frame(src_ip, dst_ip, dst_mac, src_mac, job, seq, values, flags=0, index=None, level=0,
               levels=1, bitmaps=(0, 0, 0, 0), fan_in=(3, 0, 0, 0), typ=0, extra=b"", tos=0,
               agg_node=0, epoch=0):
@@ -99,11 +111,10 @@ def ina_frame(src_ip, dst_ip, dst_mac, src_mac, job, seq, values, flags=0, index
     from scapy.all import Ether, IP, UDP, Raw
     if index is None:
         index = agg_index(job, seq)
-    flags = (flags & 0xFF) | (epoch << 8)
-    hdr = struct.pack(">BBHHHIIIHBB4I4B", 1, typ, flags, job, agg_node, seq, index, 0xFFFFFFFF,
-                      len(values), level, levels, *bitmaps, *fan_in)
-    assert len(hdr) == 44
-    payload = hdr + b"".join(struct.pack(">i", v) for v in values) + extra
+    hdr = wire.pack_ina(job, seq, type=typ, flags=flags & 0xFF, epoch=epoch, agg_node=agg_node,
+                        agg_index=index, elem_count=len(values), level=level, levels=levels,
+                        bitmap=bitmaps, fan_in=fan_in)
+    payload = hdr + wire.pack_payload(values) + extra
     return (Ether(dst=dst_mac, src=src_mac) / IP(src=src_ip, dst=dst_ip, tos=tos, id=1) /
             UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(payload))
 
@@ -119,11 +130,12 @@ def parse_ina(pkt):
     if UDP not in pkt or pkt[UDP].dport != UDP_PORT:
         return None
     b = bytes(pkt[UDP].payload)
-    f = struct.unpack(">BBHHHIIIHBB4I4B", b[:44])
-    n = f[8]
-    vals = list(struct.unpack(f">{n}i", b[44:44 + 4 * n])) if len(b) >= 44 + 4 * n else None
-    return dict(type=f[1], flags=f[2], job=f[3], agg_node=f[4], seq=f[5], index=f[6], elems=n, level=f[9],
-                levels=f[10], bitmap=list(f[11:15]), values=vals, ip_src=pkt[IP].src,
+    f = wire.unpack_ina(b)
+    n, hl = f["elem_count"], wire.INA_HDR_LEN
+    vals = wire.unpack_payload(b, n, hl) if len(b) >= hl + 4 * n else None
+    return dict(type=f["type"], flags=f["flags"], job=f["job_id"], agg_node=f["agg_node"], seq=f["seq"],
+                index=f["agg_index"], elems=n, level=f["level"], levels=f["levels"],
+                bitmap=list(f["bitmap"]), values=vals, ip_src=pkt[IP].src,
                 ip_dst=pkt[IP].dst, tos=pkt[IP].tos, mac_dst=pkt.dst, raw=b)
 
 
@@ -290,7 +302,7 @@ def exchange(send, ifaces, to_send, timeout=2.0, want=None):
     """Sends frames (iface, pkt) and returns {iface: [parsed INA frames]}."""
     from scapy.all import AsyncSniffer, sendp, conf
     conf.verb = 0
-    sniffers = {i: AsyncSniffer(iface=i, store=True, filter="udp port 18766") for i in ifaces}
+    sniffers = {i: AsyncSniffer(iface=i, store=True, filter=f"udp port {UDP_PORT}") for i in ifaces}
     for s in sniffers.values():
         s.start()
     time.sleep(0.5)
@@ -399,7 +411,7 @@ def case_collision(sw, lcores=1):
 def case_multicast(sw, lcores=1, driver="af_packet"):
     seq = 9
     vals = list(range(100, 162))
-    ack = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, seq, vals,
+    ack = ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, seq, vals,
                     flags=F_ACK)
     got = exchange(None, ["h0", "h1"], [("h2", ack)], want={"h0": 1, "h1": 1})
     h0 = [p for p in got["h0"] if p["flags"] & F_ACK]
@@ -407,7 +419,7 @@ def case_multicast(sw, lcores=1, driver="af_packet"):
     check(len(h0) == 1 and len(h1) == 1, f"one parameter copy per port ({len(h0)}, {len(h1)})")
     check(h0[0]["ip_dst"] == HOSTS[0][0] and h0[0]["mac_dst"] == HOSTS[0][1],
           "single worker behind h0 gets a unicast copy (its IP and MAC)")
-    check(h1[0]["ip_dst"] == f"239.18.0.{JOB}" and h1[0]["mac_dst"] == f"01:00:5e:12:00:{JOB:02x}",
+    check((h1[0]["ip_dst"], h1[0]["mac_dst"]) == group_of(JOB),
           "two workers behind h1 get the group copy")
     check(h0[0]["values"] == vals and h1[0]["values"] == vals, "payload intact in every copy")
     s = sw.telemetry("/ina/summary")
@@ -418,7 +430,7 @@ def case_multicast(sw, lcores=1, driver="af_packet"):
         check(s["multicast_flat_copies"] == 2, f"{driver} cannot send chains: flat copies")
     # A parameter packet with the PS's addresses on a port toward workers is not
     # the PS's: it is dropped as a forged result, not replicated.
-    ack2 = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, seq + 1,
+    ack2 = ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, seq + 1,
                      vals, flags=F_ACK)
     got = exchange(None, ["h0"], [("h1", ack2)], timeout=1)
     check(not [p for p in got["h0"] if p["flags"] & F_ACK and p["seq"] == seq + 1],
@@ -438,11 +450,11 @@ def case_split_horizon(sw, lcores=1):
     exchange(None, ["h2"], [("h2", reg)], timeout=1, want={"h2": 1})
     check(21 in sw.telemetry("/ina/jobs"), "job 21 registered")
     vals = list(range(62))
-    ack = ina_frame(PS_IP, "239.18.0.21", "01:00:5e:12:00:15", PS_MAC, 21, 3, vals, flags=F_ACK,
+    ack = ina_frame(PS_IP, *group_of(21), PS_MAC, 21, 3, vals, flags=F_ACK,
                     epoch=1)
     got = exchange(None, ["h0", "h2"], [("h2", ack)], want={"h0": 1})
     check(len([p for p in got["h0"] if p["flags"] & F_ACK]) == 1, "the worker behind h0 gets its copy")
-    check(not [p for p in got["h2"] if p["flags"] & F_ACK and p["ip_dst"] != "239.18.0.21"],
+    check(not [p for p in got["h2"] if p["flags"] & F_ACK and p["ip_dst"] != group_of(21)[0]],
           "no copy back out of the PS's port")
     s = sw.telemetry("/ina/summary")
     check(s["multicast_split_horizon"] == 1 and s["forged_result_drops"] == 0,
@@ -483,7 +495,7 @@ def case_forged_result(sw, lcores=1):
     exchange(None, ["h2"], [("h0", gradient(0, seq, [1] * 62, bit=0))], timeout=0.5)
     check(sw.telemetry("/ina/aggregators")["in_use"] == 1, "worker 0's contribution holds an aggregator")
     evil = [9999] * 62
-    group = (f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}")
+    group = group_of(JOB)
     forged = [
         ("h0", ina_frame(HOSTS[0][0], group[0], group[1], HOSTS[0][1], JOB, seq, evil, flags=F_ACK)),
         ("h0", ina_frame(PS_IP, group[0], group[1], PS_MAC, JOB, seq, evil, flags=F_ACK)),
@@ -629,7 +641,7 @@ def case_share(sw, lcores=1):
     check(len(whole) == 16 and all(v == want for v in sums.values()),
           f"the refused fragments reach the PS whole, their sums exact ({len(whole)} packets)")
     check(sw.telemetry(f"/ina/job,{JOB}")["share_refusals"] == 24, "24 refusals in all")
-    acks = [("h2", ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, q,
+    acks = [("h2", ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, q,
                              want, flags=F_ACK, index=q - 1000)) for q in sorted(results)]
     exchange(None, ["h0"], acks, want={"h0": 4})
     check(sw.telemetry(f"/ina/job,{JOB}")["aggregators_held"] == 0 and
@@ -767,7 +779,7 @@ def case_gc(sw, lcores=1):
     exchange(None, ["h2"], [("h0", claim)], timeout=0.5)
     a = sw.telemetry("/ina/aggregators")
     check(a["in_use"] == 1, "aggregator held by the dead fragment")
-    ack = ina_frame(PS_IP, f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}", PS_MAC, JOB, 401,
+    ack = ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, 401,
                     [0] * 62, flags=F_ACK, index=idx)
     exchange(None, ["h0"], [("h2", ack)], timeout=0.5)
     a = sw.telemetry("/ina/aggregators")
@@ -828,7 +840,7 @@ def case_malformed(sw, lcores=1):
         base / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(bytes([2]) + raw[1:]),  # version 2
         base / UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(raw[:4] + b"\0\0" + raw[6:]),  # job 0
     ]
-    assert struct.unpack(">H", raw[4:6])[0] == JOB  # the job id field is bytes 4..5
+    assert wire.unpack_ina(raw)["job_id"] == JOB and wire.INA_HDR.offsets["job_id"] == 4  # bytes 4..5
     plain = base / UDP(sport=40000, dport=UDP_PORT + 1) / Raw(b"x" * 40)
     before = sw.telemetry("/ina/summary")
     sends = [("h0", p) for p in bad] + [("h0", plain)]
@@ -925,6 +937,32 @@ def summary_drops(line):
     return int(m.group(1)), sections
 
 
+def summary_drop_sections(sw, counters, kinds, nports, jobs, lcores):
+    """What the summaries must name, by section ("" the switch, "port NAME",
+    "job N", "lcore K"): every non-zero drop counter of the switch
+    (`counters`: its summary, pipeline and netreduce telemetry), of each
+    port, of `jobs` and, with several, of each lcore."""
+    s, p, nr = counters
+    switch = {**drops_of(s, kinds["lcore"]), **drops_of(s, kinds["port"]),
+              **drops_of(p, kinds["pipeline"]), **drops_of(nr, kinds["netreduce"])}
+    want_sections = {"": switch}
+    for i in range(nports):
+        t = sw.telemetry(f"/ina/port,{i}")
+        if drops_of(t, kinds["port"]):
+            want_sections[f"port {t['name']}"] = drops_of(t, kinds["port"])
+    for job in jobs:
+        t = drops_of(sw.telemetry(f"/ina/job,{job}"), kinds["job"])
+        if t:
+            want_sections[f"job {job}"] = t
+    if lcores > 1:
+        for k in range(lcores):
+            t = sw.telemetry(f"/ina/lcore,{k}")
+            d = {**drops_of(t, kinds["lcore"]), **drops_of(t, kinds["pipeline"])}
+            if d:
+                want_sections[f"lcore {k}"] = d
+    return want_sections
+
+
 def case_accounting(sw, lcores=1):
     """Every packet is explained by the counters: after a mix of every kind
     of traffic (gradients that complete, one that stays, a collision, a
@@ -943,7 +981,7 @@ def case_accounting(sw, lcores=1):
     raw = bytes(good[UDP].payload)
     to_ps = Ether(dst=PS_MAC, src=mac0) / IP(src=ip0, dst=PS_IP)
     arp = Ether(src=mac0, dst="ff:ff:ff:ff:ff:ff")
-    group = (f"239.18.0.{JOB}", f"01:00:5e:12:00:{JOB:02x}")
+    group = group_of(JOB)
     seqs = [50, 51, 52, 53]
     h0 = [gradient(0, s, vals[0], bit=0) for s in seqs] + [
         gradient(0, 60, [5] * 62, bit=0),  # held: no other worker sends seq 60
@@ -1008,25 +1046,7 @@ def case_accounting(sw, lcores=1):
     check(a["rx"] + a["made"] == a["tx"] + a["drops"] + a["consumed"] + a["queued"],
           "rx + made == tx + drops + consumed + queued: "
           f"{a['rx']} + {a['made']} == {a['tx']} + {a['drops']} + {a['consumed']} + {a['queued']}")
-    # What the summaries must name: every non-zero drop counter of the
-    # switch, of each port, job and (with several) lcore.
-    switch = {**drops_of(s, kinds["lcore"]), **drops_of(s, kinds["port"]),
-              **drops_of(p, kinds["pipeline"]), **drops_of(nr, kinds["netreduce"])}
-    want_sections = {"": switch}
-    for i in range(nports):
-        t = sw.telemetry(f"/ina/port,{i}")
-        if drops_of(t, kinds["port"]):
-            want_sections[f"port {t['name']}"] = drops_of(t, kinds["port"])
-    for job in (JOB, 21, 99):
-        t = drops_of(sw.telemetry(f"/ina/job,{job}"), kinds["job"])
-        if t:
-            want_sections[f"job {job}"] = t
-    if lcores > 1:
-        for k in range(lcores):
-            t = sw.telemetry(f"/ina/lcore,{k}")
-            d = {**drops_of(t, kinds["lcore"]), **drops_of(t, kinds["pipeline"])}
-            if d:
-                want_sections[f"lcore {k}"] = d
+    want_sections = summary_drop_sections(sw, (s, p, nr), kinds, nports, (JOB, 21, 99), lcores)
     check(set(want_sections) >= {"", "port net_af_packet0", f"job {JOB}", "job 21"},
           f"drops on the switch, port 0, jobs {JOB} and 21: {sorted(want_sections)}")
     time.sleep(1.5)  # a periodic summary (stats_interval_s 1) after the last packet
@@ -1060,13 +1080,26 @@ def fuzz_templates():
         t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 500 + w, [w + 1] * 62, bit=w))))
         t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 600, [7] * 62, bit=w, flags=F_RESEND))))
         t.append(("h0" if w == 0 else "h1", bytes(gradient(w, 700, [1] * 3, bit=w, levels=2, level=1))))
-    ack = ina_frame(PS_IP, "239.18.0.7", "01:00:5e:12:00:07", PS_MAC, JOB, 500, [6] * 62, flags=F_ACK,
+    ack = ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, 500, [6] * 62, flags=F_ACK,
                     bitmaps=(7, 0, 0, 0))
     t.append(("h2", bytes(ack)))
     t.append(("h2", bytes(ctrl(1, [(HOSTS[0][0], HOSTS[0][1], 0)], job=22))))
     t.append(("h0", bytes(Ether(dst=PS_MAC, src=HOSTS[0][1]) / IP(src=HOSTS[0][0], dst=PS_IP) /
                           UDP(sport=1, dport=UDP_PORT + 1) / Raw(b"x" * 64))))
     return t
+
+
+def _fuzz_ina_fields():
+    """(frame offset, size) of the INA header fields fuzz_frame mutates: each
+    scalar field, and the first two entries of bitmap and fan_in (levels 0
+    and 1), in wire.h order."""
+    lay, base = wire.INA_HDR, wire.INA_HDR_OFFSET
+    scalars = [(base + lay.offsets[n], lay.sizes[n]) for n, code in lay.fields if not code[:-1]]
+    per_level = [(n, lay.sizes[n] // lay.counts[n]) for n in ("bitmap", "fan_in")]
+    return tuple(scalars + [(base + lay.offsets[n] + k * size, size) for n, size in per_level for k in (0, 1)])
+
+
+FUZZ_INA_FIELDS = _fuzz_ina_fields()
 
 
 def fuzz_frame(rnd, tmpl):
@@ -1076,10 +1109,8 @@ def fuzz_frame(rnd, tmpl):
     edge = (0, 1, 0x7F, 0x80, 0xFF, 0xFFFF, 0xFFFFFFFF, 0x80000000)
     for _ in range(rnd.randint(1, 4)):
         op = rnd.randrange(8)
-        if op <= 2 and len(f) >= 86:  # an INA header field (offsets from wire.h's layout)
-            off, size = rnd.choice(((42, 1), (43, 1), (44, 2), (46, 2), (48, 2), (50, 4), (54, 4),
-                                    (58, 4), (62, 2), (64, 1), (65, 1), (66, 4), (70, 4), (82, 1),
-                                    (83, 1)))
+        if op <= 2 and len(f) >= wire.INA_PAYLOAD_OFFSET:  # an INA header field
+            off, size = rnd.choice(FUZZ_INA_FIELDS)
             v = rnd.choice(edge) if rnd.random() < 0.5 else rnd.getrandbits(8 * size)
             f[off:off + size] = (v & ((1 << (8 * size)) - 1)).to_bytes(size, "big")
         elif op == 3 and len(f) >= 42:  # IP or UDP header field
@@ -1178,25 +1209,36 @@ def ctrl(op, workers, job=21, src=(PS_IP, PS_MAC), key=KEY, counter=None, ps_ip=
     `status` 0: a new run (the switch gives the next epoch); 1: a renewal of
     `epoch` (INA header flags bits 8-15)."""
     ip, mac = src
-    body = struct.pack(">BBBBI6s4BH", op, len(workers), 1, status, ip_u32(ps_ip or ip),
-                       bytes.fromhex(mac.replace(":", "")), fan_in, 0, 0, 0, refresh_ms)
-    for wip, wmac, bit in workers:
-        body += struct.pack(">I6s4BH", ip_u32(wip), bytes.fromhex(wmac.replace(":", "")),
-                            bit, 255, 255, 255, 0)
-    body += struct.pack(">Q", next_counter() if counter is None else counter)
-    frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
-                      fan_in=(0, 0, 0, 0), extra=body + bytes(32), epoch=epoch)
+    body = wire.pack_ctrl(op, ip_u32(ps_ip or ip), mac_bytes(mac), levels=1, status=status,
+                          fan_in=(fan_in,), refresh_ms=refresh_ms,
+                          workers=[(ip_u32(wip), mac_bytes(wmac), (bit, 255, 255, 255))
+                                   for wip, wmac, bit in workers])
+    return signed_ctrl(src, job, body, key, next_counter() if counter is None else counter, epoch)
+
+
+def mac_bytes(mac):
+    return bytes.fromhex(mac.replace(":", ""))
+
+
+def signed_ctrl(src, job, body, key, counter, epoch=0):
+    """The control frame from `src` to the switch for `job` with control
+    payload `body` (header and entries), its counter and a MAC with `key`
+    (None: left zero)."""
+    ip, mac = src
+    auth = wire.CTRL_AUTH.pack(counter=counter)
+    frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=wire.INA_TYPE_CONTROL, levels=0, index=0,
+                      fan_in=(0, 0, 0, 0), extra=body + auth, epoch=epoch)
     if key:
         from scapy.all import Raw
-        signed = bytes(frame[Raw])[:-32]
-        mac_in = struct.pack(">II", ip_u32(SW_IP), ip_u32(ip)) + signed
+        signed = bytes(frame[Raw])[:-wire.INA_CTRL_MAC_LEN]
+        mac_in = wire.ctrl_mac_input(ip_u32(SW_IP), ip_u32(ip), signed)
         frame[Raw].load = signed + hmac.new(key, mac_in, hashlib.sha256).digest()
     return frame
 
 
 def ctrl_counter(frame):
     from scapy.all import UDP
-    return struct.unpack(">Q", bytes(frame[UDP].payload)[-40:-32])[0]
+    return wire.CTRL_AUTH.unpack(bytes(frame[UDP].payload)[-wire.CTRL_AUTH.size:])["counter"]
 
 
 def acks(parsed, key=KEY):
@@ -1204,21 +1246,29 @@ def acks(parsed, key=KEY):
     [(job, status, counter)]."""
     out = []
     for p in parsed:
+        if not is_ctrl_ack(p):
+            continue
         b = p["raw"]
-        if p["type"] != 1 or len(b) != 44 + 20 + 40 or b[44] != 3:
+        mac_in = wire.ctrl_mac_input(ip_u32(p["ip_dst"]), ip_u32(p["ip_src"]), b[:-wire.INA_CTRL_MAC_LEN])
+        if key and not hmac.compare_digest(hmac.new(key, mac_in, hashlib.sha256).digest(),
+                                           b[-wire.INA_CTRL_MAC_LEN:]):
             continue
-        mac_in = struct.pack(">II", ip_u32(p["ip_dst"]), ip_u32(p["ip_src"])) + b[:-32]
-        if key and not hmac.compare_digest(hmac.new(key, mac_in, hashlib.sha256).digest(), b[-32:]):
-            continue
-        out.append((p["job"], b[47], struct.unpack(">Q", b[-40:-32])[0]))
+        hdr, _, auth = wire.unpack_ctrl(b[wire.INA_HDR_LEN:])
+        out.append((p["job"], hdr["status"], auth["counter"]))
     return out
+
+
+def is_ctrl_ack(p):
+    """A parsed frame that is a control ACK: no workers, op INA_CTRL_ACK."""
+    b = p["raw"]
+    return (p["type"] == wire.INA_TYPE_CONTROL and
+            len(b) == wire.INA_HDR_LEN + wire.CTRL_HDR.size + wire.CTRL_AUTH.size and
+            b[wire.INA_HDR_LEN + wire.CTRL_HDR.offsets["op"]] == wire.INA_CTRL_ACK)
 
 
 def ack_epochs(parsed, key=KEY):
     """The epochs (INA flags bits 8-15) of the verified control ACKs among parsed frames."""
-    return [p["flags"] >> 8 for p in parsed
-            if p["type"] == 1 and len(p["raw"]) == 44 + 20 + 40 and p["raw"][44] == 3 and
-            acks([p], key)]
+    return [wire.flags_epoch(p["flags"]) for p in parsed if is_ctrl_ack(p) and acks([p], key)]
 
 
 def case_churn(sw, lcores=1):
@@ -1321,21 +1371,12 @@ def goat_ctrl(ranges, job=JOB, key=KEY, src=(PS_IP, PS_MAC)):
     """A GOAT control message (op 4, docs/protocol.md): this job's aggregator
     ranges [(first, end)] or [(first, end, fan_in, children)] on the switch,
     signed like a registration."""
-    ip, mac = src
-    body = struct.pack(">BBBBI6s4BH", 4, len(ranges), 0, 0, ip_u32(ip), bytes(6), 0, 0, 0, 0, 0)
+    entries = []
     for r in ranges:
-        first, end = r[0], r[1]
         fan_in, children = (r[2], r[3]) if len(r) > 2 else (0, 0)
-        body += struct.pack(">IIIB3s", first, end, children, fan_in, bytes(3))
-    body += struct.pack(">Q", next_counter())
-    frame = ina_frame(ip, SW_IP, SW_MAC, mac, job, 0, [], typ=1, levels=0, index=0,
-                      fan_in=(0, 0, 0, 0), extra=body + bytes(32))
-    if key:
-        from scapy.all import Raw
-        signed = bytes(frame[Raw])[:-32]
-        mac_in = struct.pack(">II", ip_u32(SW_IP), ip_u32(ip)) + signed
-        frame[Raw].load = signed + hmac.new(key, mac_in, hashlib.sha256).digest()
-    return frame
+        entries.append(wire.CTRL_GOAT_RANGE.pack(first=r[0], end=r[1], children=children, fan_in=fan_in))
+    body = wire.pack_ctrl(wire.INA_CTRL_GOAT, ip_u32(src[0]), bytes(6), workers=entries)
+    return signed_ctrl(src, job, body, key, next_counter())
 
 
 # The GOAT plan of case_goat, in ina-goat-plan's format: three sub-models of
@@ -1582,7 +1623,7 @@ def case_control_auth(sw, lcores=1):
     from scapy.all import Raw
     tampered = ctrl(1, workers[:1])
     raw = bytearray(bytes(tampered[Raw]))
-    raw[44 + 20 + 3] ^= 1  # the first worker's address
+    raw[wire.INA_HDR_LEN + wire.CTRL_HDR.size + 3] ^= 1  # the first worker's address
     tampered[Raw].load = bytes(raw)
     cases = [
         ("unsigned", ctrl(2, [], key=None), "control_auth_drops"),

@@ -36,17 +36,7 @@ public:
 			ibv_destroy_flow(flow_);
 		if (qp_)
 			ibv_destroy_qp(qp_);
-		if (send_cq_)
-			ibv_destroy_cq(send_cq_);
-		if (recv_cq_)
-			ibv_destroy_cq(recv_cq_);
-		if (mr_)
-			ibv_dereg_mr(mr_);
-		if (pd_)
-			ibv_dealloc_pd(pd_);
-		if (ctx_)
-			ibv_close_device(ctx_);
-		free(buf_);
+		release_rdma_resources(send_cq_, recv_cq_, mr_, pd_, ctx_, buf_);
 	}
 
 	bool open(const TransportConfig &cfg, std::string *error)
@@ -140,15 +130,7 @@ public:
 			uint8_t *d = slot_addr(kSlots + slot);
 			uint32_t len = f.len < kSlotSize ? f.len : kSlotSize;
 			memcpy(d, f.data, len);
-			struct ibv_sge sge = {reinterpret_cast<uint64_t>(d), len, mr_->lkey};
-			struct ibv_send_wr wr, *bad = nullptr;
-			memset(&wr, 0, sizeof(wr));
-			wr.wr_id = slot;
-			wr.sg_list = &sge;
-			wr.num_sge = 1;
-			wr.opcode = IBV_WR_SEND;
-			wr.send_flags = IBV_SEND_SIGNALED;
-			if (ibv_post_send(qp_, &wr, &bad) != 0) {
+			if (!post_one_send(qp_, slot, d, len, mr_->lkey)) {
 				tx_free_[tx_free_n_++] = slot;
 				break;
 			}
@@ -201,16 +183,7 @@ private:
 
 	uint8_t *slot_addr(uint32_t i) { return static_cast<uint8_t *>(buf_) + size_t(i) * kSlotSize; }
 
-	bool post_recv(uint32_t slot)
-	{
-		struct ibv_sge sge = {reinterpret_cast<uint64_t>(slot_addr(slot)), kSlotSize, mr_->lkey};
-		struct ibv_recv_wr wr, *bad = nullptr;
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = slot;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		return ibv_post_recv(qp_, &wr, &bad) == 0;
-	}
+	bool post_recv(uint32_t slot) { return post_one_recv(qp_, slot, slot_addr(slot), kSlotSize, mr_->lkey); }
 
 	void reap_sends()
 	{

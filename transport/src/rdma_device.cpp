@@ -2,6 +2,7 @@
 #include "rdma_device.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace ina {
@@ -35,6 +36,22 @@ struct ibv_context *open_rdma_device(const std::string &want, std::string *name,
 	if (!ctx)
 		*error = "cannot open " + *name + ": " + strerror(errno);
 	return ctx;
+}
+
+void release_rdma_resources(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_mr *mr,
+			    struct ibv_pd *pd, struct ibv_context *ctx, void *buf)
+{
+	if (send_cq)
+		ibv_destroy_cq(send_cq);
+	if (recv_cq)
+		ibv_destroy_cq(recv_cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	free(buf);
 }
 
 } /* namespace ina */

@@ -61,17 +61,7 @@ public:
 			ibv_destroy_qp(send_qp_);
 		if (recv_qp_)
 			ibv_destroy_qp(recv_qp_);
-		if (send_cq_)
-			ibv_destroy_cq(send_cq_);
-		if (recv_cq_)
-			ibv_destroy_cq(recv_cq_);
-		if (mr_)
-			ibv_dereg_mr(mr_);
-		if (pd_)
-			ibv_dealloc_pd(pd_);
-		if (ctx_)
-			ibv_close_device(ctx_);
-		free(buf_);
+		release_rdma_resources(send_cq_, recv_cq_, mr_, pd_, ctx_, buf_);
 	}
 
 	explicit RoceRingImpl(const RoceRingConfig &cfg) : cfg_(cfg), win_(window_config(cfg)) {}
@@ -287,27 +277,13 @@ bool RoceRingImpl::connect_qp(struct ibv_qp *qp, const RoceConnInfo &self, const
 
 bool RoceRingImpl::post_recv(uint32_t i)
 {
-	struct ibv_sge sge = {reinterpret_cast<uint64_t>(recv_slot(i)), cfg_.window.msg_bytes, mr_->lkey};
-	struct ibv_recv_wr wr, *bad = nullptr;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = i;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	return ibv_post_recv(recv_qp_, &wr, &bad) == 0;
+	return post_one_recv(recv_qp_, i, recv_slot(i), cfg_.window.msg_bytes, mr_->lkey);
 }
 
 bool RoceRingImpl::post_send(uint64_t seq)
 {
 	const uint32_t slot = win_.slot(seq);
-	struct ibv_sge sge = {reinterpret_cast<uint64_t>(send_slot(slot)), cfg_.window.msg_bytes, mr_->lkey};
-	struct ibv_send_wr wr, *bad = nullptr;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = slot;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	if (ibv_post_send(send_qp_, &wr, &bad) != 0)
+	if (!post_one_send(send_qp_, slot, send_slot(slot), cfg_.window.msg_bytes, mr_->lkey))
 		return false;
 	slot_sends_[slot]++;
 	sends_out_++;
