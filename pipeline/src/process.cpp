@@ -42,7 +42,7 @@ struct Packet {
 };
 
 /* Registers of one aggregator, resolved from its index. */
-struct Slot {
+struct AggregatorRegs {
 	AggregatorId *id;
 	uint32_t *bitmap;
 	uint32_t *count;
@@ -264,7 +264,7 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
  * only free the aggregator, because their bitmap has one bit per lower
  * switch and cannot describe a partial child. Either way the packet goes
  * on; a resent packet never claims an aggregator. */
-Result resend(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p)
+Result resend(const ValueKernels &k, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr, Packet &p)
 {
 	IdHit hit = id_release(*s.id, aggregator_key(p.epoch, p.job, p.seq));
 	if (hit == IdHit::kMiss) {
@@ -311,7 +311,7 @@ Result resend(const ValueKernels &k, const Slot &s, const Held &held, PipelineCo
 
 /* ATP Figure 7: first come, first served, no pre-emption; a job claims no
  * more than its share (docs/pipeline.md, "Fair share"). */
-Result gradient(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr,
+Result gradient(const ValueKernels &k, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr,
 		Packet &p, uint64_t now, uint32_t elements, uint32_t share)
 {
 	const bool may_claim = held.word[p.job] < share;
@@ -383,7 +383,7 @@ Result gradient(const ValueKernels &k, const Slot &s, const Held &held, Pipeline
 }
 
 /* Parameter packet: free (box 8) or garbage-collect, then multicast. */
-Result parameter(AggregatorTable &t, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p,
+Result parameter(AggregatorTable &t, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr, Packet &p,
 		 uint64_t now)
 {
 	uint16_t holder = 0;
@@ -449,7 +449,7 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 
 	auto &reg = PipelineStages::registers(table);
 	uint32_t i = p.index / table.config().stride;
-	Slot s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
+	AggregatorRegs s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
 	       &reg.value[size_t(i) * reg.value_stride]};
 	const Held held = PipelineStages::held(table);
 
