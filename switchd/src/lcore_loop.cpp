@@ -84,7 +84,7 @@ void LcoreLoop::run()
 	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
 	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
 	BusyClock clock(rte_get_tsc_hz());
-	while (!app_.quit) {
+	while (!app_.quit.load(std::memory_order_relaxed)) {
 		const uint64_t now = rte_rdtsc();
 		jobs_ = app_.jobs.load(std::memory_order_acquire);
 		if (jobs_->purges() != lc_.seen_purges)

@@ -48,6 +48,16 @@ struct PacketDesc {
 	ina::InaView ina; /* kIna */
 };
 
+/* What admission (aggregate.cpp) decided about a packet of a registered job:
+ * admitted, or why not (docs/security.md, "Data plane"). */
+enum class Admission : uint8_t {
+	kAdmitted,
+	kNotMember,    /* not a worker of the job, or not at its level and bit */
+	kWrongPort,    /* a member's address on another member's port */
+	kWrongMac,     /* a member's address with another MAC */
+	kForgedResult, /* a parameter packet not from the job's PS */
+};
+
 /* Private area size for the packet mbuf pool. */
 constexpr uint16_t kPacketDescSpace =
 	RTE_ALIGN_CEIL(sizeof(PacketDesc), RTE_MBUF_PRIV_ALIGN);
@@ -69,7 +79,7 @@ private:
 	void dispatch(rte_mbuf *m, uint64_t now);
 	/* aggregate (aggregate.cpp) */
 	void aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now);
-	LcoreCtr admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
+	Admission admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
 	/* netreduce (netreduce.cpp) */
 	void netreduce(rte_mbuf *m, PacketDesc &d, uint64_t now);
 	void netreduce_results(rte_mbuf *m, const ina::NrResult &res);
