@@ -21,7 +21,7 @@ namespace {
  * mark is copied to IP CE as it leaves. */
 void ce_from_ina_ecn(uint8_t *frame, const PacketDesc &d)
 {
-	if (!(ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, flags)) & INA_F_ECN))
+	if (!(d.ina.flags & INA_F_ECN)) /* ina::process() keeps the view's flags the frame's */
 		return;
 	auto *ip = reinterpret_cast<struct rte_ipv4_hdr *>(frame + sizeof(struct ina_eth_hdr));
 	if ((ip->type_of_service & 3) == 3)
@@ -111,17 +111,15 @@ Admission LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job 
 		return Admission::kWrongPort;
 	if (src_mac_key(frame) != job.worker_mac[w])
 		return Admission::kWrongMac;
-	/* Two fields of the header, read in place (a full decode was 2 % of
-	 * switchd's samples under load). */
-	const uint8_t *h = frame + d.ina.ina_offset;
-	const uint8_t level = h[offsetof(struct ina_hdr, level)];
+	const uint8_t level = d.ina.level;
 	const uint8_t start = job.start_level[w];
 	if (level >= job.cfg.levels || level > start)
 		return Admission::kAdmitted; /* a lower switch's result, or past the in-network levels */
 	if (level < start)
 		return Admission::kNotMember; /* a level the worker does not take part in */
-	const uint32_t bitmap = ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * level);
-	return bitmap == (1u << job.cfg.workers[w].bit[level]) ? Admission::kAdmitted : Admission::kNotMember;
+	/* level < levels <= INA_MAX_LEVELS: the view holds bitmap[level]. */
+	return d.ina.level_bitmap == (1u << job.cfg.workers[w].bit[level]) ? Admission::kAdmitted
+									   : Admission::kNotMember;
 }
 
 /*
@@ -134,14 +132,14 @@ Admission LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job 
  * *range: the range of this switch's that a fragment naming it falls in
  * (whose children, for a split sub-model, the switch program waits for).
  */
-bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d, const GoatRange **range)
+bool LcoreLoop::goat_passes(const PacketDesc &d, const GoatRange **range)
 {
 	if (d.ina.flags & (INA_F_ACK | INA_F_BYPASS | INA_F_FLOAT))
 		return false;
 	const GoatAssignment *ga = app_.goat.load(std::memory_order_acquire)->find(d.ina.job);
 	if (!ga)
 		return false;
-	const uint16_t node = ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, agg_node));
+	const uint16_t node = d.ina.agg_node;
 	if (node == INA_AGG_NODE_ANY) {
 		lc_.ctr[LcoreCtr::goat_no_node]++;
 		return true;
@@ -217,7 +215,7 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		return drop(m, LcoreCtr::stale_epoch_drops);
 	}
 	const GoatRange *range = nullptr;
-	if (goat_passes(frame, d, &range)) {
+	if (goat_passes(d, &range)) {
 		jc[JobCtr::goat_passed]++;
 		return forward_ipv4(m, d);
 	}
@@ -232,14 +230,16 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		 * sees the packet, so that the mark survives aggregation. */
 		const NextHop *h = app_.fwd->by_ip(d.dst_ip);
 		if (h && lc_.egress[h->port].above_threshold() && !(d.ina.flags & INA_F_ECN) &&
-		    ecn_mark(frame, len) >= 0) {
+		    ecn_mark(frame, len, &d.ina) >= 0) {
+			if (d.ina.type == INA_TYPE_DATA) /* marked in the header too: the view follows */
+				d.ina.flags |= INA_F_ECN;
 			lc_.ctr[LcoreCtr::ecn_premarks]++;
 			lc_.port_ctr[h->port][PortCtr::ecn_marks]++;
 			jc[JobCtr::ecn_marks]++;
 		}
 	}
-	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now, job->lcore_share[lc_.index],
-					   children.fan_in ? &children : nullptr);
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, d.ina, now,
+					   job->lcore_share[lc_.index], children.fan_in ? &children : nullptr);
 	count_pipeline(jc, r.reason);
 	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)
 		ce_from_ina_ecn(frame, d);
