@@ -36,6 +36,7 @@
  * at TX).
  */
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -56,8 +57,12 @@
 
 namespace {
 
-volatile bool g_quit = false;
-void on_signal(int) { g_quit = true; }
+/* Set by the signal handler (a lock-free atomic store is async-signal-safe),
+ * read by every lcore. */
+std::atomic<bool> g_quit{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores to g_quit");
+void on_signal(int) { g_quit.store(true, std::memory_order_relaxed); }
+bool quitting() { return g_quit.load(std::memory_order_relaxed); }
 
 constexpr uint16_t kMaxBurst = 64;
 constexpr unsigned kMaxQueues = 16;
@@ -86,7 +91,7 @@ struct Options {
 };
 
 /* A reusable set of frames for one port and queue. */
-struct FrameRing {
+struct MbufCycle {
 	std::vector<rte_mbuf *> m;
 	size_t next = 0;
 	rte_mbuf *take()
@@ -169,7 +174,7 @@ private:
 	const Run &r_;
 	const Options &o_;
 	const uint16_t q_;
-	FrameRing ring_[2];
+	MbufCycle ring_[2];
 	rte_mbuf *burst_[2][kMaxBurst];
 	unsigned nb_[2] = {0, 0};
 	std::vector<uint64_t> seq_, done_;
@@ -369,7 +374,7 @@ int generate(void *arg)
 {
 	auto *lj = static_cast<LcoreJob *>(arg);
 	bool running = !lj->gens.empty();
-	while (running && !g_quit) {
+	while (running && !quitting()) {
 		const uint64_t now = rte_rdtsc();
 		for (QueueGen *g : lj->gens)
 			running = g->poll(now) && running;
@@ -403,7 +408,7 @@ int forward(void *arg)
 {
 	auto *lj = static_cast<LcoreJob *>(arg);
 	rte_mbuf *b[kMaxBurst];
-	while (!lj->queues.empty() && !g_quit) {
+	while (!lj->queues.empty() && !quitting()) {
 		unsigned got = 0;
 		for (uint16_t q : lj->queues)
 			for (uint16_t p = 0; p < 2; p++) {
@@ -524,7 +529,7 @@ bool links_up(uint64_t hz)
 		rte_eth_link_get_nowait(1, &l1);
 		if (l0.link_status && l1.link_status)
 			return true;
-		if (rte_rdtsc() - t0 > 60 * hz || g_quit)
+		if (rte_rdtsc() - t0 > 60 * hz || quitting())
 			return false;
 		rte_delay_ms(10);
 	}
@@ -590,7 +595,7 @@ void close_ports(const Options &o, uint64_t hz)
 {
 	/* DPDK 22.11 memif unmaps its rings when the peer disconnects, under
 	 * the feet of a concurrent rx/tx burst: let the peer stop first. */
-	for (uint64_t t = rte_rdtsc(); o.hold && !g_quit && rte_rdtsc() - t < 120 * hz;)
+	for (uint64_t t = rte_rdtsc(); o.hold && !quitting() && rte_rdtsc() - t < 120 * hz;)
 		rte_delay_us_sleep(10000);
 	for (uint16_t p = 0; p < 2; p++) {
 		rte_eth_dev_stop(p);

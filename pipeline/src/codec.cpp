@@ -130,6 +130,45 @@ void decode(const uint8_t *in, InaHeader *h)
 	}
 }
 
+#ifdef INA_COUNT_PARSES
+namespace {
+thread_local uint64_t t_parses = 0;
+}
+uint64_t parse_count() { return t_parses; }
+#endif
+
+bool decode_view(const uint8_t *frame, uint32_t len, uint32_t ina_off, InaView *v)
+{
+#ifdef INA_COUNT_PARSES
+	t_parses++;
+#endif
+	if (ina_off < sizeof(struct ina_udp_hdr) || len < ina_off + INA_HDR_LEN)
+		return false;
+	const uint8_t *h = frame + ina_off;
+	v->ina_offset = ina_off;
+	v->udp_len = ina_load16(h - sizeof(struct ina_udp_hdr) + offsetof(struct ina_udp_hdr, length));
+	v->version = h[INA_OFF(version)];
+	v->type = h[INA_OFF(type)];
+	v->flags = ina_load16(h + INA_OFF(flags));
+	v->job = ina_load16(h + INA_OFF(job_id));
+	v->agg_node = ina_load16(h + INA_OFF(agg_node));
+	v->seq = ina_load32(h + INA_OFF(seq));
+	v->agg_index = ina_load32(h + INA_OFF(agg_index));
+	v->elem_count = ina_load16(h + INA_OFF(elem_count));
+	v->level = h[INA_OFF(level)];
+	v->levels = h[INA_OFF(levels)];
+	const bool in_header = v->level < INA_MAX_LEVELS;
+	v->level_bitmap = in_header ? ina_load32(h + INA_OFF(bitmap) + 4u * v->level) : 0;
+	v->level_fan_in = in_header ? h[INA_OFF(fan_in) + v->level] : 0;
+	return true;
+}
+
+bool peek(const uint8_t *frame, uint32_t len, InaView *v)
+{
+	uint32_t off;
+	return find_ina_header(frame, len, &off) && decode_view(frame, len, off, v);
+}
+
 uint32_t write_ina_frame(uint8_t *frame, const Endpoint &src, const Endpoint &dst, const InaHeader &h,
 			 uint8_t tos)
 {

@@ -23,9 +23,10 @@ constexpr uint32_t kOffFlags = offsetof(struct ina_hdr, flags);
 constexpr uint32_t kOffLevel = offsetof(struct ina_hdr, level);
 constexpr uint32_t kOffBitmap = offsetof(struct ina_hdr, bitmap);
 
-/* Header fields the stages read, parsed once. */
+/* Header fields the stages read, from the packet's decoded view. */
 struct Packet {
 	uint8_t *ina;     /* INA header */
+	uint16_t *view_flags; /* the view's flags, kept equal to the frame's */
 	uint8_t *payload; /* elem_count x int32 */
 	uint16_t flags;
 	uint8_t epoch; /* flags bits 8-15 */
@@ -42,7 +43,7 @@ struct Packet {
 };
 
 /* Registers of one aggregator, resolved from its index. */
-struct Slot {
+struct AggregatorRegs {
 	AggregatorId *id;
 	uint32_t *bitmap;
 	uint32_t *count;
@@ -58,36 +59,36 @@ inline Result finish(PipelineCounters &ctr, Verdict v, Counter reason)
 
 /* ---- stage: parse -------------------------------------------------------- */
 
-/* Returns the malformed reason, or Counter::kCount when the packet is sane. */
-Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t ina_off, const Children *children,
+/* The packet's fields from its decoded view (no header byte is read
+ * here); returns the malformed reason, or Counter::kCount when the packet
+ * is sane. */
+Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, InaView &v, const Children *children,
 	      Packet *p)
 {
-	if (len < ina_off + INA_HDR_LEN)
-		return Counter::malformed_short;
-	uint8_t *h = frame + ina_off;
-	if (h[0] != INA_VERSION)
+	if (v.version != INA_VERSION)
 		return Counter::malformed_version;
-	p->ina = h;
-	p->type = h[1];
+	const uint32_t ina_off = v.ina_offset;
+	p->ina = frame + ina_off;
+	p->view_flags = &v.flags;
+	p->type = v.type;
 	if (p->type == INA_TYPE_CONTROL)
 		return Counter::kCount;
 	if (p->type != INA_TYPE_DATA)
 		return Counter::malformed_type;
 
-	p->flags = ina_load16(h + kOffFlags);
+	p->flags = v.flags;
 	p->epoch = ina_flags_epoch(p->flags);
-	p->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
-	p->agg_node = ina_load16(h + offsetof(struct ina_hdr, agg_node));
-	p->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
-	p->index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
-	p->elems = ina_load16(h + offsetof(struct ina_hdr, elem_count));
-	p->level = h[kOffLevel];
-	p->levels = h[offsetof(struct ina_hdr, levels)];
-	p->payload = h + INA_HDR_LEN;
+	p->job = v.job;
+	p->agg_node = v.agg_node;
+	p->seq = v.seq;
+	p->index = v.agg_index;
+	p->elems = v.elem_count;
+	p->level = v.level;
+	p->levels = v.levels;
+	p->payload = p->ina + INA_HDR_LEN;
 
-	uint32_t udp_len = ina_load16(frame + ina_off - sizeof(struct ina_udp_hdr) + 4);
 	uint32_t need = sizeof(struct ina_udp_hdr) + INA_HDR_LEN + 4u * p->elems;
-	if (udp_len != need)
+	if (v.udp_len != need)
 		return Counter::malformed_length;
 	if (len < ina_off + INA_HDR_LEN + 4u * p->elems)
 		return Counter::malformed_short;
@@ -103,9 +104,9 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 		return Counter::malformed_level;
 
 	if (p->level < p->levels && !(p->flags & INA_F_ACK)) {
-		p->bitmap = ina_load32(h + kOffBitmap + 4u * p->level);
+		p->bitmap = v.level_bitmap;
 		/* GOAT: the plan's children here, when given, not the fragment's. */
-		p->fan_in = children ? children->fan_in : h[offsetof(struct ina_hdr, fan_in) + p->level];
+		p->fan_in = children ? children->fan_in : v.level_fan_in;
 		if (p->fan_in == 0 || p->fan_in > INA_BITMAP_BITS)
 			return Counter::malformed_fan_in;
 		const uint32_t allowed = children	     ? children->allowed
@@ -119,9 +120,11 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, uint32_t i
 
 /* ---- stage: deparse helpers --------------------------------------------- */
 
+/* The frame's flags word and the view's stay equal. */
 inline void set_flags(Packet &p, uint16_t flags)
 {
 	p.flags = flags;
+	*p.view_flags = flags;
 	ina_store16(p.ina + kOffFlags, flags);
 }
 
@@ -264,7 +267,7 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
  * only free the aggregator, because their bitmap has one bit per lower
  * switch and cannot describe a partial child. Either way the packet goes
  * on; a resent packet never claims an aggregator. */
-Result resend(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p)
+Result resend(const ValueKernels &k, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr, Packet &p)
 {
 	IdHit hit = id_release(*s.id, aggregator_key(p.epoch, p.job, p.seq));
 	if (hit == IdHit::kMiss) {
@@ -311,7 +314,7 @@ Result resend(const ValueKernels &k, const Slot &s, const Held &held, PipelineCo
 
 /* ATP Figure 7: first come, first served, no pre-emption; a job claims no
  * more than its share (docs/pipeline.md, "Fair share"). */
-Result gradient(const ValueKernels &k, const Slot &s, const Held &held, PipelineCounters &ctr,
+Result gradient(const ValueKernels &k, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr,
 		Packet &p, uint64_t now, uint32_t elements, uint32_t share)
 {
 	const bool may_claim = held.word[p.job] < share;
@@ -383,7 +386,7 @@ Result gradient(const ValueKernels &k, const Slot &s, const Held &held, Pipeline
 }
 
 /* Parameter packet: free (box 8) or garbage-collect, then multicast. */
-Result parameter(AggregatorTable &t, const Slot &s, const Held &held, PipelineCounters &ctr, Packet &p,
+Result parameter(AggregatorTable &t, const AggregatorRegs &s, const Held &held, PipelineCounters &ctr, Packet &p,
 		 uint64_t now)
 {
 	uint16_t holder = 0;
@@ -412,12 +415,22 @@ struct PipelineStages {
 Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, uint64_t now,
 	       uint32_t share, const Children *children)
 {
-	/* parse */
 	uint32_t ina_off;
 	if (!find_ina_header(frame, len, &ina_off))
 		return finish(ctr, Verdict::kPass, Counter::pass_through);
+	InaView view;
+	if (!decode_view(frame, len, ina_off, &view))
+		return finish(ctr, Verdict::kDrop, Counter::malformed_short);
+	return process(table, ctr, frame, len, view, now, share, children);
+}
+
+Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, uint32_t len, InaView &view,
+	       uint64_t now, uint32_t share, const Children *children)
+{
+	/* parse */
+	const uint32_t ina_off = view.ina_offset;
 	Packet p{};
-	Counter bad = parse(table, frame, len, ina_off, children, &p);
+	Counter bad = parse(table, frame, len, view, children, &p);
 	if (bad != Counter::kCount)
 		return finish(ctr, Verdict::kDrop, bad);
 
@@ -449,7 +462,7 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 
 	auto &reg = PipelineStages::registers(table);
 	uint32_t i = p.index / table.config().stride;
-	Slot s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
+	AggregatorRegs s{&reg.id[i], &reg.bitmap[i], &reg.count[i], &reg.flags[i],
 	       &reg.value[size_t(i) * reg.value_stride]};
 	const Held held = PipelineStages::held(table);
 
@@ -458,22 +471,6 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 	if (p.flags & INA_F_RESEND)
 		return resend(*reg.kernels, s, held, ctr, p);
 	return gradient(*reg.kernels, s, held, ctr, p, now, table.config().elements, share);
-}
-
-bool peek(const uint8_t *frame, uint32_t len, InaView *v)
-{
-	uint32_t off;
-	if (!find_ina_header(frame, len, &off) || len < off + INA_HDR_LEN)
-		return false;
-	const uint8_t *h = frame + off;
-	v->ina_offset = off;
-	v->type = h[1];
-	v->flags = ina_load16(h + kOffFlags);
-	v->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
-	v->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
-	v->agg_index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
-	v->elem_count = ina_load16(h + offsetof(struct ina_hdr, elem_count));
-	return true;
 }
 
 } /* namespace ina */

@@ -8,7 +8,7 @@
 
 namespace ina {
 
-FrameRing::FrameRing(uint32_t capacity, uint32_t frame_bytes) : bytes_(frame_bytes)
+PsFrameRing::PsFrameRing(uint32_t capacity, uint32_t frame_bytes) : bytes_(frame_bytes)
 {
 	uint32_t c = 1;
 	while (c < capacity)

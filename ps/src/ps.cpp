@@ -36,7 +36,8 @@ enum SlotFlag : uint16_t {
 	kNotAllBypass = 1u << 6, /* a contribution other than a worker's first bypassed copy */
 };
 
-struct Slot {
+/* One fragment of the window: its aggregation state at the PS. */
+struct FragmentSlot {
 	uint32_t seq = 0;
 	uint8_t state = kEmpty;
 	uint16_t flags = 0;
@@ -75,7 +76,7 @@ struct ParameterServer::Job {
 	/* Values per slot and float buffer: cfg.elements when the job was
 	 * added; set_elements() may lower what is accepted, never this. */
 	uint32_t stride = 0;
-	std::unique_ptr<Slot[]> slots;
+	std::unique_ptr<FragmentSlot[]> slots;
 	std::unique_ptr<int32_t[]> values; /* window x elements */
 	std::unique_ptr<double[]> float_pool; /* float_slots x elements */
 	std::vector<int32_t> float_free;    /* stack of free float buffers */
@@ -109,14 +110,14 @@ struct ParameterServer::Job {
 		}
 		return c;
 	}
-	int32_t *value(const Slot &s) { return values.get() + size_t(&s - slots.get()) * stride; }
+	int32_t *value(const FragmentSlot &s) { return values.get() + size_t(&s - slots.get()) * stride; }
 
 	/* The fragment state of `n` slots (a power of two) and the float pool. */
 	void allocate(uint32_t n)
 	{
 		mask = n - 1;
 		stride = cfg.elements;
-		slots.reset(new Slot[n]);
+		slots.reset(new FragmentSlot[n]);
 		values.reset(new int32_t[size_t(n) * stride]());
 		float_pool.reset(new double[size_t(cfg.float_slots) * stride]());
 		split_wait.reset(new SplitWait[n]);
@@ -199,7 +200,7 @@ const PsJobStats *ParameterServer::job_stats(uint16_t job) const
 
 bool ps_job_memory_ok(const PsJobConfig &cfg, std::string *error)
 {
-	const uint64_t bytes = uint64_t(cfg.window) * (sizeof(Slot) + uint64_t(cfg.elements) * sizeof(int32_t)) +
+	const uint64_t bytes = uint64_t(cfg.window) * (sizeof(FragmentSlot) + uint64_t(cfg.elements) * sizeof(int32_t)) +
 			       uint64_t(cfg.float_slots) * cfg.elements * sizeof(double);
 	if (bytes <= kPsMaxJobBytes)
 		return true;
@@ -402,7 +403,7 @@ struct PsPath {
 	uint32_t shard, shards;
 
 	/* One parameter packet into `out` (headers included); returns length. */
-	uint32_t write_ack(uint8_t *out, const Slot &s, const Endpoint &dst)
+	uint32_t write_ack(uint8_t *out, const FragmentSlot &s, const Endpoint &dst)
 	{
 		const PsJobConfig &cfg = job.cfg;
 		uint16_t flags = INA_F_ACK;
@@ -429,7 +430,7 @@ struct PsPath {
 		return len;
 	}
 
-	void emit_ack_to(const Slot &s, const Endpoint &dst)
+	void emit_ack_to(const FragmentSlot &s, const Endpoint &dst)
 	{
 		uint8_t *out = tx.reserve();
 		if (!out) {
@@ -441,7 +442,7 @@ struct PsPath {
 	}
 
 	/* The parameter packet to the group, or to each worker in `to`. */
-	void send_ack(const Slot &s, const WorkerSet &to)
+	void send_ack(const FragmentSlot &s, const WorkerSet &to)
 	{
 		const PsJobConfig &cfg = job.cfg;
 		Endpoint dst;
@@ -462,7 +463,7 @@ struct PsPath {
 	}
 
 	/* Float requests to every worker whose answer is missing. */
-	void send_float_requests(const Slot &s)
+	void send_float_requests(const FragmentSlot &s)
 	{
 		const PsJobConfig &cfg = job.cfg;
 		for (uint32_t w = 0; w < cfg.workers.size(); w++) {
@@ -488,7 +489,7 @@ struct PsPath {
 
 	/* Moves a fragment to the float path and, if `request`, asks every
 	 * worker for floats; false if no float buffer is free. */
-	bool enter_float(Slot &s, uint64_t now_us, bool request)
+	bool enter_float(FragmentSlot &s, uint64_t now_us, bool request)
 	{
 		if (job.float_free.empty()) {
 			job.st.float_pool_full++;
@@ -507,7 +508,7 @@ struct PsPath {
 		return true;
 	}
 
-	void release_float(Slot &s)
+	void release_float(FragmentSlot &s)
 	{
 		if (s.float_buf >= 0) {
 			job.float_free.push_back(s.float_buf);
@@ -515,7 +516,7 @@ struct PsPath {
 		}
 	}
 
-	void complete(Slot &s, bool in_network, uint64_t now_us)
+	void complete(FragmentSlot &s, bool in_network, uint64_t now_us)
 	{
 		if (!(s.flags & (kNotAllBypass | kFloatResult)) && s.first_us && !in_network)
 			job.gather_us += (static_cast<double>(now_us - s.first_us) - job.gather_us) / 8;
@@ -541,10 +542,10 @@ struct PsPath {
 		bool ecn = false;
 		if (!admit(f, &c, &ecn))
 			return;
-		Slot *sp = slot_for(h.seq, h.elem_count);
+		FragmentSlot *sp = slot_for(h.seq, h.elem_count);
 		if (!sp)
 			return;
-		Slot &s = *sp;
+		FragmentSlot &s = *sp;
 		if (s.state == kDone) {
 			resend_ack(s, c, now_us);
 			return;
@@ -623,11 +624,11 @@ struct PsPath {
 	/* The fragment's slot, taken over from an older fragment if need be;
 	 * nullptr if the packet is dropped (older than the window, or an
 	 * elem_count other than the fragment's). */
-	Slot *slot_for(uint32_t seq, uint16_t elems)
+	FragmentSlot *slot_for(uint32_t seq, uint16_t elems)
 	{
 		PsJobStats &st = job.st;
 		uint32_t round = seq / job.cfg.ps_count;
-		Slot &s = job.slots[(round / shards) & job.mask];
+		FragmentSlot &s = job.slots[(round / shards) & job.mask];
 		if (s.state != kEmpty && s.seq != seq) {
 			if (static_cast<int32_t>(seq - s.seq) < 0) {
 				st.stale++;
@@ -657,7 +658,7 @@ struct PsPath {
 
 	/* A packet for a complete fragment: a worker lost the ACK (or a late
 	 * copy), so send it again. */
-	void resend_ack(Slot &s, const WorkerSet &c, uint64_t now_us)
+	void resend_ack(FragmentSlot &s, const WorkerSet &c, uint64_t now_us)
 	{
 		job.st.after_done++;
 		/* Multicast: one copy reaches everybody, so n workers resending
@@ -670,7 +671,7 @@ struct PsPath {
 	}
 
 	/* Flags that travel to the parameter packet. */
-	void note_flags(Slot &s, uint16_t flags, uint32_t index, bool ecn)
+	void note_flags(FragmentSlot &s, uint16_t flags, uint32_t index, bool ecn)
 	{
 		if (ecn)
 			s.flags |= kSawEcn;
@@ -693,7 +694,7 @@ struct PsPath {
 		const uint64_t holdoff = std::max<uint64_t>(job.cfg.bypass_holdoff_us,
 							    static_cast<uint64_t>(2 * job.gather_us));
 		while (job.split_len) {
-			Slot *s = split_head_slot();
+			FragmentSlot *s = split_head_slot();
 			if (s) {
 				if (now_us - job.split_wait[job.split_head].since_us < holdoff ||
 				    tx.room() < job.cfg.workers.size())
@@ -707,10 +708,10 @@ struct PsPath {
 	}
 
 	/* The slot of the FIFO's head if it still waits, else nullptr. */
-	Slot *split_head_slot()
+	FragmentSlot *split_head_slot()
 	{
 		const SplitWait &w = job.split_wait[job.split_head];
-		Slot &s = job.slots[w.slot];
+		FragmentSlot &s = job.slots[w.slot];
 		return s.seq == w.seq && s.state == kInt && (s.flags & kSplitWait) ? &s : nullptr;
 	}
 
@@ -722,7 +723,7 @@ struct PsPath {
 
 	/* A float answer: added to the fragment's float buffer; the fragment
 	 * completes when every worker has answered. */
-	void take_float(Slot &s, const WorkerSet &c, const uint8_t *payload, uint64_t now_us)
+	void take_float(FragmentSlot &s, const WorkerSet &c, const uint8_t *payload, uint64_t now_us)
 	{
 		PsJobStats &st = job.st;
 		/* An answer before the PS asked (its request crossed a lost
@@ -764,7 +765,7 @@ struct PsPath {
 
 	/* An int32 partial sum: added to the fragment, which completes when it
 	 * holds every worker or moves to the float path on an overflow. */
-	void take_int(Slot &s, const WorkerSet &c, const uint8_t *payload, uint16_t flags, uint64_t now_us)
+	void take_int(FragmentSlot &s, const WorkerSet &c, const uint8_t *payload, uint16_t flags, uint64_t now_us)
 	{
 		PsJobStats &st = job.st;
 		/* A partial sum that contains everything the slot has (a worker's

@@ -240,9 +240,9 @@ struct Shard {
 	std::vector<ina::FrameBuf> view;
 	std::vector<std::vector<uint8_t>> rxmem;
 	std::vector<ina::FrameBuf> rx;
-	std::vector<ina::FrameRing *> in;  /* frames handed to this shard */
-	std::vector<ina::FrameRing *> out; /* by destination shard; null: none */
-	ina::FrameRing *tx_ring = nullptr; /* without io: replies for thread 0 to send */
+	std::vector<ina::PsFrameRing *> in;  /* frames handed to this shard */
+	std::vector<ina::PsFrameRing *> out; /* by destination shard; null: none */
+	ina::PsFrameRing *tx_ring = nullptr; /* without io: replies for thread 0 to send */
 	ina::Doorbell bell;
 	/* Counters, read after the thread ended. */
 	uint64_t rx_frames = 0;    /* received from its own queue */
@@ -295,7 +295,7 @@ struct Shard {
 	/* True while another thread still holds frames this one handed it. */
 	bool handoff_busy() const
 	{
-		for (const ina::FrameRing *r : out)
+		for (const ina::PsFrameRing *r : out)
 			if (r && r->busy())
 				return true;
 		return false;
@@ -315,7 +315,7 @@ struct Daemon {
 	 * workers ask again. */
 	std::map<uint16_t, uint16_t> job_size;
 	std::vector<std::unique_ptr<Shard>> shards;
-	std::vector<std::unique_ptr<ina::FrameRing>> rings;
+	std::vector<std::unique_ptr<ina::PsFrameRing>> rings;
 
 	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j,
 	       std::vector<std::unique_ptr<ina::Transport>> &t, uint32_t max_w, const ina::Endpoint &self)
@@ -341,12 +341,12 @@ struct Daemon {
 			for (uint32_t dst = 0; dst < n; dst++) {
 				if (src == dst)
 					continue;
-				rings.push_back(std::make_unique<ina::FrameRing>(ring_slots, bytes));
+				rings.push_back(std::make_unique<ina::PsFrameRing>(ring_slots, bytes));
 				shards[src]->out[dst] = rings.back().get();
 				shards[dst]->in.push_back(rings.back().get());
 			}
 		for (uint32_t i = queues; i < n; i++) {
-			rings.push_back(std::make_unique<ina::FrameRing>(1024, bytes));
+			rings.push_back(std::make_unique<ina::PsFrameRing>(1024, bytes));
 			shards[i]->tx_ring = rings.back().get();
 		}
 	}
@@ -406,11 +406,11 @@ struct Daemon {
 	}
 
 	/* Handles what other threads handed to s; its replies are queued
-	 * before the slots are released (see FrameRing). */
+	 * before the slots are released (see PsFrameRing). */
 	uint32_t drain_in(Shard &s, uint64_t now)
 	{
 		uint32_t got = 0;
-		for (ina::FrameRing *r : s.in) {
+		for (ina::PsFrameRing *r : s.in) {
 			uint32_t n = r->ready();
 			if (!n)
 				continue;
@@ -432,7 +432,7 @@ struct Daemon {
 	{
 		Shard &s0 = *shards[0];
 		for (uint32_t i = transports.size(); i < shards.size(); i++) {
-			ina::FrameRing *r = shards[i]->tx_ring;
+			ina::PsFrameRing *r = shards[i]->tx_ring;
 			uint32_t n = r->ready();
 			for (uint32_t k = 0; k < n; k++) {
 				if (s0.tx.room() == 0)
@@ -487,7 +487,7 @@ struct Daemon {
 				continue;
 			s.bell.arm();
 			bool idle = true;
-			for (ina::FrameRing *r : s.in)
+			for (ina::PsFrameRing *r : s.in)
 				idle = idle && r->ready() == 0;
 			if (idle)
 				s.bell.wait(1000);

@@ -21,7 +21,7 @@ namespace {
  * mark is copied to IP CE as it leaves. */
 void ce_from_ina_ecn(uint8_t *frame, const PacketDesc &d)
 {
-	if (!(ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, flags)) & INA_F_ECN))
+	if (!(d.ina.flags & INA_F_ECN)) /* ina::process() keeps the view's flags the frame's */
 		return;
 	auto *ip = reinterpret_cast<struct rte_ipv4_hdr *>(frame + sizeof(struct ina_eth_hdr));
 	if ((ip->type_of_service & 3) == 3)
@@ -39,9 +39,45 @@ inline uint64_t src_mac_key(const uint8_t *frame)
 	return ForwardingTable::mac_key(frame + 6);
 }
 
+namespace {
+
+/* The drop counters of a refusal: the lcore's, and the job's. */
+LcoreCtr lcore_counter(Admission a)
+{
+	switch (a) {
+	case Admission::kWrongPort:
+		return LcoreCtr::spoof_port_drops;
+	case Admission::kWrongMac:
+		return LcoreCtr::spoof_mac_drops;
+	case Admission::kForgedResult:
+		return LcoreCtr::forged_result_drops;
+	case Admission::kNotMember:
+	case Admission::kAdmitted:
+		break;
+	}
+	return LcoreCtr::admission_drops;
+}
+
+JobCtr job_counter(Admission a)
+{
+	switch (a) {
+	case Admission::kWrongPort:
+	case Admission::kWrongMac:
+		return JobCtr::spoof_drops;
+	case Admission::kForgedResult:
+		return JobCtr::forged_result_drops;
+	case Admission::kNotMember:
+	case Admission::kAdmitted:
+		break;
+	}
+	return JobCtr::admission_drops;
+}
+
+} /* namespace */
+
 /*
  * Admission of a packet of a registered job (docs/security.md, "Data
- * plane"). Returns the counter of the reason it is refused, or kCount.
+ * plane"): kAdmitted, or the reason it is refused.
  *
  * A parameter packet (ACK) comes only from the job's PS: its IP, its MAC,
  * on the port its neighbour entry names (at a lower switch of a multi-level
@@ -53,40 +89,37 @@ inline uint64_t src_mac_key(const uint8_t *frame)
  * contributing worker's addresses and arrives on the port toward that
  * switch, so the same binding holds at every level.
  */
-LcoreCtr LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const
+Admission LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const
 {
 	const bool from_ps_ip = d.src_ip == job.cfg.ps_ip;
 	if (d.ina.flags & INA_F_ACK) {
 		if (!from_ps_ip || d.in_port != job.ps_port || src_mac_key(frame) != job.ps_mac)
-			return LcoreCtr::forged_result_drops;
-		return LcoreCtr::kCount;
+			return Admission::kForgedResult;
+		return Admission::kAdmitted;
 	}
 	if (from_ps_ip) {
 		if (d.in_port != job.ps_port)
-			return LcoreCtr::spoof_port_drops;
+			return Admission::kWrongPort;
 		if (src_mac_key(frame) != job.ps_mac)
-			return LcoreCtr::spoof_mac_drops;
-		return LcoreCtr::kCount;
+			return Admission::kWrongMac;
+		return Admission::kAdmitted;
 	}
 	const int w = job.worker(d.src_ip);
 	if (w < 0)
-		return LcoreCtr::admission_drops;
+		return Admission::kNotMember;
 	if (d.in_port != job.worker_port[w])
-		return LcoreCtr::spoof_port_drops;
+		return Admission::kWrongPort;
 	if (src_mac_key(frame) != job.worker_mac[w])
-		return LcoreCtr::spoof_mac_drops;
-	/* Two fields of the header, read in place (a full decode was 2 % of
-	 * switchd's samples under load). */
-	const uint8_t *h = frame + d.ina.ina_offset;
-	const uint8_t level = h[offsetof(struct ina_hdr, level)];
+		return Admission::kWrongMac;
+	const uint8_t level = d.ina.level;
 	const uint8_t start = job.start_level[w];
 	if (level >= job.cfg.levels || level > start)
-		return LcoreCtr::kCount; /* a lower switch's result, or past the in-network levels */
+		return Admission::kAdmitted; /* a lower switch's result, or past the in-network levels */
 	if (level < start)
-		return LcoreCtr::admission_drops; /* a level the worker does not take part in */
-	const uint32_t bitmap = ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * level);
-	return bitmap == (1u << job.cfg.workers[w].bit[level]) ? LcoreCtr::kCount
-								: LcoreCtr::admission_drops;
+		return Admission::kNotMember; /* a level the worker does not take part in */
+	/* level < levels <= INA_MAX_LEVELS: the view holds bitmap[level]. */
+	return d.ina.level_bitmap == (1u << job.cfg.workers[w].bit[level]) ? Admission::kAdmitted
+									   : Admission::kNotMember;
 }
 
 /*
@@ -99,14 +132,14 @@ LcoreCtr LcoreLoop::admit(const uint8_t *frame, const PacketDesc &d, const Job &
  * *range: the range of this switch's that a fragment naming it falls in
  * (whose children, for a split sub-model, the switch program waits for).
  */
-bool LcoreLoop::goat_passes(const uint8_t *frame, const PacketDesc &d, const GoatRange **range)
+bool LcoreLoop::goat_passes(const PacketDesc &d, const GoatRange **range)
 {
 	if (d.ina.flags & (INA_F_ACK | INA_F_BYPASS | INA_F_FLOAT))
 		return false;
 	const GoatAssignment *ga = app_.goat.load(std::memory_order_acquire)->find(d.ina.job);
 	if (!ga)
 		return false;
-	const uint16_t node = ina_load16(frame + d.ina.ina_offset + offsetof(struct ina_hdr, agg_node));
+	const uint16_t node = d.ina.agg_node;
 	if (node == INA_AGG_NODE_ANY) {
 		lc_.ctr[LcoreCtr::goat_no_node]++;
 		return true;
@@ -169,22 +202,20 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		return forward_ipv4(m, d);
 	}
 	JobCounters &jc = lc_.job_ctr[d.ina.job];
-	const LcoreCtr refused = admit(frame, d, *job);
+	const Admission admitted = admit(frame, d, *job);
+	if (admitted != Admission::kAdmitted) {
+		jc[job_counter(admitted)]++;
+		return drop(m, lcore_counter(admitted));
+	}
 	/* A packet of another run of the job (a dead one's late packets, or a
 	 * restarted worker that missed the new epoch) never reaches the
 	 * aggregators (docs/security.md, "Job incarnations"). */
-	if (refused == LcoreCtr::kCount && job->epoch_checked && ina_flags_epoch(d.ina.flags) != job->epoch) {
+	if (job->epoch_checked && ina_flags_epoch(d.ina.flags) != job->epoch) {
 		jc[JobCtr::stale_epoch_drops]++;
 		return drop(m, LcoreCtr::stale_epoch_drops);
 	}
-	if (refused != LcoreCtr::kCount) {
-		jc[refused == LcoreCtr::admission_drops	      ? JobCtr::admission_drops
-		   : refused == LcoreCtr::forged_result_drops ? JobCtr::forged_result_drops
-							      : JobCtr::spoof_drops]++;
-		return drop(m, refused);
-	}
 	const GoatRange *range = nullptr;
-	if (goat_passes(frame, d, &range)) {
+	if (goat_passes(d, &range)) {
 		jc[JobCtr::goat_passed]++;
 		return forward_ipv4(m, d);
 	}
@@ -199,14 +230,16 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 		 * sees the packet, so that the mark survives aggregation. */
 		const NextHop *h = app_.fwd->by_ip(d.dst_ip);
 		if (h && lc_.egress[h->port].above_threshold() && !(d.ina.flags & INA_F_ECN) &&
-		    ecn_mark(frame, len) >= 0) {
+		    ecn_mark(frame, len, &d.ina) >= 0) {
+			if (d.ina.type == INA_TYPE_DATA) /* marked in the header too: the view follows */
+				d.ina.flags |= INA_F_ECN;
 			lc_.ctr[LcoreCtr::ecn_premarks]++;
 			lc_.port_ctr[h->port][PortCtr::ecn_marks]++;
 			jc[JobCtr::ecn_marks]++;
 		}
 	}
-	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, now, job->lcore_share[lc_.index],
-					   children.fan_in ? &children : nullptr);
+	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, d.ina, now,
+					   job->lcore_share[lc_.index], children.fan_in ? &children : nullptr);
 	count_pipeline(jc, r.reason);
 	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)
 		ce_from_ina_ecn(frame, d);

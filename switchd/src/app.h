@@ -17,14 +17,10 @@
 #include <rte_ring.h>
 
 #include "config.h"
-#include "egress.h"
-#include "forwarding.h"
+#include "forwarding_table.h"
 #include "goat_assign.h"
-#include "ina/netreduce.h"
-#include "ina/pipeline.h"
 #include "jobs.h"
-#include "numa.h"
-#include "stats.h"
+#include "lcore.h"
 
 namespace switchd {
 
@@ -32,52 +28,21 @@ namespace switchd {
 enum class Steering { kSingle, kNic, kQueue, kHandoff };
 const char *steering_name(Steering s);
 
-struct RxQueueRef {
-	uint16_t port;    /* config index */
-	uint16_t port_id; /* DPDK port id */
-	uint16_t queue;
+/*
+ * A counter one thread writes and other threads read (the control thread's,
+ * read by telemetry and the summaries): its loads and stores are atomic, so
+ * a reader never sees a torn or stale-forever value, and relaxed, because
+ * nothing else is published through it. With one writer an increment is a
+ * load and a store, no locked instruction.
+ */
+class SharedCounter {
+public:
+	void inc() { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+	uint64_t load() const { return v_.load(std::memory_order_relaxed); }
+
+private:
+	std::atomic<uint64_t> v_{0};
 };
-
-/* Everything one lcore owns. Allocated on its NUMA node (numa.h), the
- * containers and the aggregator registers too; written only by it. */
-struct App;
-
-struct alignas(64) Lcore {
-	explicit Lcore(int socket);
-
-	NodeMemory mem; /* first: the containers below allocate from it */
-	App *app = nullptr;
-	unsigned index = 0;   /* 0..n_lcores-1: owns aggregators with index % n == index */
-	unsigned lcore_id = 0;
-	std::unique_ptr<ina::AggregatorTable> table;
-	ina::PipelineCounters pipeline;
-	/* The NetReduce stage: on the one lcore that runs it, else null. */
-	std::unique_ptr<ina::NrTable> nr;
-	ina::NrCounters nr_ctr;
-	uint64_t nr_next_expiry = 0; /* TSC of the next CLT expiry pass */
-	LcoreCounters ctr;
-	NodeVector<PortCounters> port_ctr; /* per config port */
-	NodeVector<JobCounters> job_ctr;   /* per job id (65536) */
-	NodeVector<RxQueueRef> rx;
-	NodeVector<EgressQueue> egress;    /* per config port, on TX queue `index` */
-	NodeVector<rte_ring *> handoff_in; /* from lcore j (SPSC); null for self */
-	NodeVector<rte_ring *> handoff_out; /* to lcore j */
-	/* Stale state (lcore_loop.cpp): the job table's generations this
-	 * lcore has purged its aggregators for, and the idle sweep's place. */
-	NodeVector<uint32_t> seen_gen;     /* per job id (65536) */
-	uint64_t seen_purges = 0;
-	uint32_t sweep_cursor = 0;
-	uint64_t rng = 0x9e3779b97f4a7c15ULL;
-};
-
-/* Lcores live in DPDK memory: destroyed and freed there. */
-struct LcoreDeleter {
-	void operator()(Lcore *lc) const;
-};
-using LcorePtr = std::unique_ptr<Lcore, LcoreDeleter>;
-/* A new Lcore on `socket` (else anywhere: NodeMemory says); null when DPDK
- * has no memory left. */
-LcorePtr make_lcore(int socket);
 
 struct App {
 	SwitchConfig cfg;
@@ -111,19 +76,23 @@ struct App {
 	uint64_t gc_timeout_cycles = 0;
 	uint64_t nr_clt_timeout_cycles = 0; /* netreduce.clt_timeout_ms; 0: never */
 	uint64_t start_tsc = 0;
-	/* Control messages, counted by the control thread (control.cpp); the
-	 * lcores count ring overflows (LcoreCtr::control_drops). */
-	uint64_t control_ok = 0, control_bad = 0;
-	uint64_t control_auth_drops = 0, control_replay_drops = 0, control_denied = 0;
-	uint64_t control_acks = 0, control_ack_drops = 0;
-	uint64_t lease_expiries = 0; /* jobs whose PS stopped re-registering */
+	/* Control messages, counted by the control thread (control.cpp) and
+	 * read by telemetry and the summaries; the lcores count ring overflows
+	 * (LcoreCtr::control_drops). */
+	SharedCounter control_ok, control_bad;
+	SharedCounter control_auth_drops, control_replay_drops, control_denied;
+	SharedCounter control_acks, control_ack_drops;
+	SharedCounter lease_expiries; /* jobs whose PS stopped re-registering */
 	/* ACKs out: per port, a ring the control thread fills and lcore 0's
 	 * egress queue drains (EgressQueue::set_inbox). */
 	std::vector<rte_ring *> control_tx;
-	volatile bool quit = false;
+	/* Set by the signal handler (a lock-free atomic store is
+	 * async-signal-safe), read by every lcore and the control thread. */
+	std::atomic<bool> quit{false};
 };
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores to App::quit");
 
-/* The run-to-completion loop (datapath.cpp); arg is the Lcore. */
+/* The run-to-completion loop (lcore_loop.cpp); arg is the Lcore. */
 int lcore_main(void *arg);
 
 } /* namespace switchd */

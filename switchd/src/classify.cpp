@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Classify: the one parse of a packet. Its class and the fields the later
- * stages need go into the PacketDesc in the mbuf's private area; dispatch()
+ * stages need go into the PacketDesc in the mbuf's private area (an INA
+ * header's as the codec's decoded view, ina::InaView); dispatch()
  * sends it to the stage its class names. A packet to the INA UDP port that
  * is not a valid INA packet is dropped here as `malformed`: it must not
  * reach a host as plain traffic, where a worker or the PS would read it.
@@ -16,25 +17,6 @@ namespace switchd {
 namespace {
 
 constexpr uint32_t kEth = sizeof(struct ina_eth_hdr);
-
-/* Fills v from the INA header at `off`; false if the header is not one this
- * switch speaks (too short, another version, job 0). */
-bool read_ina(const uint8_t *frame, uint32_t len, uint32_t off, ina::InaView *v)
-{
-	if (len < off + INA_HDR_LEN)
-		return false;
-	const uint8_t *h = frame + off;
-	if (h[0] != INA_VERSION)
-		return false;
-	v->ina_offset = off;
-	v->type = h[1];
-	v->flags = ina_load16(h + offsetof(struct ina_hdr, flags));
-	v->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
-	v->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
-	v->agg_index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
-	v->elem_count = ina_load16(h + offsetof(struct ina_hdr, elem_count));
-	return v->job != 0;
-}
 
 /* IPv4 without options, UDP to the RoCEv2 port: the NetReduce stage
  * checks the rest. */
@@ -84,7 +66,10 @@ bool LcoreLoop::classify(rte_mbuf *m)
 										     : PacketClass::kIpv4;
 		return true;
 	}
-	if (!read_ina(frame, len, off, &d.ina)) {
+	/* The packet's one decode: every later stage reads d.ina. A header
+	 * this switch does not speak (too short, another version, job 0) is
+	 * malformed; the pipeline judges the rest. */
+	if (!ina::decode_view(frame, len, off, &d.ina) || d.ina.version != INA_VERSION || d.ina.job == 0) {
 		drop(m, LcoreCtr::malformed);
 		return false;
 	}

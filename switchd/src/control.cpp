@@ -196,18 +196,18 @@ public:
 		if (err.empty() && msg_.ps_ip != f.src_ip)
 			err = "ps_ip " + ipv4_str(msg_.ps_ip) + " is not the sender";
 		if (!err.empty()) {
-			app_.control_bad++;
+			app_.control_bad.inc();
 			warn(log_bad_, "control message for job {} from {} rejected: {}", f.hdr.job_id,
 			     ipv4_str(f.src_ip), err);
 			return ack(m, f, INA_CTRL_INVALID);
 		}
 		if (!gate_.may_change(job.id, f.src_ip)) {
-			app_.control_denied++;
+			app_.control_denied.inc();
 			warn(log_denied_, "control message for job {} from {} denied: the job belongs to {}",
 			     job.id, ipv4_str(f.src_ip), owner_text(job.id));
 			return ack(m, f, INA_CTRL_DENIED);
 		}
-		app_.control_ok++;
+		app_.control_ok.inc();
 		const std::string origin = "control message from " + ipv4_str(f.src_ip);
 		uint8_t epoch = 0;
 		if (msg_.op == INA_CTRL_REGISTER) {
@@ -243,7 +243,7 @@ public:
 		if (err.empty())
 			err = goat_check_ranges(&g.ranges, app_.cfg.aggregators);
 		if (err.empty() && !gate_.may_change(g.job, f.src_ip)) {
-			app_.control_denied++;
+			app_.control_denied.inc();
 			warn(log_denied_, "GOAT control message for job {} from {} denied: the job belongs to {}",
 			     g.job, ipv4_str(f.src_ip), owner_text(g.job));
 			return ack(m, f, INA_CTRL_DENIED);
@@ -252,12 +252,12 @@ public:
 		if (err.empty())
 			err = install_goat(app_, g, origin.c_str());
 		if (!err.empty()) {
-			app_.control_bad++;
+			app_.control_bad.inc();
 			warn(log_bad_, "GOAT control message for job {} from {} rejected: {}", g.job,
 			     ipv4_str(f.src_ip), err);
 			return ack(m, f, INA_CTRL_INVALID);
 		}
-		app_.control_ok++;
+		app_.control_ok.inc();
 		ack(m, f, INA_CTRL_APPLIED);
 	}
 
@@ -267,14 +267,14 @@ public:
 	bool authentic_and_fresh(const uint8_t *frame, const ina::InaFrame &f, const char *what)
 	{
 		if (!authentic(frame, f)) {
-			app_.control_auth_drops++;
+			app_.control_auth_drops.inc();
 			warn(log_auth_, "{} for job {} from {} dropped: {}", what, f.hdr.job_id, ipv4_str(f.src_ip),
 			     app_.cfg.control_key.empty() ? "no control key configured"
 							  : "wrong MAC (not signed with this switch's key)");
 			return false;
 		}
 		if (!gate_.fresh(f.src_ip, msg_.counter, wall_ns())) {
-			app_.control_replay_drops++;
+			app_.control_replay_drops.inc();
 			warn(log_replay_,
 			     "{} for job {} from {} dropped: counter {} replayed or outside the {} s window of this "
 			     "switch's clock",
@@ -309,7 +309,7 @@ public:
 			publish_jobs(app_, app_.jobs_owner->without(id));
 			drop_goat(id, "lease expired");
 			gate_.unregistered(id);
-			app_.lease_expiries++;
+			app_.lease_expiries.inc();
 			it = refreshed_.erase(it);
 		}
 	}
@@ -359,7 +359,7 @@ private:
 
 	void malformed(uint32_t src, const char *why)
 	{
-		app_.control_bad++;
+		app_.control_bad.inc();
 		warn(log_bad_, "control message from {} rejected: {}", src ? ipv4_str(src) : "?", why);
 	}
 
@@ -391,7 +391,7 @@ private:
 			port = static_cast<uint16_t>(app_.port_index[req->port]);
 			memcpy(dst.mac, in + 6, 6);
 		} else {
-			app_.control_ack_drops++;
+			app_.control_ack_drops.inc();
 			return;
 		}
 		dst.ip = f.src_ip;
@@ -419,7 +419,7 @@ private:
 
 		rte_mbuf *m = rte_pktmbuf_alloc(app_.pool);
 		if (!m) {
-			app_.control_ack_drops++;
+			app_.control_ack_drops.inc();
 			return;
 		}
 		uint8_t *out = rte_pktmbuf_mtod(m, uint8_t *);
@@ -428,17 +428,17 @@ private:
 		if (!len || (!app_.cfg.control_key.empty() &&
 			     !ina::sign_ctrl_frame(out, len, app_.cfg.control_key))) {
 			rte_pktmbuf_free(m);
-			app_.control_ack_drops++;
+			app_.control_ack_drops.inc();
 			return;
 		}
 		m->data_len = static_cast<uint16_t>(len);
 		m->pkt_len = len;
 		if (rte_ring_sp_enqueue(app_.control_tx[port], m) != 0) {
 			rte_pktmbuf_free(m);
-			app_.control_ack_drops++;
+			app_.control_ack_drops.inc();
 			return;
 		}
-		app_.control_acks++;
+		app_.control_acks.inc();
 	}
 
 	App &app_;
@@ -481,10 +481,10 @@ std::string control_summary(const App &app, const std::string &prefix)
 {
 	return fmt::format("{}control accepted {} malformed {} auth_drops {} replay_drops {} denied {} "
 			   "ring_drops {} acks {} ack_drops {} lease_expiries {}",
-			   prefix, app.control_ok, app.control_bad, app.control_auth_drops,
-			   app.control_replay_drops, app.control_denied,
-			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks, app.control_ack_drops,
-			   app.lease_expiries);
+			   prefix, app.control_ok.load(), app.control_bad.load(), app.control_auth_drops.load(),
+			   app.control_replay_drops.load(), app.control_denied.load(),
+			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks.load(), app.control_ack_drops.load(),
+			   app.lease_expiries.load());
 }
 
 PortCounters port_totals(const App &app, size_t port)
@@ -566,7 +566,7 @@ void control_loop(App &app)
 	auto next_link = start;
 	std::vector<uint8_t> seen_up(app.port_id.size(), 0);
 	auto plane = std::make_unique<ControlPlane>(app);
-	while (!app.quit) {
+	while (!app.quit.load(std::memory_order_relaxed)) {
 		if (clock::now() >= next_link) {
 			check_links(app, seen_up);
 			plane->expire_leases(steady_ns());

@@ -32,7 +32,7 @@ static void mark_ina_header(uint8_t *frame, uint32_t ina_offset)
 	ina_store16(udp_check, check ? check : 0xFFFF); /* 0 would mean "no checksum" */
 }
 
-int ecn_mark(uint8_t *frame, uint32_t len)
+int ecn_mark(uint8_t *frame, uint32_t len, const ina::InaView *v)
 {
 	if (len < sizeof(struct ina_eth_hdr) + sizeof(struct ina_ipv4_hdr) ||
 	    ina_load16(frame + 12) != 0x0800)
@@ -40,11 +40,12 @@ int ecn_mark(uint8_t *frame, uint32_t len)
 	uint8_t *ip = frame + sizeof(struct ina_eth_hdr);
 	if ((ip[0] >> 4) != 4)
 		return -1;
-	ina::InaView v;
 	int job = -1;
-	if (ina::peek(frame, len, &v) && v.type == INA_TYPE_DATA) {
-		mark_ina_header(frame, v.ina_offset);
-		job = v.job;
+	/* A multicast copy's first segment holds the headers only: the INA
+	 * header is marked where it lies in it. */
+	if (v && v->type == INA_TYPE_DATA && v->ina_offset + INA_HDR_LEN <= len) {
+		mark_ina_header(frame, v->ina_offset);
+		job = v->job;
 	} else if ((ip[1] & 3) == 0) {
 		return -1; /* not ECN-capable transport: nothing to mark */
 	} else {
@@ -121,14 +122,6 @@ void EgressQueue::take_inbox()
 		q_[tail] = in[i];
 		count_++;
 	}
-}
-
-uint16_t EgressQueue::job_of(rte_mbuf *m)
-{
-	ina::InaView v;
-	if (ina::peek(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, &v))
-		return v.job;
-	return 0;
 }
 
 } /* namespace switchd */

@@ -19,14 +19,17 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "ina/codec.h"
 #include "stats.h"
 
 namespace switchd {
 
-/* Sets INA_F_ECN (for INA frames) and IP CE. Returns the INA job id of the
- * frame, or 0 if it is not INA or not IPv4 ECN-capable (then nothing is
- * marked for non-INA traffic). Returns -1 when nothing was marked. */
-int ecn_mark(uint8_t *frame, uint32_t len);
+/* Sets INA_F_ECN (for INA data frames) and IP CE. `v`: the frame's INA
+ * header as classify decoded it, null if the frame is not INA traffic; its
+ * flags are not updated here. Returns the INA job id of the frame, or 0 if
+ * it is not INA or not IPv4 ECN-capable (then nothing is marked for non-INA
+ * traffic). Returns -1 when nothing was marked. */
+int ecn_mark(uint8_t *frame, uint32_t len, const ina::InaView *v);
 
 class EgressQueue {
 public:
@@ -49,25 +52,26 @@ public:
 	void show_depth() { (*ctr_)[PortCtr::queue_depth] = count_; }
 	bool above_threshold() const { return ecn_threshold_ && count_ >= ecn_threshold_; }
 
-	/* Takes ownership of m. Returns false if it was dropped (counted), and
-	 * then *job_dropped holds its INA job id (0 if not INA). */
-	bool enqueue(rte_mbuf *m, uint64_t *rng, int *job_marked, uint16_t *job_dropped)
+	/* Takes ownership of m; v is its decoded INA header (null: not INA).
+	 * Returns false if it was dropped (counted), and then *job_dropped
+	 * holds its INA job id (0 if not INA). */
+	bool enqueue(rte_mbuf *m, const ina::InaView *v, uint64_t *rng, int *job_marked, uint16_t *job_dropped)
 	{
 		*job_marked = -1;
 		if (drop_threshold_ && next_random(rng) < drop_threshold_) {
 			(*ctr_)[PortCtr::random_drops]++;
-			*job_dropped = job_of(m);
+			*job_dropped = v ? v->job : 0;
 			rte_pktmbuf_free(m);
 			return false;
 		}
 		if (count_ >= cap_) {
 			(*ctr_)[PortCtr::egress_drops]++;
-			*job_dropped = job_of(m);
+			*job_dropped = v ? v->job : 0;
 			rte_pktmbuf_free(m);
 			return false;
 		}
 		if (above_threshold()) {
-			*job_marked = ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), m->data_len);
+			*job_marked = ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, v);
 			if (*job_marked >= 0)
 				(*ctr_)[PortCtr::ecn_marks]++;
 		}
@@ -167,7 +171,6 @@ private:
 		*s = x;
 		return x;
 	}
-	static uint16_t job_of(rte_mbuf *m);
 	void take_inbox();
 
 	std::vector<rte_mbuf *> qbuf_;

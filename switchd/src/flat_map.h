@@ -29,10 +29,10 @@ public:
 		if ((count_ + 1) * 2 > slots_.size())
 			grow();
 		for (size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
-			Slot &s = slots_[i];
+			Entry &s = slots_[i];
 			if (!s.used || s.key == key) {
 				count_ += !s.used;
-				s = Slot{key, v, true};
+				s = Entry{key, v, true};
 				return;
 			}
 		}
@@ -41,7 +41,7 @@ public:
 	const V *find(uint64_t key) const
 	{
 		for (size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
-			const Slot &s = slots_[i];
+			const Entry &s = slots_[i];
 			if (!s.used)
 				return nullptr;
 			if (s.key == key)
@@ -52,7 +52,7 @@ public:
 	size_t size() const { return count_; }
 
 private:
-	struct Slot {
+	struct Entry {
 		uint64_t key = 0;
 		V value{};
 		bool used = false;
@@ -66,16 +66,16 @@ private:
 	}
 	void grow()
 	{
-		std::vector<Slot> old;
+		std::vector<Entry> old;
 		old.swap(slots_);
 		slots_.resize(old.size() * 2);
 		mask_ = slots_.size() - 1;
 		count_ = 0;
-		for (const Slot &s : old)
+		for (const Entry &s : old)
 			if (s.used)
 				insert(s.key, s.value);
 	}
-	std::vector<Slot> slots_;
+	std::vector<Entry> slots_;
 	size_t mask_ = 0;
 	size_t count_ = 0;
 };

@@ -19,7 +19,7 @@ void LcoreLoop::forward_ipv4(rte_mbuf *m, const PacketDesc &d)
 	if (!h)
 		return forward_l2(m, d);
 	memcpy(rte_pktmbuf_mtod(m, uint8_t *), h->mac.data(), 6);
-	enqueue(h->port, m);
+	enqueue(h->port, m, ina_view(d));
 }
 
 void LcoreLoop::forward_l2(rte_mbuf *m, const PacketDesc &d)
@@ -30,7 +30,7 @@ void LcoreLoop::forward_l2(rte_mbuf *m, const PacketDesc &d)
 	const NextHop *h = app_.fwd->by_mac(frame);
 	if (!h)
 		return drop(m, LcoreCtr::no_route);
-	enqueue(h->port, m);
+	enqueue(h->port, m, ina_view(d));
 }
 
 void LcoreLoop::answer_arp(rte_mbuf *m, const PacketDesc &d)
@@ -43,7 +43,7 @@ void LcoreLoop::answer_arp(rte_mbuf *m, const PacketDesc &d)
 	if (target != app_.cfg.ip) {
 		const NextHop *h = app_.fwd->by_ip(target);
 		if (h)
-			return enqueue(h->port, m);
+			return enqueue(h->port, m, nullptr);
 		return forward_l2(m, d);
 	}
 	if (arp->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
@@ -57,7 +57,7 @@ void LcoreLoop::answer_arp(rte_mbuf *m, const PacketDesc &d)
 	memcpy(arp->arp_data.arp_sha.addr_bytes, mine.data(), 6);
 	arp->arp_data.arp_sip = rte_cpu_to_be_32(app_.cfg.ip);
 	lc_.ctr[LcoreCtr::arp_replies]++;
-	enqueue(d.in_port, m);
+	enqueue(d.in_port, m, nullptr);
 }
 
 } /* namespace switchd */

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "ina/codec.h"
 #include "flat_map.h"
-#include "forwarding.h"
+#include "forwarding_table.h"
 
 namespace switchd {
 

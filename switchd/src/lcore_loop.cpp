@@ -84,7 +84,7 @@ void LcoreLoop::run()
 	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
 	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
 	BusyClock clock(rte_get_tsc_hz());
-	while (!app_.quit) {
+	while (!app_.quit.load(std::memory_order_relaxed)) {
 		const uint64_t now = rte_rdtsc();
 		jobs_ = app_.jobs.load(std::memory_order_acquire);
 		if (jobs_->purges() != lc_.seen_purges)
@@ -250,11 +250,11 @@ void LcoreLoop::to_control(rte_mbuf *m)
 	lc_.ctr[LcoreCtr::control_received]++;
 }
 
-void LcoreLoop::enqueue(uint16_t port, rte_mbuf *m)
+void LcoreLoop::enqueue(uint16_t port, rte_mbuf *m, const ina::InaView *v)
 {
 	int marked;
 	uint16_t dropped_job = 0;
-	if (!lc_.egress[port].enqueue(m, &lc_.rng, &marked, &dropped_job)) {
+	if (!lc_.egress[port].enqueue(m, v, &lc_.rng, &marked, &dropped_job)) {
 		if (dropped_job)
 			lc_.job_ctr[dropped_job][JobCtr::egress_drops]++;
 	} else if (marked > 0) {

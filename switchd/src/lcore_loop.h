@@ -4,12 +4,15 @@
  * in the order a packet meets them:
  *
  *   lcore_loop.cpp  receive: RX bursts, hand-off rings, the loop round
- *   classify.cpp    classify: one parse into a PacketDesc, ownership
- *   aggregate.cpp   aggregate: admission, ina::process(), the verdict
+ *   classify.cpp    classify: the one parse into a PacketDesc, ownership
+ *   aggregate.cpp   aggregate: admission, ECN pre-mark, ina::process(), the verdict
  *   netreduce.cpp   netreduce: RoCEv2 through ina::nr_process(), results
- *   forward.cpp     forward: IPv4 / L2 next hop, ARP for the switch
+ *   forward.cpp     forward: IPv4 / L2 next hop (forwarding_table.h), ARP for the switch
  *   replicate.cpp   replicate: multicast copies of a result, flood
  *   egress.cpp      transmit: per-port egress queue, shaping, ECN, tx_burst
+ *
+ * An INA packet's header is decoded once, in classify, into the PacketDesc's
+ * ina::InaView; the later stages, ina::process() and egress read the view.
  *
  * Per packet there is no allocation (except the mbufs of multicast copies,
  * from mempool caches), no lock, no log and no system call. The only shared
@@ -45,7 +48,17 @@ struct PacketDesc {
 	uint16_t in_port; /* config index of the arrival port */
 	uint32_t dst_ip;  /* kIpv4, kIna */
 	uint32_t src_ip;  /* kIpv4, kIna */
-	ina::InaView ina; /* kIna */
+	ina::InaView ina; /* kIna: the header, decoded once (ina/codec.h) */
+};
+
+/* What admission (aggregate.cpp) decided about a packet of a registered job:
+ * admitted, or why not (docs/security.md, "Data plane"). */
+enum class Admission : uint8_t {
+	kAdmitted,
+	kNotMember,    /* not a worker of the job, or not at its level and bit */
+	kWrongPort,    /* a member's address on another member's port */
+	kWrongMac,     /* a member's address with another MAC */
+	kForgedResult, /* a parameter packet not from the job's PS */
 };
 
 /* Private area size for the packet mbuf pool. */
@@ -53,6 +66,8 @@ constexpr uint16_t kPacketDescSpace =
 	RTE_ALIGN_CEIL(sizeof(PacketDesc), RTE_MBUF_PRIV_ALIGN);
 
 inline PacketDesc *desc(rte_mbuf *m) { return static_cast<PacketDesc *>(rte_mbuf_to_priv(m)); }
+/* The packet's decoded INA header, null when it is not INA traffic. */
+inline const ina::InaView *ina_view(const PacketDesc &d) { return d.cls == PacketClass::kIna ? &d.ina : nullptr; }
 
 class LcoreLoop {
 public:
@@ -69,7 +84,7 @@ private:
 	void dispatch(rte_mbuf *m, uint64_t now);
 	/* aggregate (aggregate.cpp) */
 	void aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now);
-	LcoreCtr admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
+	Admission admit(const uint8_t *frame, const PacketDesc &d, const Job &job) const;
 	/* netreduce (netreduce.cpp) */
 	void netreduce(rte_mbuf *m, PacketDesc &d, uint64_t now);
 	void netreduce_results(rte_mbuf *m, const ina::NrResult &res);
@@ -79,7 +94,7 @@ private:
 	void sweep(uint64_t now);
 	void count_pipeline(JobCounters &jc, ina::Counter reason);
 	/* GOAT: true if the job's assignment here says the packet passes. */
-	bool goat_passes(const uint8_t *frame, const PacketDesc &d, const GoatRange **range);
+	bool goat_passes(const PacketDesc &d, const GoatRange **range);
 	/* forward (forward.cpp) */
 	void forward_ipv4(rte_mbuf *m, const PacketDesc &d);
 	void forward_l2(rte_mbuf *m, const PacketDesc &d);
@@ -90,7 +105,8 @@ private:
 	void flood(rte_mbuf *m, const PacketDesc &d);
 	/* transmit */
 	void to_control(rte_mbuf *m);
-	void enqueue(uint16_t port, rte_mbuf *m);
+	/* v: m's decoded INA header (ina_view()), null if m is not INA. */
+	void enqueue(uint16_t port, rte_mbuf *m, const ina::InaView *v);
 	void drop(rte_mbuf *m, LcoreCtr why)
 	{
 		lc_.ctr[why]++;

@@ -144,7 +144,7 @@ unsigned default_lcore(const SwitchConfig &cfg, const std::vector<unsigned> &all
 void on_signal(int)
 {
 	if (signal_app)
-		signal_app->quit = true;
+		signal_app->quit.store(true, std::memory_order_relaxed);
 }
 
 /* Start-up failures after the EAL started: release what exists, exit 1. */

@@ -77,7 +77,7 @@ void LcoreLoop::multicast(rte_mbuf *m, const PacketDesc &d, const Job &job)
 		if (!c)
 			continue;
 		lc_.ctr[LcoreCtr::multicast_copies]++;
-		enqueue(t.port, c);
+		enqueue(t.port, c, &d.ina); /* the copy's header is the original's */
 	}
 	rte_pktmbuf_free(m);
 }
@@ -92,7 +92,7 @@ void LcoreLoop::flood(rte_mbuf *m, const PacketDesc &d)
 	rte_mbuf_refcnt_update(m, static_cast<int16_t>(n - 2));
 	for (uint16_t p = 0; p < n; p++)
 		if (p != d.in_port)
-			enqueue(p, m);
+			enqueue(p, m, ina_view(d));
 }
 
 } /* namespace switchd */

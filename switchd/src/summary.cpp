@@ -170,7 +170,7 @@ Accounting accounting(const App &app)
 		handed_out += c[LcoreCtr::handoff_out];
 		handed_in += c[LcoreCtr::handoff_in];
 	}
-	a.made += app.control_acks;
+	a.made += app.control_acks.load();
 	a.queued += handed_out - handed_in;
 	for (rte_ring *r : app.control_tx)
 		a.queued += rte_ring_count(r);

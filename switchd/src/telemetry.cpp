@@ -99,14 +99,14 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "jobs", JobsReader(app)->size());
 	rte_tel_data_add_dict_u64(d, "aggregators_in_use", occupancy(app));
 	rte_tel_data_add_dict_u64(d, "lcores", app.lcores.size());
-	rte_tel_data_add_dict_u64(d, "control_accepted", app.control_ok);
-	rte_tel_data_add_dict_u64(d, "control_rejected", app.control_bad);
-	rte_tel_data_add_dict_u64(d, "control_auth_drops", app.control_auth_drops);
-	rte_tel_data_add_dict_u64(d, "control_replay_drops", app.control_replay_drops);
-	rte_tel_data_add_dict_u64(d, "control_denied", app.control_denied);
-	rte_tel_data_add_dict_u64(d, "control_acks", app.control_acks);
-	rte_tel_data_add_dict_u64(d, "lease_expiries", app.lease_expiries);
-	rte_tel_data_add_dict_u64(d, "control_ack_drops", app.control_ack_drops);
+	rte_tel_data_add_dict_u64(d, "control_accepted", app.control_ok.load());
+	rte_tel_data_add_dict_u64(d, "control_rejected", app.control_bad.load());
+	rte_tel_data_add_dict_u64(d, "control_auth_drops", app.control_auth_drops.load());
+	rte_tel_data_add_dict_u64(d, "control_replay_drops", app.control_replay_drops.load());
+	rte_tel_data_add_dict_u64(d, "control_denied", app.control_denied.load());
+	rte_tel_data_add_dict_u64(d, "control_acks", app.control_acks.load());
+	rte_tel_data_add_dict_u64(d, "lease_expiries", app.lease_expiries.load());
+	rte_tel_data_add_dict_u64(d, "control_ack_drops", app.control_ack_drops.load());
 	return 0;
 }
 

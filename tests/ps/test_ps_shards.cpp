@@ -243,9 +243,9 @@ TEST(PsSteering, ProgramAgreesWithPsShard)
 	EXPECT_NE(err.find("BPF instructions"), std::string::npos) << err;
 }
 
-TEST(FrameRing, FullRingAndLongFramesAreRefused)
+TEST(PsFrameRing, FullRingAndLongFramesAreRefused)
 {
-	FrameRing r(3, 100); /* rounded up to 4 slots */
+	PsFrameRing r(3, 100); /* rounded up to 4 slots */
 	EXPECT_EQ(r.capacity(), 4u);
 	uint8_t f[101] = {};
 	EXPECT_FALSE(r.put(f, 101));
@@ -261,10 +261,10 @@ TEST(FrameRing, FullRingAndLongFramesAreRefused)
 	EXPECT_TRUE(r.put(f, 10));
 }
 
-TEST(FrameRing, FramesCrossThreadsInOrderAndIntact)
+TEST(PsFrameRing, FramesCrossThreadsInOrderAndIntact)
 {
 	constexpr uint32_t kFrames = 200000;
-	FrameRing r(64, 64);
+	PsFrameRing r(64, 64);
 	Doorbell bell;
 	std::atomic<bool> ok{true};
 	std::thread consumer([&] {

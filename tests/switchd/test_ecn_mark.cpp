@@ -58,6 +58,14 @@ uint32_t gradient(uint8_t *f, uint16_t flags, uint8_t tos)
 	return len;
 }
 
+/* As switchd calls it: with the header classify decoded, null for a frame
+ * that is not INA traffic. */
+int mark(uint8_t *f, uint32_t len)
+{
+	ina::InaView v;
+	return switchd::ecn_mark(f, len, ina::peek(f, len, &v) ? &v : nullptr);
+}
+
 uint16_t flags_of(const uint8_t *f)
 {
 	ina::InaHeader h;
@@ -74,7 +82,7 @@ TEST(EcnMark, SenderUdpChecksumStaysValid)
 		uint8_t f[2048];
 		uint32_t len = gradient(f, flags, 2 /* ECT(0) */);
 		ina_store16(f + 40, udp_checksum(f, len));
-		ASSERT_EQ(switchd::ecn_mark(f, len), 7);
+		ASSERT_EQ(mark(f, len), 7);
 		EXPECT_TRUE(flags_of(f) & INA_F_ECN);
 		EXPECT_EQ(flags_of(f) & ~INA_F_ECN, flags & ~INA_F_ECN);
 		EXPECT_EQ(f[15] & 3, 3) << "IP CE";
@@ -87,14 +95,14 @@ TEST(EcnMark, ChecksumZeroStaysZeroAndMarkedTwiceIsOnce)
 {
 	uint8_t f[2048];
 	uint32_t len = gradient(f, 0, 0);
-	ASSERT_EQ(switchd::ecn_mark(f, len), 7);
+	ASSERT_EQ(mark(f, len), 7);
 	EXPECT_EQ(ina_load16(f + 40), 0) << "no checksum stays no checksum";
 	EXPECT_TRUE(flags_of(f) & INA_F_ECN);
 
 	len = gradient(f, INA_F_ECN, 2);
 	ina_store16(f + 40, udp_checksum(f, len));
 	uint16_t before = ina_load16(f + 40);
-	ASSERT_EQ(switchd::ecn_mark(f, len), 7);
+	ASSERT_EQ(mark(f, len), 7);
 	EXPECT_EQ(ina_load16(f + 40), before) << "an already marked header changes no word";
 }
 
@@ -103,12 +111,12 @@ TEST(EcnMark, OtherTrafficOnlyWhenEcnCapable)
 	uint8_t f[2048];
 	uint32_t len = gradient(f, 0, 0);
 	ina_store16(f + 36, 5000); /* not the INA port: plain UDP */
-	EXPECT_EQ(switchd::ecn_mark(f, len), -1) << "not ECN-capable: untouched";
+	EXPECT_EQ(mark(f, len), -1) << "not ECN-capable: untouched";
 	EXPECT_EQ(f[15] & 3, 0);
 	f[15] = 1; /* ECT(1) */
 	ina_store16(f + 24, 0);
 	ina_store16(f + 24, ina::ipv4_checksum(f + 14));
-	EXPECT_EQ(switchd::ecn_mark(f, len), 0);
+	EXPECT_EQ(mark(f, len), 0);
 	EXPECT_EQ(f[15] & 3, 3);
 	EXPECT_EQ(ina::ipv4_checksum(f + 14), 0);
 }

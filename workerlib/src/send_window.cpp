@@ -39,7 +39,7 @@ uint32_t SendWindow::transmissions(uint64_t k) const
 uint64_t SendWindow::send_new(uint64_t now_ns, bool bypass)
 {
 	uint64_t k = next_++;
-	Slot &s = slot(k);
+	SentFragment &s = slot(k);
 	s.sent_ns = now_ns;
 	s.transmissions = 1;
 	s.acked = 0;
@@ -54,7 +54,7 @@ void SendWindow::resend(uint64_t k, uint64_t now_ns)
 {
 	if (k < base_ || k >= next_)
 		return;
-	Slot &s = slot(k);
+	SentFragment &s = slot(k);
 	if (s.acked)
 		return;
 	s.sent_ns = now_ns;
@@ -65,7 +65,7 @@ void SendWindow::resend(uint64_t k, uint64_t now_ns)
 void SendWindow::scan_for_losses()
 {
 	while (scan_ < next_) {
-		Slot &s = slot(scan_);
+		SentFragment &s = slot(scan_);
 		if (!s.acked) {
 			if (acked_above_scan_ < dupthresh_ ||
 			    newest_acked_sent_ns_ < s.sent_ns + reorder_window_ns_)
@@ -92,7 +92,7 @@ SendWindow::AckOutcome SendWindow::on_ack(uint64_t k, uint64_t now_ns)
 	if (k < base_ || slot(k).acked)
 		return out;
 
-	Slot &s = slot(k);
+	SentFragment &s = slot(k);
 	s.acked = 1;
 	if (s.sent_ns > newest_acked_sent_ns_)
 		newest_acked_sent_ns_ = s.sent_ns;
@@ -114,7 +114,7 @@ uint32_t SendWindow::collect_timeouts(uint64_t now_ns, uint64_t rto_ns, uint64_t
 {
 	uint32_t n = 0;
 	for (uint64_t k = base_; k < next_ && n < max; k++) {
-		const Slot &s = slot(k);
+		const SentFragment &s = slot(k);
 		if (!s.acked && now_ns >= s.sent_ns + rto_ns)
 			out[n++] = k;
 	}

@@ -15,7 +15,7 @@ namespace {
 
 constexpr uint32_t kTxBatch = 32;
 constexpr uint32_t kRxBatch = 64;
-constexpr uint32_t kFrameBytes = FrameRing::kSlotBytes;
+constexpr uint32_t kFrameBytes = AckRing::kSlotBytes;
 /* How long a thread with nothing to send waits in recv() / for work. */
 constexpr uint32_t kBusyWaitUs = 50;
 constexpr uint32_t kIdleWaitUs = 200;
@@ -106,9 +106,9 @@ uint64_t timer_period(uint64_t rto_ns)
 
 } /* namespace */
 
-/* ---- FrameRing ---- */
+/* ---- AckRing ---- */
 
-bool FrameRing::push(const uint8_t *frame, uint32_t len)
+bool AckRing::push(const uint8_t *frame, uint32_t len)
 {
 	uint32_t t = tail_.load(std::memory_order_relaxed);
 	uint32_t h = head_.load(std::memory_order_acquire);
@@ -121,7 +121,7 @@ bool FrameRing::push(const uint8_t *frame, uint32_t len)
 	return true;
 }
 
-const uint8_t *FrameRing::peek(uint32_t *len) const
+const uint8_t *AckRing::peek(uint32_t *len) const
 {
 	uint32_t h = head_.load(std::memory_order_relaxed);
 	if (h == tail_.load(std::memory_order_acquire))
@@ -131,7 +131,7 @@ const uint8_t *FrameRing::peek(uint32_t *len) const
 	return &buf_[static_cast<size_t>(s) * kSlotBytes];
 }
 
-void FrameRing::pop()
+void AckRing::pop()
 {
 	head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
@@ -151,7 +151,7 @@ Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const 
 	}
 	retx_.reserve(win_.capacity());
 	for (uint32_t i = 0; i < cfg.threads; i++)
-		rings_.push_back(std::make_unique<FrameRing>());
+		rings_.push_back(std::make_unique<AckRing>());
 	txmem_.resize(static_cast<size_t>(kTxBatch) * kFrameBytes);
 	rxmem_.resize(static_cast<size_t>(kRxBatch) * kFrameBytes);
 	txbufs_.resize(kTxBatch);

@@ -37,12 +37,13 @@ struct SenderCounters {
 	std::atomic<uint64_t> v[32];
 };
 
-/* A single-producer single-consumer ring of whole frames. */
-class FrameRing {
+/* ACK frames another sender thread received for a fragment this thread
+ * sent, handed over whole: a single-producer single-consumer ring. */
+class AckRing {
 public:
 	static constexpr uint32_t kSlots = 256;
 	static constexpr uint32_t kSlotBytes = INA_FRAME_LEN(INA_MAX_ELEMENTS) + 64;
-	FrameRing() : buf_(kSlots * kSlotBytes), len_(kSlots) {}
+	AckRing() : buf_(kSlots * kSlotBytes), len_(kSlots) {}
 	bool push(const uint8_t *frame, uint32_t len);
 	/* Returns the frame at the head or nullptr; pop() releases it. */
 	const uint8_t *peek(uint32_t *len) const;
@@ -70,7 +71,7 @@ public:
 	/* Lowest job-wide fragment number this thread has not seen ACKed,
 	 * including tensors waiting in its inbox; UINT64_MAX when idle. */
 	uint64_t floor() const { return floor_.load(std::memory_order_relaxed); }
-	FrameRing &ring_from(uint32_t thread) { return *rings_[thread]; }
+	AckRing &ring_from(uint32_t thread) { return *rings_[thread]; }
 	void add_stats(WorkerStats *s) const;
 	const char *transport_name() const { return tx_->name(); }
 
@@ -139,7 +140,7 @@ private:
 	std::atomic<uint64_t> floor_{UINT64_MAX};
 
 	/* ACKs forwarded by other threads: rings_[from]. */
-	std::vector<std::unique_ptr<FrameRing>> rings_;
+	std::vector<std::unique_ptr<AckRing>> rings_;
 
 	std::vector<uint8_t> txmem_, rxmem_;
 	std::vector<FrameBuf> txbufs_, rxbufs_;

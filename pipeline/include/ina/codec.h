@@ -126,6 +126,50 @@ inline void add_flags(uint8_t *ina_hdr, uint16_t flags)
 	ina_store16(f, static_cast<uint16_t>(ina_load16(f) | flags));
 }
 
+/* ---- the switch's decoded view ------------------------------------------ */
+
+/*
+ * The INA header's fields that a switch reads, decoded once per packet:
+ * switchd's classify() keeps the view in the mbuf, and admission,
+ * ina::process(), the ECN marks and egress accounting read it instead of
+ * the bytes. The fields are as received, except `flags`, which follows the
+ * frame: whoever changes the flags word in the frame (ina::process(), an
+ * ECN mark before it) changes it here too.
+ */
+struct InaView {
+	uint32_t ina_offset; /* of struct ina_hdr in the frame */
+	uint16_t udp_len;    /* the UDP header's length field */
+	uint8_t version;
+	uint8_t type;
+	uint16_t flags;
+	uint16_t job;
+	uint16_t agg_node;
+	uint32_t seq;
+	uint32_t agg_index;
+	uint16_t elem_count;
+	uint8_t level;
+	uint8_t levels;
+	uint32_t level_bitmap; /* bitmap[level]; 0 when level >= INA_MAX_LEVELS */
+	uint8_t level_fan_in;  /* fan_in[level]; 0 when level >= INA_MAX_LEVELS */
+};
+
+/* Decodes the INA header at frame + ina_off (find_ina_header()'s offset,
+ * which has the UDP header before it) into *view. False, *view
+ * unspecified, when the header does not fit in `len`; nothing else is
+ * judged here (version, type, lengths: the reader's checks). The one
+ * decoder of the switch's per-packet path. */
+bool decode_view(const uint8_t *frame, uint32_t len, uint32_t ina_off, InaView *view);
+
+/* find_ina_header(), then decode_view(): true if `frame` is an INA frame
+ * (IPv4/UDP to INA_UDP_PORT) whose INA header is within `len`. For tools
+ * and tests, which have no view yet. */
+bool peek(const uint8_t *frame, uint32_t len, InaView *view);
+
+#ifdef INA_COUNT_PARSES
+/* Test builds only: how many times this thread has called decode_view(). */
+uint64_t parse_count();
+#endif
+
 /* ---- whole frames ------------------------------------------------------- */
 
 /* Writes L2-L4 and the INA header for h.elem_count payload elements, which

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "ina/codec.h"
 #include "ina/counter_kind.h"
 #include "ina/wire.h"
 
@@ -270,20 +271,17 @@ struct Children {
 Result process(AggregatorTable &table, PipelineCounters &counters, uint8_t *frame,
 	       uint32_t len, uint64_t now, uint32_t share = kNoShareLimit, const Children *children = nullptr);
 
-/* Parsed view of an INA frame's fixed fields, for steering and tools. */
-struct InaView {
-	uint32_t ina_offset; /* offset of struct ina_hdr in the frame */
-	uint8_t type;
-	uint16_t flags;
-	uint16_t job;
-	uint32_t seq;
-	uint32_t agg_index;
-	uint16_t elem_count;
-};
-
-/* True if `frame` is an INA frame (IPv4/UDP to INA_UDP_PORT) whose INA header
- * is within `len`; fills *view. Validates nothing else. */
-bool peek(const uint8_t *frame, uint32_t len, InaView *view);
+/*
+ * The same, for a frame whose INA header the caller has decoded already
+ * (ina/codec.h, decode_view(): switchd's classify()), so that no stage
+ * parses a packet twice. `view` must be that frame's: process() judges its
+ * fields (version, type, lengths, ...) and reads no header field from the
+ * frame; it writes the frame as above and keeps view.flags equal to the
+ * frame's flags word. The overload above is find_ina_header(),
+ * decode_view(), then this.
+ */
+Result process(AggregatorTable &table, PipelineCounters &counters, uint8_t *frame, uint32_t len,
+	       InaView &view, uint64_t now, uint32_t share = kNoShareLimit, const Children *children = nullptr);
 
 } /* namespace ina */
 

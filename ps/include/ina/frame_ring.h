@@ -19,12 +19,12 @@
 
 namespace ina {
 
-class FrameRing {
+class PsFrameRing {
 public:
 	/* `capacity` slots (rounded up to a power of two) of `frame_bytes`. */
-	FrameRing(uint32_t capacity, uint32_t frame_bytes);
-	FrameRing(const FrameRing &) = delete;
-	FrameRing &operator=(const FrameRing &) = delete;
+	PsFrameRing(uint32_t capacity, uint32_t frame_bytes);
+	PsFrameRing(const PsFrameRing &) = delete;
+	PsFrameRing &operator=(const PsFrameRing &) = delete;
 
 	uint32_t capacity() const { return mask_ + 1; }
 	uint32_t frame_bytes() const { return bytes_; }

@@ -76,20 +76,21 @@ public:
 	uint32_t collect_timeouts(uint64_t now_ns, uint64_t rto_ns, uint64_t *out, uint32_t max) const;
 
 private:
-	struct Slot {
+	/* One fragment of the window, as sent. */
+	struct SentFragment {
 		uint64_t sent_ns;
 		uint16_t transmissions;
 		uint8_t acked;
 		uint8_t fast_retx; /* already fast-retransmitted */
 		uint8_t bypass;
 	};
-	Slot &slot(uint64_t k) { return slots_[k & mask_]; }
-	const Slot &slot(uint64_t k) const { return slots_[k & mask_]; }
+	SentFragment &slot(uint64_t k) { return slots_[k & mask_]; }
+	const SentFragment &slot(uint64_t k) const { return slots_[k & mask_]; }
 	/* Moves scan_ up over ACKed fragments and fragments the SACK rule
 	 * declares lost (appended to lost_). */
 	void scan_for_losses();
 
-	std::vector<Slot> slots_;
+	std::vector<SentFragment> slots_;
 	uint64_t mask_;
 	uint32_t dupthresh_;
 	uint64_t base_ = 0, next_ = 0;

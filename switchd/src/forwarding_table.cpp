@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "forwarding.h"
+#include "forwarding_table.h"
 
 namespace switchd {
 

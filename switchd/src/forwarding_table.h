@@ -4,8 +4,8 @@
  * which port a MAC address sits behind. Built from the config at start and
  * never changed, so lcores read it without synchronisation.
  */
-#ifndef INA_SWITCHD_FORWARDING_H
-#define INA_SWITCHD_FORWARDING_H
+#ifndef INA_SWITCHD_FORWARDING_TABLE_H
+#define INA_SWITCHD_FORWARDING_TABLE_H
 
 #include <cstdint>
 
