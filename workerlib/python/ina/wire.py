@@ -55,6 +55,8 @@ INA_CTRL_REGISTER = 1
 INA_CTRL_UNREGISTER = 2
 INA_CTRL_ACK = 3
 INA_CTRL_GOAT = 4
+INA_CTRL_JOB_QUERY = 5  # worker -> PS: the job's fragment size (elem_count of the answer)
+INA_CTRL_JOB_INFO = 6   # PS -> worker: the answer
 # enum ina_ctrl_status (ACK)
 INA_CTRL_APPLIED = 0
 INA_CTRL_DENIED = 1
