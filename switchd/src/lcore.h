@@ -17,6 +17,7 @@
 #include "ina/pipeline.h"
 #include "numa.h"
 #include "stats.h"
+#include "trace.h"
 
 namespace switchd {
 
@@ -55,6 +56,7 @@ struct alignas(64) Lcore {
 	uint64_t seen_purges = 0;
 	uint32_t sweep_cursor = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	PacketTrace trace; /* armed by telemetry (/ina/trace) */
 };
 
 /* Lcores live in DPDK memory: destroyed and freed there. */

@@ -124,32 +124,44 @@ uint32_t LcoreLoop::receive(rte_mbuf **pkts, uint16_t burst, uint64_t now)
 		total += nb;
 		PortCounters &pc = lc_.port_ctr[rx.port];
 		pc[PortCtr::rx_packets] += nb;
+		const bool traced = lc_.trace.armed(); /* the trace's one test per burst */
 		for (uint16_t i = 0; i < nb; i++) {
 			rte_mbuf *m = pkts[i];
 			pc[PortCtr::rx_bytes] += m->pkt_len;
 			if (i + 1 < nb)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-			if (!classify(m))
-				continue;
-			const PacketDesc &d = *desc(m);
-			if (n_ > 1 && d.cls == PacketClass::kIna && d.ina.type == INA_TYPE_DATA) {
-				const unsigned owner = d.ina.agg_index % n_;
-				if (owner != lc_.index) {
-					out_[owner].push_back(m);
-					continue;
-				}
-			}
-			/* One lcore holds the CLT and every ring's aggregators. */
-			if (d.cls == PacketClass::kRoce && app_.cfg.netreduce_lcore != lc_.index) {
-				out_[app_.cfg.netreduce_lcore].push_back(m);
-				continue;
-			}
-			dispatch(m, now);
+			if (unlikely(traced) && lc_.trace.begin(lc_, TraceRecord::kNone, now))
+				lc_.trace.end(lc_, handle_received(m, now, true));
+			else
+				handle_received(m, now, false);
 		}
 		if (n_ > 1)
 			flush_handoffs();
 	}
 	return total;
+}
+
+/* Classify one received packet, then hand it to the lcore that owns it or
+ * handle it here. Returns the lcore it was handed to, or kNone. */
+uint8_t LcoreLoop::handle_received(rte_mbuf *m, uint64_t now, bool traced)
+{
+	if (!classify(m))
+		return TraceRecord::kNone;
+	const PacketDesc &d = *desc(m);
+	if (traced)
+		lc_.trace.classified(lc_, d);
+	unsigned owner = lc_.index;
+	if (n_ > 1 && d.cls == PacketClass::kIna && d.ina.type == INA_TYPE_DATA)
+		owner = d.ina.agg_index % n_;
+	/* One lcore holds the CLT and every ring's aggregators. */
+	else if (d.cls == PacketClass::kRoce)
+		owner = app_.cfg.netreduce_lcore;
+	if (owner != lc_.index) {
+		out_[owner].push_back(m);
+		return static_cast<uint8_t>(owner);
+	}
+	dispatch(m, now);
+	return TraceRecord::kNone;
 }
 
 /* The packets other lcores received for aggregators this lcore owns; they
@@ -164,8 +176,16 @@ uint32_t LcoreLoop::receive_handoffs(rte_mbuf **pkts, uint16_t burst, uint64_t n
 		const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts), burst, nullptr);
 		lc_.ctr[LcoreCtr::handoff_in] += nb;
 		total += nb;
-		for (unsigned i = 0; i < nb; i++)
-			dispatch(pkts[i], now);
+		const bool traced = lc_.trace.armed();
+		for (unsigned i = 0; i < nb; i++) {
+			if (unlikely(traced) && lc_.trace.begin(lc_, static_cast<uint8_t>(j), now)) {
+				lc_.trace.classified(lc_, *desc(pkts[i]));
+				dispatch(pkts[i], now);
+				lc_.trace.end(lc_, TraceRecord::kNone);
+			} else {
+				dispatch(pkts[i], now);
+			}
+		}
 	}
 	return total;
 }

@@ -77,6 +77,7 @@ public:
 private:
 	/* receive (lcore_loop.cpp) */
 	uint32_t receive(rte_mbuf **pkts, uint16_t burst, uint64_t now);
+	uint8_t handle_received(rte_mbuf *m, uint64_t now, bool traced);
 	uint32_t receive_handoffs(rte_mbuf **pkts, uint16_t burst, uint64_t now);
 	void flush_handoffs();
 	/* classify (classify.cpp): false if the packet was dropped */

@@ -27,6 +27,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_pdump.h>
 #include <rte_version.h>
 #include <spdlog/spdlog.h>
 
@@ -338,6 +339,7 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 			lc->table = std::make_unique<ina::AggregatorTable>(pc, ina::simd_best(),
 									   register_allocator(&lc->mem));
 			lc->port_ctr.assign(cfg.ports.size(), PortCounters{});
+			lc->trace.init(cfg.ports.size());
 			lc->job_ctr.assign(65536, JobCounters{});
 			lc->seen_gen.assign(65536, 0);
 			if (!cfg.netreduce.rings.empty() && k == cfg.netreduce_lcore)
@@ -455,6 +457,11 @@ static int run_switchd(int argc, char **argv)
 			: " (without hugepages run: ina-switchd --no-huge -m 512 ... -- --config FILE)";
 		die(std::string("DPDK EAL initialisation failed: ") + rte_strerror(rte_errno) + hint);
 	}
+	/* DPDK's packet capture: dpdk-dumpcap / dpdk-pdump, secondary
+	 * processes, ask this one to copy a port's packets to them (RX/TX
+	 * callbacks, installed only while they capture; docs/wire-tools.md). */
+	if (rte_pdump_init() < 0)
+		spdlog::warn("packet capture (rte_pdump) unavailable: {}", rte_strerror(rte_errno));
 
 	auto app = std::make_unique<App>();
 	signal_app = app.get();
@@ -531,6 +538,7 @@ static int run_switchd(int argc, char **argv)
 	 * free it before, once telemetry can no longer read it. */
 	stop_telemetry();
 	app->lcores.clear();
+	rte_pdump_uninit();
 	rte_eal_cleanup();
 	spdlog::info("stopped");
 	return 0;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <rte_lcore.h>
 #include <rte_pause.h>
@@ -12,6 +14,7 @@
 
 #include "app.h"
 #include "control.h"
+#include "lcore_loop.h"
 
 namespace switchd {
 
@@ -285,6 +288,106 @@ int tel_netreduce(const char *, const char *, rte_tel_data *d)
 	return 0;
 }
 
+/* /ina/trace,N[,LCORE]: record the next N packets (1..512) on every lcore,
+ * or on one. Answers the lcores armed. */
+int tel_trace(const char *, const char *params, rte_tel_data *d)
+{
+	TelemetryUse use;
+	if (!use || !params)
+		return -1;
+	const App &app = *g_tel_app;
+	char *end;
+	const long n = std::strtol(params, &end, 10);
+	long only = -1;
+	if (*end == ',' && !index_param(end + 1, static_cast<long>(app.lcores.size()), &only))
+		return -1;
+	if (n < 1 || n > long(PacketTrace::kMaxRecords) || (*end && *end != ','))
+		return -1;
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (const auto &lc : app.lcores)
+		if (only < 0 || long(lc->index) == only) {
+			lc->trace.arm(static_cast<uint32_t>(n));
+			rte_tel_data_add_array_int(d, static_cast<int>(lc->index));
+		}
+	return 0;
+}
+
+/* One trace record as a flat dict (telemetry nests containers one level):
+ * the input, then step_0, step_1, ...: "SET/COUNTER" with "+N" when the
+ * counter moved by more than one, "port P/COUNTER" for a port's. */
+void add_trace_record(rte_tel_data *r, const TraceRecord &t, uint32_t index, uint32_t recorded, bool pending)
+{
+	rte_tel_data_start_dict(r);
+	rte_tel_data_add_dict_u64(r, "index", index);
+	rte_tel_data_add_dict_u64(r, "recorded", recorded);
+	rte_tel_data_add_dict_u64(r, "pending", pending); /* a new trace is armed, not started */
+	rte_tel_data_add_dict_u64(r, "tsc", t.tsc);
+	rte_tel_data_add_dict_string(r, "class", trace_class_name(t.cls));
+	if (t.from_lcore != TraceRecord::kNone)
+		rte_tel_data_add_dict_u64(r, "from_lcore", t.from_lcore);
+	if (t.cls != TraceRecord::kNone) {
+		rte_tel_data_add_dict_u64(r, "in_port", t.in_port);
+		rte_tel_data_add_dict_string(r, "src", ipv4_str(t.src_ip).c_str());
+		rte_tel_data_add_dict_string(r, "dst", ipv4_str(t.dst_ip).c_str());
+	}
+	if (t.cls == uint8_t(PacketClass::kIna)) {
+		const ina::InaView &v = t.ina;
+		const std::pair<const char *, uint64_t> fields[] = {
+			{"type", v.type}, {"flags", v.flags & 0xFFu}, {"epoch", ina_flags_epoch(v.flags)},
+			{"job", v.job}, {"agg_node", v.agg_node}, {"seq", v.seq}, {"agg_index", v.agg_index},
+			{"elem_count", v.elem_count}, {"level", v.level}, {"levels", v.levels},
+			{"bitmap", v.level_bitmap}, {"fan_in", v.level_fan_in}};
+		for (const auto &f : fields)
+			rte_tel_data_add_dict_u64(r, f.first, f.second);
+	}
+	if (t.to_lcore != TraceRecord::kNone)
+		rte_tel_data_add_dict_u64(r, "to_lcore", t.to_lcore);
+	for (unsigned i = 0; i < t.n_steps; i++) {
+		const TraceStep &s = t.steps[i];
+		std::string v = s.set == TraceSet::kPort ? "port " + std::to_string(s.port)
+							 : std::string(trace_set_name(s.set));
+		v += std::string("/") + trace_step_name(s);
+		if (s.delta > 1)
+			v += "+" + std::to_string(s.delta);
+		rte_tel_data_add_dict_string(r, ("step_" + std::to_string(i)).c_str(), v.c_str());
+	}
+}
+
+/* /ina/trace_read,LCORE[,FIRST]: up to 16 records from FIRST (default 0),
+ * each a dict (add_trace_record) under its index; fewer than 16: no more
+ * so far. */
+int tel_trace_read(const char *, const char *params, rte_tel_data *d)
+{
+	TelemetryUse use;
+	if (!use || !params)
+		return -1;
+	const App &app = *g_tel_app;
+	const std::string p(params);
+	const size_t comma = p.find(',');
+	long lcore, first = 0;
+	if (!index_param(p.substr(0, comma).c_str(), static_cast<long>(app.lcores.size()), &lcore) ||
+	    (comma != std::string::npos &&
+	     !index_param(p.c_str() + comma + 1, PacketTrace::kMaxRecords, &first)))
+		return -1;
+	constexpr uint32_t kPage = 16; /* records of ~1 KB: the 16 KB reply */
+	std::vector<TraceRecord> recs;
+	const PacketTrace &trace = app.lcores[lcore]->trace;
+	const bool pending = trace.pending();
+	const uint32_t recorded = trace.read(static_cast<uint32_t>(first), kPage, &recs);
+	/* A dict of dicts, keyed by record index: DPDK 22.11's array
+	 * containers hold arrays only. */
+	rte_tel_data_start_dict(d);
+	for (size_t i = 0; i < recs.size(); i++) {
+		rte_tel_data *r = rte_tel_data_alloc();
+		if (!r)
+			return -1;
+		const uint32_t index = static_cast<uint32_t>(first + i);
+		add_trace_record(r, recs[i], index, recorded, pending);
+		rte_tel_data_add_dict_container(d, std::to_string(index).c_str(), r, 0);
+	}
+	return 0;
+}
+
 } /* namespace */
 
 void stop_telemetry()
@@ -305,6 +408,10 @@ void register_telemetry(const App &app)
 				   "Counters of one lcore. Parameter: lcore index");
 	rte_telemetry_register_cmd("/ina/jobs", tel_jobs, "Registered job ids. No parameters");
 	rte_telemetry_register_cmd("/ina/job", tel_job, "Counters of one job. Parameter: job id");
+	rte_telemetry_register_cmd("/ina/trace", tel_trace,
+				   "Record the next N packets (1-512) of every lcore, or of one. Parameters: N[,lcore]");
+	rte_telemetry_register_cmd("/ina/trace_read", tel_trace_read,
+				   "Up to 16 recorded packets of an lcore from FIRST. Parameters: lcore[,first]");
 	rte_telemetry_register_cmd("/ina/pipeline", tel_pipeline,
 				   "Pipeline counters over all lcores. No parameters");
 	rte_telemetry_register_cmd("/ina/netreduce", tel_netreduce,

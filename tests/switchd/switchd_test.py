@@ -869,6 +869,48 @@ def case_malformed(sw, lcores=1):
 SRC_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def case_trace(sw, lcores=1):
+    """The packet trace (/ina/trace, tools/ina-trace): armed, it records a
+    claiming gradient, a colliding one and a malformed frame with their
+    input and the counters of their path: the claim, the collision and its
+    fallback to the PS, the malformed drop."""
+    from scapy.all import Ether, IP, UDP, Raw, sendp
+    tool = os.path.join(SRC_ROOT, "tools", "ina-trace")
+    tracer = subprocess.Popen(["/usr/bin/python3", tool, "--file-prefix", sw.prefix, "-n", "40",
+                               "--wait", "4", "--json"], stdout=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # armed before the packets leave
+    idx = agg_index(JOB, 100)
+    first = gradient(0, 100, [1] * 62, bit=0)
+    other = gradient(1, 200, [2] * 62, bit=1, index=idx)
+    raw = bytes(first[UDP].payload)
+    h0ip, h0mac = HOSTS[0]
+    bad = Ether(dst=PS_MAC, src=h0mac) / IP(src=h0ip, dst=PS_IP) / \
+        UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(bytes([2]) + raw[1:])
+    for iface, p in (("h0", first), ("h1", other), ("h0", bad)):
+        sendp(p, iface=iface, verbose=False)
+        time.sleep(0.2)
+    out, _ = tracer.communicate(timeout=30)
+    check(tracer.returncode == 0, f"ina-trace exits 0 ({tracer.returncode})")
+    recs = [json.loads(line) for line in out.splitlines() if line.strip()]
+    ina = {(r.get("seq"), r.get("job")): r for r in recs if r["class"] == "ina" and "to_lcore" not in r}
+    claim, coll = ina.get((100, JOB)), ina.get((200, JOB))
+    check(claim is not None, f"the claiming gradient is traced ({len(recs)} records)")
+    check(coll is not None, "the colliding gradient is traced")
+    check(claim["agg_index"] == idx and claim["bitmap"] == 1 and claim["src"] == h0ip,
+          f"its input fields as sent ({claim})")
+    check({"pipeline/claimed", "pipeline/aggregated", "job/aggregated"} <= set(claim["steps"]),
+          f"the claim's path: {claim['steps']}")
+    check({"pipeline/collision", "job/collisions", "job/sent_to_ps"} <= set(coll["steps"]),
+          f"the collision's path names the collision and the PS fallback: {coll['steps']}")
+    check(coll["agg_index"] == idx and coll["bitmap"] == 2, f"the collision's input ({coll})")
+    bad_recs = [r for r in recs if r["class"] == "dropped_in_classify"]
+    check(any("lcore/malformed" in r["steps"] for r in bad_recs),
+          f"the malformed frame ends in lcore/malformed ({bad_recs})")
+    text = subprocess.run(["/usr/bin/python3", tool, "--file-prefix", sw.prefix, "--read-only"],
+                          capture_output=True, text=True, timeout=30).stdout
+    check("seq 200" in text and "pipeline/collision" in text, "the readable form names them too")
+
+
 def counter_kinds():
     """{list: {name: kind}} from the counter lists' X-macros, whose second
     column is the kind (pipeline/include/ina/counter_kind.h): what switchd
@@ -1809,6 +1851,7 @@ CASES = {
     "gc": (case_gc, {"extra_switch": "gc_timeout_ms = 2500"}),
     "forwarding": (case_forwarding, {}),
     "malformed": (case_malformed, {}),
+    "trace": (case_trace, {}),
     "accounting": (case_accounting, {"port_extra": {0: "drop_rate = 1.0\n"}}),
     "fuzz": (case_fuzz, {}),
     "churn": (case_churn, {}),
