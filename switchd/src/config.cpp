@@ -18,6 +18,7 @@
 
 #include "ina/codec.h"
 #include "ina/input_file.h"
+#include "ina/key_hint.h"
 
 namespace switchd {
 
@@ -237,7 +238,7 @@ public:
 			std::string name(k.str());
 			if (!known_.count(name))
 				fail(file_, k.source().begin.line ? k.source() : v.source(), key(name),
-				     "unknown key");
+				     ina::unknown_key_message(name, {known_.begin(), known_.end()}));
 		}
 	}
 
@@ -433,7 +434,7 @@ void read_netreduce(Section &top, SwitchConfig *cfg)
 	if (!t)
 		return;
 	Section s(top.file(), *t, "netreduce");
-	cfg->netreduce.connections = s.integer<uint32_t>("connections", 1024, 1, 1u << 20);
+	cfg->netreduce.connections = s.integer<uint32_t>("connections", 1024, 2, 1u << 20);
 	cfg->netreduce_clt_timeout_ms =
 		s.integer<uint32_t>("clt_timeout_ms", cfg->netreduce_clt_timeout_ms, 0, 86400000);
 	cfg->netreduce_lcore = s.integer<unsigned>("lcore", 0, 0, 1023);

@@ -56,14 +56,14 @@ window = {window}
 ip = "10.0.0.254"
 mac = "{switch_mac}"
 
-[[workers]]
+[[worker]]
 ip = "10.0.0.1"
 mac = "{w0_mac}"
-bits = [0]
+bit = [0]
 
-[[workers]]
+[[worker]]
 ip = "{w1_ip}"
-bits = [1]
+bit = [1]
 """
 PS_OK = dict(window=4096, switch_mac="02:00:00:00:00:fe", w0_mac="02:00:00:00:00:01", w1_ip="10.0.0.2")
 

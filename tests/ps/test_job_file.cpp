@@ -35,8 +35,8 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	PsJobConfig c;
 	std::string err;
 	const char *base = "job = 4\nlevels = 1\nfan_in = [2]\n"
-			   "[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n"
-			   "[[workers]]\nip = \"10.0.0.2\"\nbits = [1]\n";
+			   "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
+			   "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
 	EXPECT_FALSE(c.multicast_ack);
 	EXPECT_EQ(c.workers[1].ip, 0x0A000002u);
@@ -48,8 +48,8 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2, 2]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: fan_in: must have 1 entries (levels)");
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers: missing: one [[workers]] table per worker");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[workers]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml: workers: missing: one [[worker]] table per worker");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: workers[0].ip: must be an IPv4 address \"a.b.c.d\"");
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nack = \"broadcast\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: ack: must be \"multicast\" or \"unicast\"");
@@ -62,15 +62,15 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_EQ(err, "/dev/zero: is a device, not a regular file");
 
 	/* Strict addresses, one worker per IP, memory within kPsMaxJobBytes. */
-	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.1\"\nbits = [1]\n", "j.toml", &c, &err));
+	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: workers[1].ip: the same address as another worker");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\\u0000\"\nbits = [1]\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\\u0000\"\nbit = [1]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: workers[1].ip: must be an IPv4 address \"a.b.c.d\"");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"-1:-1:-1:-1:-1:-1\"\nbits = [1]\n",
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nmac = \"-1:-1:-1:-1:-1:-1\"\nbit = [1]\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a MAC address \"aa:bb:cc:dd:ee:ff\"");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"01:00:5e:00:00:01\"\nbits = [1]\n",
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nmac = \"01:00:5e:00:00:01\"\nbit = [1]\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a host's MAC address, not zero, multicast or broadcast");
 	EXPECT_FALSE(parse_ps_job("window = 16777216\n" + two, "j.toml", &c, &err));
@@ -85,7 +85,7 @@ TEST(PsJobFile, MistakesNameFileAndKey)
  * error naming the key. */
 TEST(PsJobFile, ElementsNamedOrLeftToThePath)
 {
-	const std::string base = "job = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n";
+	const std::string base = "job = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n";
 	PsJobConfig c;
 	std::string err;
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
@@ -110,7 +110,7 @@ TEST(PsJobFile, SetElementsWithinTheSlotsRoom)
 {
 	PsJobConfig c;
 	std::string err;
-	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml",
+	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml",
 				 &c, &err))
 		<< err;
 	ParameterServer ps(Endpoint{{0}, 1, INA_UDP_PORT});
@@ -145,8 +145,8 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 		f << "]}}\n";
 	}
 	const std::string base = "job = 4\nlevels = 1\nfan_in = [2]\naggregators = 512\n"
-				 "[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n"
-				 "[[workers]]\nip = \"10.0.0.2\"\nbits = [1]\n";
+				 "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
+				 "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	const std::string sw1 = "[[goat.switch]]\nid = 1\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n";
 	const std::string sw2 = "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
 				"aggregators = [100, 300]\n";
@@ -183,7 +183,7 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 					  "aggregators = [300, 100]\n",
 				  job, &c, &err));
 	EXPECT_EQ(err, job + ": goat.switch[1].aggregators: must be [first, end], 0 <= first < end");
-	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
+	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
 	EXPECT_FALSE(parse_ps_job(one + "[goat]\nplan = \"plan.json\"\n", job, &c, &err));
 	EXPECT_EQ(err, job + ": goat.plan: has 2 workers, the job 1 (plan worker i is the job's i-th)");
 	std::filesystem::remove_all(dir);
