@@ -607,7 +607,7 @@ struct Daemon {
 		if (st == ina::ControlClient::State::kTimedOut)
 			fprintf(stderr,
 				"ina-ps: job %u: switch %s did not acknowledge the %s within %.1f s (%u attempts; "
-				"is it running, and does it share switch.key_file?)\n",
+				"is it running, and does it share switch.control_key_file?)\n",
 				c.job, ip_text(c.switch_ip).c_str(), what,
 				(unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull) / 1e6,
 				control.attempts(c.job));
