@@ -275,15 +275,25 @@ bool check_job(Reader &r, const toml::table &root, const PsJobConfig &c)
 	if (c.levels == 0 && c.workers.size() > 1)
 		return r.fail(root, "levels", "", "0 cannot tell workers apart; use levels = 1 (bit) without a switch");
 	const toml::array *wa = root.get("worker")->as_array();
-	for (size_t i = 0; i < c.workers.size(); i++)
+	for (size_t i = 0; i < c.workers.size(); i++) {
+		const toml::table &t = *(*wa)[i].as_table();
+		const std::string prefix = "worker[" + std::to_string(i) + "].";
+		const uint8_t *bit = c.workers[i].bit;
 		for (unsigned l = 0; l < c.levels; l++) {
-			const uint8_t b = c.workers[i].bit[l];
-			if (b != kPsNoBit && b >= c.fan_in[l])
-				return r.fail(*(*wa)[i].as_table(), "bit", "worker[" + std::to_string(i) + "].",
-					      "bit " + std::to_string(b) + " at level " + std::to_string(l) +
+			if (bit[l] != kPsNoBit && bit[l] >= c.fan_in[l])
+				return r.fail(t, "bit", prefix,
+					      "bit " + std::to_string(bit[l]) + " at level " + std::to_string(l) +
 						      " is not below fan_in " + std::to_string(c.fan_in[l]) +
 						      " (255 = not at this level)");
+			if (l > 0 && bit[l] == kPsNoBit && bit[l - 1] != kPsNoBit)
+				return r.fail(t, "bit", prefix,
+					      "skips level " + std::to_string(l) + " above its first level");
 		}
+		for (size_t o = 0; o < i && c.levels > 0; o++)
+			if (std::equal(bit, bit + c.levels, c.workers[o].bit))
+				return r.fail(t, "bit", prefix,
+					      "the same path as worker " + std::to_string(o) + ": they could not be told apart");
+	}
 	return true;
 }
 

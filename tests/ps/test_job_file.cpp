@@ -118,6 +118,12 @@ TEST(PsJobFile, WhatAddJobRefusesIsFoundInTheFile)
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n[[worker]]\nip = \"10.0.0.2\"\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:2:10: levels: 0 cannot tell workers apart; use levels = 1 (bit) without a switch");
+	const std::string two = "job = 1\nlevels = 2\nfan_in = [2, 2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0, 0]\n";
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [1, 255]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].bit: skips level 1 above its first level");
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [0, 0]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].bit: the same path as worker 0: they could not be told apart");
+	EXPECT_TRUE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [255, 1]\n", "j.toml", &c, &err)) << err;
 }
 
 /* [goat] (docs/goat.md, "Installing a plan"): the plan's switches that
