@@ -2,7 +2,6 @@
 #include "ina/ps_config.h"
 
 #include <algorithm>
-#include <set>
 #include <sstream>
 #include <vector>
 
