@@ -71,7 +71,7 @@ def ps_job_file(path, elements, window):
     with open(path, "w") as f:
         f.write(f"job = 1\nelements = {elements}\naggregators = 4096\nwindow = {window}\n"
                 "levels = 0\nack = \"unicast\"\n\n"
-                f"[[workers]]\nip = \"{IP_W}\"\nmac = \"{MAC_W}\"\n")
+                f"[[worker]]\nip = \"{IP_W}\"\nmac = \"{MAC_W}\"\n")
 
 
 def spawn(cmd, log):

@@ -38,6 +38,8 @@
 #include "ina/ps.h"
 #include "ina/ps_config.h"
 #include "ina/ps_steering.h"
+
+#include "check_job.h"
 #include "ina/transport.h"
 
 namespace {
@@ -154,6 +156,7 @@ int parse_options(int argc, char **argv, Options &o)
 	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
 	ina::TransportConfig &tcfg = o.tcfg;
 	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required();
+	app.footer("ina-ps --check-job FILE...: check job files and print them as JSON, defaults filled in");
 	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
@@ -604,7 +607,7 @@ struct Daemon {
 		if (st == ina::ControlClient::State::kTimedOut)
 			fprintf(stderr,
 				"ina-ps: job %u: switch %s did not acknowledge the %s within %.1f s (%u attempts; "
-				"is it running, and does it share switch.key_file?)\n",
+				"is it running, and does it share switch.control_key_file?)\n",
 				c.job, ip_text(c.switch_ip).c_str(), what,
 				(unregister ? kUnregisterTimeoutUs : c.register_timeout_ms * 1000ull) / 1e6,
 				control.attempts(c.job));
@@ -930,5 +933,10 @@ static int run_ps(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	return ina::run_main("ina-ps", [&] { return run_ps(argc, argv); });
+	return ina::run_main("ina-ps", [&] {
+		/* `ina-ps --check-job FILE...`: the job files only, no network. */
+		if (argc >= 2 && std::string(argv[1]) == "--check-job")
+			return check_jobs(std::vector<std::string>(argv + 2, argv + argc));
+		return run_ps(argc, argv);
+	});
 }

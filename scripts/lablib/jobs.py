@@ -46,11 +46,11 @@ def ps_job_toml(plan, job, switches, with_switch=True, key_file=None):
     if with_switch:
         lines += ["", "[switch]", f"ip = {q(root['ip'])}", f"mac = {q(root['mac'])}"]
         if key_file:
-            lines.append(f"key_file = {q(key_file)}")
+            lines.append(f"control_key_file = {q(key_file)}")
     for w in job["workers"]:
-        lines += ["", f"[[workers]]  # {w['name']}", f"ip = {q(w['ip'])}", f"mac = {q(w['mac'])}"]
+        lines += ["", f"[[worker]]  # {w['name']}", f"ip = {q(w['ip'])}", f"mac = {q(w['mac'])}"]
         if job["levels"]:
-            lines.append("bits = [" + ", ".join(str(b) for b in w["bit"]) + "]")
+            lines.append("bit = [" + ", ".join(str(b) for b in w["bit"]) + "]")
     if with_switch and job["mode"] == "goat" and job["goat_install"] == "ps":
         # The PS sends each switch on the path its part of the plan
         # (docs/goat.md, "Installing a plan"), signed with the lab's key.

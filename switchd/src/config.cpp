@@ -18,6 +18,7 @@
 
 #include "ina/codec.h"
 #include "ina/input_file.h"
+#include "ina/key_hint.h"
 
 namespace switchd {
 
@@ -98,6 +99,15 @@ public:
 		known_.insert(k);
 		return t_.get(k);
 	}
+	/* A required key that is absent; under its old name, that is said. */
+	[[noreturn]] void missing(const std::string &k)
+	{
+		for (auto &&[old, v] : t_)
+			if (ina::renamed_key(std::string(old.str())) == k)
+				fail(file_, old.source().begin.line ? old.source() : v.source(),
+				     key(std::string(old.str())), "unknown key; renamed: use `" + k + "`");
+		fail(file_, t_.source(), key(k), "missing (required)");
+	}
 	[[noreturn]] void bad(const std::string &k, const std::string &why)
 	{
 		const toml::node *n = t_.get(k);
@@ -154,7 +164,7 @@ public:
 	{
 		auto v = string(k);
 		if (!v)
-			fail(file_, t_.source(), key(k), "missing (required)");
+			missing(k);
 		return *v;
 	}
 
@@ -237,7 +247,7 @@ public:
 			std::string name(k.str());
 			if (!known_.count(name))
 				fail(file_, k.source().begin.line ? k.source() : v.source(), key(name),
-				     "unknown key");
+				     ina::unknown_key_message(name, {known_.begin(), known_.end()}));
 		}
 	}
 
@@ -265,7 +275,7 @@ std::vector<uint8_t> per_level(Section &s, const std::string &k, uint8_t levels,
 	auto v = s.int_array(k, lo, hi);
 	if (!v) {
 		if (required)
-			fail(s.file(), s.raw().source(), s.key(k), "missing (required)");
+			s.missing(k);
 		return std::vector<uint8_t>(INA_MAX_LEVELS, fill);
 	}
 	if (v->size() != levels)
@@ -307,7 +317,7 @@ JobConfig read_job(Section &s)
 	JobConfig j;
 	j.id = s.integer<uint16_t>("id", 0, 1, 65535);
 	if (!s.node("id"))
-		fail(s.file(), s.raw().source(), s.key("id"), "missing (required)");
+		s.missing("id");
 	j.ps_ip = s.ip("ps_ip", true);
 	j.ps_mac = s.mac("ps_mac", false);
 	j.levels = s.integer<uint8_t>("levels", 1, 0, INA_MAX_LEVELS);
@@ -320,6 +330,8 @@ JobConfig read_job(Section &s)
 	}
 	j.max_aggregators = s.integer<uint32_t>("max_aggregators", 0, 1, 1u << 24);
 	auto workers = s.tables("worker");
+	if (workers.empty() && s.raw().get("workers"))
+		s.missing("worker"); /* the PS's old name */
 	if (workers.empty())
 		fail(s.file(), s.raw().source(), s.key("worker"), "a job needs at least one [[job.worker]]");
 	if (workers.size() > 255)
@@ -357,7 +369,7 @@ void read_goat(Section &top, SwitchConfig *cfg)
 		GoatJobConfig g;
 		g.job = s.integer<uint16_t>("job", 0, 1, 65535);
 		if (!s.node("job"))
-			fail(s.file(), s.raw().source(), s.key("job"), "missing (required)");
+			s.missing("job");
 		for (const GoatJobConfig &o : cfg->goat)
 			if (o.job == g.job)
 				s.bad("job", "job " + std::to_string(g.job) + " has two [[goat]] tables");
@@ -433,7 +445,7 @@ void read_netreduce(Section &top, SwitchConfig *cfg)
 	if (!t)
 		return;
 	Section s(top.file(), *t, "netreduce");
-	cfg->netreduce.connections = s.integer<uint32_t>("connections", 1024, 1, 1u << 20);
+	cfg->netreduce.connections = s.integer<uint32_t>("connections", 1024, 2, 1u << 20);
 	cfg->netreduce_clt_timeout_ms =
 		s.integer<uint32_t>("clt_timeout_ms", cfg->netreduce_clt_timeout_ms, 0, 86400000);
 	cfg->netreduce_lcore = s.integer<unsigned>("lcore", 0, 0, 1023);
@@ -451,13 +463,13 @@ void read_netreduce(Section &top, SwitchConfig *cfg)
 		ina::NrRingConfig rc;
 		rc.ring_id = r.integer<uint16_t>("id", 0, 0, 65535);
 		if (!r.node("id"))
-			fail(s.file(), rings[i]->source(), r.key("id"), "missing (required)");
+			r.missing("id");
 		for (const ina::NrRingConfig &o : cfg->netreduce.rings)
 			if (o.ring_id == rc.ring_id)
 				r.bad("id", "ring " + std::to_string(rc.ring_id) + " configured twice");
 		rc.ranks = r.integer<uint8_t>("ranks", 0, 2, NR_MAX_RANKS);
 		if (!r.node("ranks"))
-			fail(s.file(), rings[i]->source(), r.key("ranks"), "missing (required)");
+			r.missing("ranks");
 		rc.window = r.integer<uint16_t>("window", 8, 1, 4096);
 		rc.msg_len = r.integer<uint16_t>("msg_len", 16, 1, 4096);
 		rc.mtu = r.integer<uint16_t>("mtu", 1024, 256, 4096);

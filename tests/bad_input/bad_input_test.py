@@ -56,14 +56,14 @@ window = {window}
 ip = "10.0.0.254"
 mac = "{switch_mac}"
 
-[[workers]]
+[[worker]]
 ip = "10.0.0.1"
 mac = "{w0_mac}"
-bits = [0]
+bit = [0]
 
-[[workers]]
+[[worker]]
 ip = "{w1_ip}"
-bits = [1]
+bit = [1]
 """
 PS_OK = dict(window=4096, switch_mac="02:00:00:00:00:fe", w0_mac="02:00:00:00:00:01", w1_ip="10.0.0.2")
 
@@ -139,17 +139,19 @@ PS_ROWS = [
     ("job file is a directory", ["--job", "{tmp}/dir"], {}, 2, "is a directory"),
     ("job file over 1 MiB", ["--job", "{tmp}/big.toml"], {"big.toml": BIG}, 2, "over the limit"),
     ("window 2^24", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(window=1 << 24)}, 2,
-     "window: job 1: window 16777216"),
+     "window: must be within 1..8388608"),
+    ("window 2^23 of 2048 elements", ["--job", "{tmp}/j.toml"],
+     {"j.toml": ps_file(window=f"{1 << 23}\nelements = 2048")}, 2, "window: job 1: window 8388608"),
     ("duplicate worker IPs", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(w1_ip="10.0.0.1")}, 2,
-     "workers[1].ip: the same address as another worker"),
+     "worker[1].ip: the same address as another worker"),
     ("worker IP is the switch's", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(w1_ip="10.0.0.254")}, 2,
-     "workers[1].ip: the switch's own address"),
+     "worker[1].ip: the switch's own address"),
     ("worker IP with an embedded NUL", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(w1_ip=NUL_IP)}, 2,
-     "workers[1].ip: must be an IPv4 address"),
+     "worker[1].ip: must be an IPv4 address"),
     ("MAC -1:-1:-1:-1:-1:-1", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(w0_mac="-1:-1:-1:-1:-1:-1")},
-     2, "workers[0].mac: must be a MAC address"),
+     2, "worker[0].mac: must be a MAC address"),
     ("MAC with trailing junk", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(w0_mac="02:00:00:00:00:01 x")},
-     2, "workers[0].mac: must be a MAC address"),
+     2, "worker[0].mac: must be a MAC address"),
     ("broadcast switch MAC", ["--job", "{tmp}/j.toml"], {"j.toml": ps_file(switch_mac="ff:ff:ff:ff:ff:ff")},
      2, "switch.mac: must be a host's MAC address"),
     ("--ip with junk", ["--ip", "10.0.0.9x", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2,

@@ -35,26 +35,26 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	PsJobConfig c;
 	std::string err;
 	const char *base = "job = 4\nlevels = 1\nfan_in = [2]\n"
-			   "[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n"
-			   "[[workers]]\nip = \"10.0.0.2\"\nbits = [1]\n";
+			   "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
+			   "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
 	EXPECT_FALSE(c.multicast_ack);
 	EXPECT_EQ(c.workers[1].ip, 0x0A000002u);
 
 	EXPECT_FALSE(parse_ps_job(std::string("windw = 8\n") + base, "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: windw: unknown key");
+	EXPECT_EQ(err, "j.toml:1:1: windw: unknown key; did you mean `window`?");
 	EXPECT_FALSE(parse_ps_job("job = 70000\nlevels = 0\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: job: must be within 1..65535");
+	EXPECT_EQ(err, "j.toml:1:7: job: must be within 1..65535");
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2, 2]\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: fan_in: must have 1 entries (levels)");
+	EXPECT_EQ(err, "j.toml:3:10: fan_in: must have 1 entries (levels)");
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers: missing: one [[workers]] table per worker");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[workers]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers[0].ip: must be an IPv4 address \"a.b.c.d\"");
+	EXPECT_EQ(err, "j.toml:1:1: worker: missing: one [[worker]] table per worker");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:4:6: worker[0].ip: must be an IPv4 address \"a.b.c.d\"");
 	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nack = \"broadcast\"\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: ack: must be \"multicast\" or \"unicast\"");
+	EXPECT_EQ(err, "j.toml:3:7: ack: must be \"multicast\" or \"unicast\"");
 	EXPECT_FALSE(parse_ps_job("job = = 1\n", "j.toml", &c, &err));
-	EXPECT_EQ(err.rfind("j.toml:1: ", 0), 0u) << err;
+	EXPECT_EQ(err.rfind("j.toml:1:7: ", 0), 0u) << err;
 	EXPECT_EQ(err.find('\n'), std::string::npos);
 	EXPECT_FALSE(load_ps_job_file("/nonexistent/job.toml", &c, &err));
 	EXPECT_EQ(err, "/nonexistent/job.toml: cannot open: No such file or directory");
@@ -62,20 +62,68 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_EQ(err, "/dev/zero: is a device, not a regular file");
 
 	/* Strict addresses, one worker per IP, memory within kPsMaxJobBytes. */
-	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.1\"\nbits = [1]\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers[1].ip: the same address as another worker");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\\u0000\"\nbits = [1]\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers[1].ip: must be an IPv4 address \"a.b.c.d\"");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"-1:-1:-1:-1:-1:-1\"\nbits = [1]\n",
+	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:8:6: worker[1].ip: the same address as another worker");
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\\u0000\"\nbit = [1]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:8:6: worker[1].ip: must be an IPv4 address \"a.b.c.d\"");
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nmac = \"-1:-1:-1:-1:-1:-1\"\nbit = [1]\n",
 				  "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a MAC address \"aa:bb:cc:dd:ee:ff\"");
-	EXPECT_FALSE(parse_ps_job(two + "[[workers]]\nip = \"10.0.0.2\"\nmac = \"01:00:5e:00:00:01\"\nbits = [1]\n",
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].mac: must be a MAC address \"aa:bb:cc:dd:ee:ff\"");
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nmac = \"01:00:5e:00:00:01\"\nbit = [1]\n",
 				  "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: workers[1].mac: must be a host's MAC address, not zero, multicast or broadcast");
-	EXPECT_FALSE(parse_ps_job("window = 16777216\n" + two, "j.toml", &c, &err));
-	EXPECT_EQ(err.rfind("j.toml: window: job 4: window 16777216 ", 0), 0u) << err;
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].mac: must be a host's MAC address, not zero, multicast or broadcast");
+	EXPECT_FALSE(parse_ps_job("elements = 62\nwindow = 8388608\n" + two, "j.toml", &c, &err));
+	EXPECT_EQ(err.rfind("j.toml:2:10: window: job 4: window 8388608 ", 0), 0u) << err;
 	EXPECT_TRUE(parse_ps_job("window = 65536\n" + two, "j.toml", &c, &err)) << err;
+}
+
+/* The switch's names for the same things: the PS's old ones are refused
+ * with the new one named, at the file's line. */
+TEST(PsJobFile, OldNamesAreRefusedWithTheNewOne)
+{
+	PsJobConfig c;
+	std::string err;
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:3:3: workers: unknown key; renamed: use `worker`");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbits = [0]\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:6:1: worker[0].bits: unknown key; renamed: use `bit`");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
+				  "key_file = \"k\"\n[[worker]]\nip = \"10.0.0.1\"\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:6:1: switch.key_file: unknown key; renamed: use `control_key_file`");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nelemnts = 62\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:3:1: elemnts: unknown key; did you mean `elements`?");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nfrobnicate = 1\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:3:1: frobnicate: unknown key");
+}
+
+/* What add_job() would refuse is found in the file, with its line:
+ * ina-ps --check-job adds no job. */
+TEST(PsJobFile, WhatAddJobRefusesIsFoundInTheFile)
+{
+	PsJobConfig c;
+	std::string err;
+	const std::string one = "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nwindow = 48\n" + one, "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:4:10: window: must be a power of two");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nps_index = 1\n" + one, "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:4:12: ps_index: must be below ps_count (1)");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nack = \"multicast\"\n" + one, "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:4:7: ack: \"multicast\" needs a [switch]");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:6:7: worker[0].bit: bit 1 at level 0 is not below fan_in 1 (255 = not at this level)");
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n[[worker]]\nip = \"10.0.0.2\"\n",
+				  "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:2:10: levels: 0 cannot tell workers apart; use levels = 1 (bit) without a switch");
+	const std::string two = "job = 1\nlevels = 2\nfan_in = [2, 2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0, 0]\n";
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [1, 255]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].bit: skips level 1 above its first level");
+	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [0, 0]\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:9:7: worker[1].bit: the same path as worker 0: they could not be told apart");
+	EXPECT_TRUE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [255, 1]\n", "j.toml", &c, &err)) << err;
 }
 
 /* [goat] (docs/goat.md, "Installing a plan"): the plan's switches that
@@ -85,7 +133,7 @@ TEST(PsJobFile, MistakesNameFileAndKey)
  * error naming the key. */
 TEST(PsJobFile, ElementsNamedOrLeftToThePath)
 {
-	const std::string base = "job = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n";
+	const std::string base = "job = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n";
 	PsJobConfig c;
 	std::string err;
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
@@ -99,9 +147,9 @@ TEST(PsJobFile, ElementsNamedOrLeftToThePath)
 	EXPECT_FALSE(c.elements_auto);
 	EXPECT_EQ(c.elements, 30);
 	EXPECT_FALSE(parse_ps_job("elements = \"big\"\n" + base, "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: elements: must be an integer 1..2048 or \"auto\"");
+	EXPECT_EQ(err, "j.toml:1:12: elements: must be an integer 1..2048 or \"auto\"");
 	EXPECT_FALSE(parse_ps_job("elements = 4000\n" + base, "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml: elements: must be within 1..2048");
+	EXPECT_EQ(err, "j.toml:1:12: elements: must be within 1..2048");
 }
 
 /* set_elements() lowers what a job accepts after the path is known, never
@@ -110,7 +158,7 @@ TEST(PsJobFile, SetElementsWithinTheSlotsRoom)
 {
 	PsJobConfig c;
 	std::string err;
-	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml",
+	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml",
 				 &c, &err))
 		<< err;
 	ParameterServer ps(Endpoint{{0}, 1, INA_UDP_PORT});
@@ -145,8 +193,8 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 		f << "]}}\n";
 	}
 	const std::string base = "job = 4\nlevels = 1\nfan_in = [2]\naggregators = 512\n"
-				 "[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n"
-				 "[[workers]]\nip = \"10.0.0.2\"\nbits = [1]\n";
+				 "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
+				 "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	const std::string sw1 = "[[goat.switch]]\nid = 1\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n";
 	const std::string sw2 = "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
 				"aggregators = [100, 300]\n";
@@ -168,23 +216,23 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 	EXPECT_EQ(c.goat[1].slots[0].end, 300u);
 
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1, job, &c, &err));
-	EXPECT_EQ(err, job + ": goat.switch: the plan's switch 's2' (id 2) aggregates sub-models: give it a "
+	EXPECT_EQ(err, job + ":13:1: goat.switch: the plan's switch 's2' (id 2) aggregates sub-models: give it a "
 			     "[[goat.switch]]");
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"none.json\"\n", job, &c, &err));
 	EXPECT_NE(err.find("goat.plan: " + std::string(dir) + "/none.json: cannot open"), std::string::npos) << err;
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 + sw2 +
 					  "[[goat.switch]]\nid = 9\nip = \"10.0.0.9\"\nmac = \"02:00:00:00:00:09\"\n",
 				  job, &c, &err));
-	EXPECT_EQ(err, job + ": goat.switch[2].id: " + plan + ": the plan has no switch with id 9 (switch.id)");
+	EXPECT_EQ(err, job + ":23:6: goat.switch[2].id: " + plan + ": the plan has no switch with id 9 (switch.id)");
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 + sw2 + sw1, job, &c, &err));
-	EXPECT_EQ(err, job + ": goat.switch[2].id: a second [[goat.switch]] with id 1");
+	EXPECT_EQ(err, job + ":23:6: goat.switch[2].id: a second [[goat.switch]] with id 1");
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 +
 					  "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
 					  "aggregators = [300, 100]\n",
 				  job, &c, &err));
-	EXPECT_EQ(err, job + ": goat.switch[1].aggregators: must be [first, end], 0 <= first < end");
-	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[workers]]\nip = \"10.0.0.1\"\nbits = [0]\n";
+	EXPECT_EQ(err, job + ":21:15: goat.switch[1].aggregators: must be [first, end], 0 <= first < end");
+	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
 	EXPECT_FALSE(parse_ps_job(one + "[goat]\nplan = \"plan.json\"\n", job, &c, &err));
-	EXPECT_EQ(err, job + ": goat.plan: has 2 workers, the job 1 (plan worker i is the job's i-th)");
+	EXPECT_EQ(err, job + ":8:8: goat.plan: has 2 workers, the job 1 (plan worker i is the job's i-th)");
 	std::filesystem::remove_all(dir);
 }

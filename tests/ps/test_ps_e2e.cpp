@@ -313,9 +313,9 @@ std::string write_job_file(const std::string &dir, const Endpoint w[2], const ch
 	 * job file takes only a host's MAC, never all zero. */
 	static const uint8_t none[6] = {};
 	for (int i = 0; i < 2; i++)
-		f << "[[workers]]\nip = \"" << ip(w[i].ip) << "\"\n"
+		f << "[[worker]]\nip = \"" << ip(w[i].ip) << "\"\n"
 		  << (memcmp(w[i].mac, none, 6) ? "mac = \"" + mac(w[i].mac) + "\"\n" : std::string())
-		  << "bits = [" << i << "]\n";
+		  << "bit = [" << i << "]\n";
 	return path;
 }
 
@@ -663,7 +663,7 @@ void run_through_switchd(double faults, uint32_t threads)
 			   {{2, 0, 0, 0, 0, 2}, (10u << 24) | 2u, INA_UDP_PORT}};
 	std::string job = write_job_file(dir, wep,
 					 "[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
-					 "key_file = \"control.key\"\n");
+					 "control_key_file = \"control.key\"\n");
 	Daemon d;
 	ASSERT_TRUE(d.start({"--job", job, "--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100",
 			     "--register-interval-ms", "500", "--json", "--threads", std::to_string(threads)}))
@@ -772,7 +772,7 @@ TEST(PsE2eGoat, PlanInstalledAndRemovedThroughSwitchd)
 	Endpoint wep[2] = {{{2, 0, 0, 0, 0, 1}, (10u << 24) | 1u, INA_UDP_PORT},
 			   {{2, 0, 0, 0, 0, 2}, (10u << 24) | 2u, INA_UDP_PORT}};
 	const char *sw_toml = "[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
-			      "key_file = \"control.key\"\nregister_timeout_ms = 2000\n";
+			      "control_key_file = \"control.key\"\nregister_timeout_ms = 2000\n";
 	auto job_with = [&](const std::string &aggregators) {
 		const std::string job = write_job_file(dir, wep, sw_toml);
 		std::ofstream f(job, std::ios::app);

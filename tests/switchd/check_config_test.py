@@ -178,6 +178,25 @@ def errors(binary, tmp):
           "--check-config with --config is refused")
 
 
+def key_hints(binary, tmp):
+    """An unknown key names its file:line and, when cheap, the key meant: a
+    close spelling, or the new name of a renamed key (the PS's old ones)."""
+    cases = [('[switch]\nip = "10.0.0.254"\nelemnts = 62\n',
+              ":3:1: switch.elemnts: unknown key; did you mean `elements`?"),
+             ('[switch]\nip = "10.0.0.254"\nkey_file = "k"\n',
+              ":3:1: switch.key_file: unknown key; renamed: use `control_key_file`"),
+             ('[switch]\nip = "10.0.0.254"\n[[job]]\nid = 1\nps_ip = "10.0.0.100"\nfan_in = [2]\n'
+              '[[job.worker]]\nip = "10.0.0.1"\nbits = [0]\n',
+              ":9:1: job[0].worker[0].bits: unknown key; renamed: use `bit`")]
+    for i, (head, want) in enumerate(cases):
+        path = os.path.join(tmp, f"hint{i}.toml")
+        with open(path, "w") as f:
+            f.write(head + '\n[[port]]\ndevice = "net_null0"\n')
+        r = run(binary, "--check-config", path)
+        check(r.returncode == 2 and r.stderr.strip() == f"ina-switchd: error: invalid config: {path}{want}",
+              f"hint: {want} ({r.stderr.strip()})")
+
+
 def examples(binary):
     cfg_dir = os.path.join(ROOT, "config")
     files = sorted(f for f in os.listdir(cfg_dir) if f.startswith("switchd") and f.endswith(".toml"))
@@ -198,6 +217,7 @@ def main():
         defaults(binary, tmp)
         control_key(binary, tmp)
         errors(binary, tmp)
+        key_hints(binary, tmp)
     examples(binary)
     print(f"{failures} failed")
     return 1 if failures else 0

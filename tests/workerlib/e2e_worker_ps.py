@@ -54,8 +54,8 @@ def job_toml(job, workers, ps_count=1, ps_index=0, window=4096, elements=62, swi
     if switch:
         lines += ["[switch]", 'ip = "%s"' % switch, 'mac = "02:00:00:00:00:fe"', ""]
     for r in range(workers):
-        lines += ["[[workers]]", 'ip = "%s.%d"' % (NET, 10 + r),
-                  'mac = "02:00:00:00:00:%02x"' % (10 + r), "bits = [%d]" % r, ""]
+        lines += ["[[worker]]", 'ip = "%s.%d"' % (NET, 10 + r),
+                  'mac = "02:00:00:00:00:%02x"' % (10 + r), "bit = [%d]" % r, ""]
     return "\n".join(lines)
 
 

@@ -50,6 +50,7 @@ struct PsGoatSwitch {
 	uint32_t ip = 0;
 	uint8_t mac[6] = {};
 	CtrlKey key;                        /* signs the messages; empty: unsigned */
+	std::string key_file;               /* where the key was read; empty: none */
 	std::vector<GoatSlots> slots;       /* the ranges it is sent */
 	std::vector<std::string> submodels; /* the plan's names, for messages */
 };
@@ -81,6 +82,7 @@ struct PsJobConfig {
 	uint32_t switch_ip = 0;
 	uint8_t switch_mac[6] = {};
 	CtrlKey switch_key;                   /* signs control messages; empty: unsigned */
+	std::string switch_key_file;          /* where it was read (resolved path); empty: none */
 	uint32_t register_timeout_ms = 10000; /* give up when the switch does not answer */
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */

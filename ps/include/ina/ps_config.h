@@ -16,6 +16,10 @@ bool load_ps_job_file(const std::string &path, PsJobConfig *out, std::string *er
 bool parse_ps_job(const std::string &toml_text, const std::string &source, PsJobConfig *out,
 		  std::string *error);
 
+/* The job as `ina-ps --check-job` prints it: JSON with the job file's shape
+ * and every default filled in (docs/ps.md, "Checking a job file"). */
+std::string ps_job_json(const PsJobConfig &c, const std::string &file);
+
 } /* namespace ina */
 
 #endif

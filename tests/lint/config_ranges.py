@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every documented range is the enforced one. Reads the `key | range |
+default | meaning` tables of config/README.md (ina-switchd) and docs/ps.md
+(ina-ps job files) and, for each numeric key, writes a minimal valid file
+with the value at each bound (must be accepted) and one past it (must be
+refused, the error naming the key), checked with `ina-switchd
+--check-config` and `ina-ps --check-job`. A numeric row whose range does not
+parse fails: the tables are meant to be read by programs too.
+
+    config_ranges.py SOURCE_ROOT INA_SWITCHD INA_PS
+"""
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HEADER = "| key | range | default | meaning |"
+NUMERIC = re.compile(r"^(array of )?(int|float)\b")
+RANGE = re.compile(r"^(array of )?(int|float) (>)?(-?[0-9.]+(?:\^[0-9]+)?)\.\.(-?[0-9.]+(?:\^[0-9]+)?)(?:,| |$)")
+
+# Keys whose minimal file needs more than this test writes (a GOAT plan).
+NEEDS_A_PLAN = {"goat", "goat.switch"}
+
+SWITCH_BASE = {"switch": {"ip": "10.0.0.254"}, "port": [{"device": "net_null0"}]}
+SWITCH_SECTIONS = {
+    "egress": lambda c: c.setdefault("egress", {}),
+    "port.neighbour": lambda c: c["port"][0].setdefault(
+        "neighbour", [{"ip": "10.0.0.1", "mac": "02:00:00:00:00:01"}]),
+    "job": lambda c: c.setdefault("job", [{"id": 1, "ps_ip": "10.0.0.100", "fan_in": [2],
+                                           "worker": [{"ip": "10.0.0.1", "bit": [0]}]}]),
+    "goat": lambda c: c.setdefault("goat", [{"job": 1, "aggregators": [[0, 16]]}]),
+    "netreduce": lambda c: c.setdefault("netreduce", {"ring": [{"id": 1, "ranks": 2}]}),
+}
+SWITCH_SECTIONS["job.worker"] = SWITCH_SECTIONS["job"]
+SWITCH_SECTIONS["netreduce.ring"] = SWITCH_SECTIONS["netreduce"]
+
+PS_BASE = {"job": 1, "levels": 1, "fan_in": [2], "worker": [{"ip": "10.0.0.1", "bit": [0]}]}
+PS_SECTIONS = {
+    "switch": lambda c: c.setdefault("switch", {"ip": "10.0.0.254", "mac": "02:00:00:00:00:fe"}),
+    "worker": lambda c: None,
+}
+
+
+def number(text):
+    if "^" in text:
+        b, e = text.split("^")
+        return int(b) ** int(e)
+    return float(text) if "." in text else int(text)
+
+
+def tables(path):
+    """(section, keys, range cell) of every row of the key/range tables."""
+    rows, section, in_table = [], None, False
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("#"):
+            m = re.search(r"`\[\[?([a-z_.]+)\]\]?`", line)
+            section = m.group(1) if m else ""
+            in_table = False
+        elif line == HEADER:
+            in_table = True
+        elif in_table and line.startswith("|") and not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows.append((section, re.findall(r"`([a-z_0-9]+)`", cells[0]), cells[1]))
+        elif not line.startswith("|"):
+            in_table = False
+    return rows
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.9f}"
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return json.dumps(v) if isinstance(v, str) else str(v)
+
+
+def toml_text(d, prefix=""):
+    lines = [f"{k} = {toml_value(v)}" for k, v in d.items()
+             if not isinstance(v, dict) and not (isinstance(v, list) and v and isinstance(v[0], dict))]
+    for k, v in d.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{prefix}{k}]"] + toml_text(v, prefix + k + ".")
+        elif isinstance(v, list) and v and isinstance(v[0], dict):
+            for e in v:
+                lines += ["", f"[[{prefix}{k}]]"] + toml_text(e, prefix + k + ".")
+    return lines
+
+
+def table_at(cfg, section):
+    t = cfg
+    for part in section.split(".") if section else []:
+        t = t[part]
+        t = t[0] if isinstance(t, list) else t
+    return t
+
+
+def fix_up(kind, cfg, section, key, value):
+    """What a value needs around it to be the only thing refused."""
+    if key == "levels":
+        n = max(value, 0) if value <= 4 else 1
+        t = table_at(cfg, section)
+        t["fan_in"] = [2] * n
+        t["worker"][0]["bit"] = [0] * n
+    elif kind == "switchd" and (section, key) == ("job", "max_aggregators"):
+        cfg["switch"]["aggregators"] = 2 ** 24
+    elif kind == "ps" and key == "window":
+        cfg["elements"] = 1  # the job's memory limit leaves the range to `window`
+    elif kind == "ps" and key == "ps_index":
+        cfg["ps_count"] = 1024
+
+
+def config_with(kind, section, key, array, value):
+    cfg = copy.deepcopy(SWITCH_BASE if kind == "switchd" else PS_BASE)
+    sections = SWITCH_SECTIONS if kind == "switchd" else PS_SECTIONS
+    if section in sections:
+        sections[section](cfg)
+    table_at(cfg, section)[key] = [value] if array else value
+    fix_up(kind, cfg, section, key, value)
+    return "\n".join(toml_text(cfg)) + "\n"
+
+
+def outcome(kind, binaries, text, tmp):
+    path = os.path.join(tmp, "switchd.toml" if kind == "switchd" else "job.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    args = [binaries[0], "--check-config", path] if kind == "switchd" else [binaries[1], "--check-job", path]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stderr.strip()
+
+
+def probes(m):
+    """(value, accepted) pairs at and past the bounds of a parsed range."""
+    is_float, exclusive = m.group(2) == "float", bool(m.group(3))
+    lo, hi = number(m.group(4)), number(m.group(5))
+    if is_float:
+        eps = 1e-6 * max(1.0, abs(hi))
+        lo_in = lo + eps if exclusive else float(lo)
+        return [(lo_in, True), (float(lo) if exclusive else lo - eps, False), (float(hi), True),
+                (hi + eps, False)]
+    return [(lo, True), (lo - 1, False), (hi, True), (hi + 1, False)]
+
+
+def check_row(kind, binaries, section, key, m, tmp):
+    failures = 0
+    for value, want in probes(m):
+        text = config_with(kind, section, key, bool(m.group(1)), value)
+        rc, err = outcome(kind, binaries, text, tmp)
+        name = f"{section}.{key}" if section else key
+        ok = rc == 0 if want else (rc == 2 and key in err)
+        print(f"{'ok  ' if ok else 'FAIL'} {kind} {name} = {value}: "
+              f"{'accepted' if rc == 0 else 'refused'}{'' if ok else ' (' + err + ')'}")
+        if not ok:
+            print("      " + text.replace("\n", "\n      "))
+        failures += not ok
+    return failures
+
+
+def main():
+    root, binaries = sys.argv[1], sys.argv[2:4]
+    docs = [("switchd", os.path.join(root, "config", "README.md")), ("ps", os.path.join(root, "docs", "ps.md"))]
+    failures, checked = 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, doc in docs:
+            for section, keys, cell in tables(doc):
+                if not NUMERIC.match(cell):
+                    continue
+                m = RANGE.match(cell)
+                if not m:
+                    print(f"FAIL {doc}: {section} {keys}: range '{cell}' is not 'int|float [>]A..B'")
+                    failures += 1
+                    continue
+                if kind == "ps" and section in NEEDS_A_PLAN:
+                    print(f"skip {kind} {section}.{','.join(keys)}: needs a GOAT plan")
+                    continue
+                for key in keys:
+                    failures += check_row(kind, binaries, section, key, m, tmp)
+                    checked += 1
+    print(f"{checked} keys checked, {failures} failures")
+    return 1 if failures or checked < 40 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
