@@ -196,12 +196,12 @@ def parse_faults(specs, plan):
     ps_hosts = {h["name"] for h in plan["hosts"] if h.get("role") == "ps"}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge|hijack):([a-z0-9:]+)@(.+)$",
+        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge|hijack|malformed):([a-z0-9:]+)@(.+)$",
                      spec)
         if not m:
             raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, "
                            "restart-switch:SWITCH@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, "
-                           "forge:HOST:JOB@WHEN or hijack:HOST:JOB@WHEN")
+                           "forge:HOST:JOB@WHEN, hijack:HOST:JOB@WHEN or malformed:HOST:JOB@WHEN")
         kind, what = m.group(1), m.group(2)
         try:
             when = When(m.group(3))
@@ -215,7 +215,7 @@ def parse_faults(specs, plan):
             raise JobError(f"--fault {spec}: no switch {what}")
         if kind == "hoard" and not any(w["name"] == what for j in plan["jobs"] for w in j["workers"]):
             raise JobError(f"--fault {spec}: {what} is not a worker (hoard:WORKER@WHEN)")
-        if kind in ("spoof", "forge", "hijack"):
+        if kind in ("spoof", "forge", "hijack", "malformed"):
             host, _, job = what.partition(":")
             if host not in hosts or not job.isdigit():
                 raise JobError(f"--fault {spec}: want {kind}:HOST:JOB@WHEN")
@@ -433,6 +433,10 @@ def _apply_fault(lab, plan, run, f, now):
         host, _, jid = f["what"].partition(":")
         run.spoofers.append(start_spoofer(lab, plan, host, int(jid)))
         lab.log(f"lab: fault: {host} sends packets of job {jid} from {now:.1f} s")
+    elif f["kind"] == "malformed":
+        host, _, jid = f["what"].partition(":")
+        run.spoofers.append(start_spoofer(lab, plan, host, int(jid), malformed=20))
+        lab.log(f"lab: fault: {host} sends 20 malformed packets of job {jid} from {now:.1f} s")
     elif f["kind"] == "forge":
         host, _, jid = f["what"].partition(":")
         run.spoofers.append(start_forger(lab, plan, host, int(jid)))
@@ -505,7 +509,9 @@ def _finish_run(lab, plan, run, wall):
     return report
 
 
-def start_spoofer(lab, plan, host, job_id):
+def start_spoofer(lab, plan, host, job_id, malformed=0):
+    """spoof.py from `host` with job `job_id`'s id: as a non-member (spoof),
+    or, with `malformed`, that many malformed frames (spoof.py --malformed)."""
     job = next(j for j in plan["jobs"] if j["id"] == job_id)
     h = next(x for x in plan["hosts"] if x["name"] == host)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -514,6 +520,9 @@ def start_spoofer(lab, plan, host, job_id):
            "--dst-mac", job["ps"]["mac"], "--job", str(job_id), "--elements", str(plan["elements"]),
            "--aggregators", str(job["aggregators"]), "--levels", str(job["levels"]),
            "--fan-in", ",".join(str(f) for f in job["fan_in"]) or "1", "--rate", "20000"]
+    if malformed:
+        cmd += ["--malformed", "--count", str(malformed), "--rate", "1000"]
+        return lab.start(f"malformed-{host}", host, cmd)
     return lab.start(f"spoof-{host}", host, cmd)
 
 
@@ -577,6 +586,7 @@ def _switch_summary(snap):
     return {
         "error": snap.get("error"),
         "admission_drops": summ.get("admission_drops"),
+        "malformed": summ.get("malformed"),
         "random_drops": summ.get("random_drops"),
         "egress_drops": summ.get("egress_drops"),
         "aggregators_in_use": summ.get("aggregators_in_use"),
@@ -616,7 +626,7 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
                 ps_proc[js["job"]] = j
     for s in plan["switches"]:
         report["switches"][s["name"]] = _switch_summary(snaps.get(s["name"], {}))
-    for kind in ("spoof", "hoard", "forge", "hijack"):
+    for kind in ("spoof", "hoard", "forge", "hijack", "malformed"):
         mine = [s for s in spoofers if s.name.startswith(kind + "-")]
         if mine:
             report["faults"][f"{kind}_frames_sent"] = sum(_spoof_count(s) for s in mine)

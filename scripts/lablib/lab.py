@@ -64,7 +64,7 @@ class Lab:
     # ---- bring up -------------------------------------------------------
 
     def up(self, plan, datapath="switchd", driver="auto", huge="auto", build_dirs=(),
-           switch_args=(), ready_timeout=30.0):
+           switch_args=(), ready_timeout=30.0, capture=False):
         self.plan = plan
         self.down(quiet=True)  # leftovers of an earlier run with this prefix
         self.run.make()
@@ -72,7 +72,7 @@ class Lab:
             os.unlink(f)
         self.state = {"prefix": self.prefix, "run_dir": self.run.path, "topology": plan["path"],
                       "name": plan["name"], "datapath": datapath, "pids": {},
-                      "file_prefixes": [], "started": time.time()}
+                      "file_prefixes": [], "started": time.time(), "capture": capture}
         self.run.save(self.state)
         self._assign_lcores(plan)
         netns.create(plan, self.prefix, self.log)
@@ -147,7 +147,10 @@ class Lab:
     def switch_command(self, binary, sw, hugedir, extra):
         fp = self.switch_file_prefix(sw["name"])
         if hugedir:
-            eal = ["--huge-dir", hugedir, "--huge-unlink=always", "-m", "128"]
+            # A captured switch keeps its hugepage files: dpdk-dumpcap, a
+            # secondary process, maps them (capture.py; down removes them).
+            unlink = [] if self.state.get("capture") else ["--huge-unlink=always"]
+            eal = ["--huge-dir", hugedir] + unlink + ["-m", "128"]
         else:
             eal = ["--no-huge", "-m", "256"]
         eal += ["--file-prefix", fp, "--log-level", "lib.eal:warning"]

@@ -24,6 +24,12 @@ from this host's own address, as fast as --rate allows, until SIGTERM.
   guesses): a switch must drop them all (control_auth_drops) without a log
   line each, and the job must keep its registration and its aggregators.
 
+- malformed (--malformed: this host's packets of a job, every other one
+  with INA version 2, the others with elem_count one more than the payload
+  carries): a switch must drop them (classify counts the other version
+  `malformed`; the others die at admission or in the pipeline), and a
+  capture decoded with tools/wireshark/ina.lua must show all as malformed.
+
 Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
 """
@@ -79,8 +85,11 @@ def frame(a, seq):
         flags = wire.INA_F_ACK
         bitmap, fan = [0] * 4, [0] * 4
     # epoch: the run's (docs/protocol.md, "Epochs")
-    ina = wire.pack_ina(a.job, seq, flags=flags, epoch=a.epoch, agg_index=idx, elem_count=n,
-                        levels=a.levels, bitmap=bitmap, fan_in=fan)
+    version, count = wire.INA_VERSION, n
+    if a.malformed:  # another version, or more elements than the payload has
+        version, count = (2, n) if seq % 2 == 0 else (wire.INA_VERSION, n + 1)
+    ina = wire.pack_ina(a.job, seq, version=version, flags=flags, epoch=a.epoch, agg_index=idx,
+                        elem_count=count, levels=a.levels, bitmap=bitmap, fan_in=fan)
     payload = wire.pack_payload([a.value] * n)
     udp_len = 8 + len(ina) + len(payload)
     udp = struct.pack("!HHHH", wire.steering_src_port(idx), wire.INA_UDP_PORT, udp_len, 0)
@@ -146,6 +155,8 @@ def main():
                     help="control messages for the job to the switch at --dst-ip (hijack)")
     ap.add_argument("--ps-ip", help="the job's PS, whose name every other control message takes")
     ap.add_argument("--ps-mac")
+    ap.add_argument("--malformed", action="store_true",
+                    help="INA version 2 and elem_count beyond the payload, alternately")
     ap.add_argument("--count", type=int, default=0, help="stop after this many frames (0: never)")
     ap.add_argument("--rate", type=float, default=20000, help="frames per second")
     a = ap.parse_args()

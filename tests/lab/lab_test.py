@@ -627,6 +627,90 @@ def t_hoard(build):
     check(victim[0.5] >= victim[1.0] + 0.25,
           f"the limit did not help the victim: {victim[0.5]:.3f} vs {victim[1.0]:.3f} without it")
 
+CAPTURE_FIELDS = ("ip.src", "ip.dst", "ina.type", "ina.job", "ina.seq", "ina.agg_index", "ina.bitmap",
+                  "ina.level", "ina.flags.ack", "ina.elem_count", "ina.value", "_ws.expert")
+
+
+def decode_capture(path):
+    """The INA frames of a capture, decoded by tshark with tools/wireshark/ina.lua:
+    one dict per frame (bitmap: the first level's; value: a list of ints)."""
+    cmd = ["tshark", "-n", "-X", "lua_script:" + os.path.join(ROOT, "tools", "wireshark", "ina.lua"),
+           "-r", path, "-Y", "ina", "-T", "fields", "-E", "separator=\t", "-E", "aggregator=,",
+           "-E", "occurrence=a"]
+    for f in CAPTURE_FIELDS:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    check(out.returncode == 0, f"tshark {path}: {out.stderr.strip()[-300:]}")
+    frames = []
+    for line in out.stdout.splitlines():
+        f = dict(zip(CAPTURE_FIELDS, line.split("\t")))
+        nums = lambda k: [int(x, 0) for x in f.get(k, "").split(",") if x]
+        frames.append({"src": f["ip.src"], "dst": f["ip.dst"], "type": int(f["ina.type"]),
+                       "job": int(f["ina.job"]), "seq": int(f["ina.seq"]),
+                       "index": int(f["ina.agg_index"]), "bitmap": nums("ina.bitmap")[0],
+                       "level": int(f["ina.level"]), "ack": f["ina.flags.ack"] in ("1", "True"),
+                       "elements": int(f["ina.elem_count"]), "values": nums("ina.value"),
+                       "malformed": bool(f.get("_ws.expert"))})
+    return frames
+
+
+def t_capture(build):
+    """A run captured on every switch port (--pcap: dpdk-dumpcap) and decoded
+    with tshark and the dissector: each fragment's gradients, its result
+    toward the PS and its parameter packets are on the wire as the protocol
+    says and the report counts them, and the values of the result are the
+    exact sum of the gradients; w0's malformed frames show as malformed."""
+    import shutil
+    if not shutil.which("tshark"):
+        raise Skipped("tshark is not installed (scripts/deps.sh installs it)")
+    with tempfile.TemporaryDirectory(prefix="inacap") as d:
+        r = run("single-rack", build, "--tensor", "16384", "--iterations", "2", "--pcap", d,
+                "--fault", "malformed:w0:1@0", "--start-delay", "1=malformed>=10")
+        show(r)
+        assert_exact(r)
+        j = r["jobs"][0]
+        check(j["retransmits"] == 0, f"a run without loss ({j['retransmits']} retransmits)")
+        files = sorted(os.listdir(d))
+        print("captures:", " ".join(files))
+        ps = decode_capture(os.path.join(d, "sw0-ps0.pcapng"))
+        workers = {f[4:-7]: decode_capture(os.path.join(d, f)) for f in files if f.startswith("sw0-w")}
+    check(len(workers) == 4, f"a capture per worker port ({files})")
+    check_capture(j, ps, workers, r["faults"].get("malformed_frames_sent"))
+
+
+def check_capture(j, ps, workers, malformed_sent):
+    n = j["fragments"]
+    sums = {}
+    grads = {}
+    for name, frames in workers.items():
+        mine = [f for f in frames if f["type"] == 0 and not f["ack"] and not f["malformed"]]
+        check(len(mine) == n and len({f["seq"] for f in mine}) == n,
+              f"{name}: {len(mine)} gradients on the wire, {n} fragments in the report")
+        for f in mine:
+            grads.setdefault(f["seq"], []).append(f)
+            acc = sums.setdefault(f["seq"], [0] * len(f["values"]))
+            for i, v in enumerate(f["values"]):
+                acc[i] += v
+        acks = [f for f in frames if f["ack"]]
+        check(len({f["seq"] for f in acks}) == n, f"{name}: a parameter packet of every fragment")
+    for seq, fs in grads.items():
+        bits = [f["bitmap"] for f in fs]
+        check(len(fs) == 4 and len({f["index"] for f in fs}) == 1 and all(f["level"] == 0 for f in fs)
+              and sorted(bits) == [1, 2, 4, 8],
+              f"seq {seq}: four gradients, one index, level 0, one bit each ({bits})")
+    results = [f for f in ps if f["type"] == 0 and not f["ack"]]
+    check(len(results) == j["ps_packets"],
+          f"{len(results)} results reach the PS, its log says {j['ps_packets']}")
+    for f in results:
+        check(f["bitmap"] == 0xF and f["values"] == sums[f["seq"]],
+              f"seq {f['seq']}: the result is the exact sum of the four gradients")
+    params = {f["seq"]: f["values"] for f in ps if f["ack"]}
+    check(all(params.get(s) == v for s, v in sums.items()), "every parameter packet carries the sum")
+    bad = sum(f["malformed"] for f in workers["w0"])
+    print(f"fragments {n}, results at the PS {len(results)}, malformed frames seen {bad}")
+    check(bad == malformed_sent and bad > 0,
+          f"{bad} frames shown malformed in w0's capture, {malformed_sent} sent")
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -649,7 +733,7 @@ def main():
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "hijack": t_hijack, "jumbo": t_jumbo,
              "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "goat-split": t_goat_split,
-             "udp-hosts": t_udp_hosts, "e2e-bench": t_e2e_bench}
+             "udp-hosts": t_udp_hosts, "e2e-bench": t_e2e_bench, "capture": t_capture}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2

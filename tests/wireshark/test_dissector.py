@@ -44,11 +44,22 @@ def frame(l4_payload, dport=wire.INA_UDP_PORT, sport=0xC005):
     return eth + ip + struct.pack("!HHHH", sport, dport, udp_len, 0) + l4_payload
 
 
+class Cut(bytes):
+    """A frame the capture cut (snaplen): `wire_len` bytes on the wire."""
+    wire_len = 0
+
+
+def cut(frame, keep):
+    c = Cut(frame[:keep])
+    c.wire_len = len(frame)
+    return c
+
+
 def write_pcap(path, frames):
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         for i, p in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(p), len(p)) + p)
+            f.write(struct.pack("<IIII", i, 0, len(p), getattr(p, "wire_len", len(p))) + p)
 
 
 def control(op, job, workers=(), goat=(), status=0, signed=True, elem_count=0):
@@ -79,6 +90,11 @@ def frames():
     yield frame(a + wire.pack_payload([1.5, -0.25], "f")), {
         "ina.flags.ack": "1", "ina.flags.float": "1", "ina.flags.overflow": "1",
         "ina.remap_index": "99", "ina.value_float": "1.5,-0.25", "ina.value": ""}
+    # Cut by the capture's snaplen: judged by its length on the wire, the
+    # values captured shown.
+    big = wire.pack_ina(7, 45, elem_count=700) + wire.pack_payload(list(range(700)))
+    yield cut(frame(big), wire.INA_PAYLOAD_OFFSET + 40), {
+        "ina.elem_count": "700", "ina.value": "0,1,2,3,4,5,6,7,8,9", "_ws.expert": ""}
     bad = [(wire.pack_ina(7, 1, version=2), "version 2"), (wire.pack_ina(0, 1), "job 0"),
            (wire.pack_ina(7, 1, elem_count=5) + wire.pack_payload([1, 2]), "elem_count 5"),
            (wire.pack_ina(7, 1, elem_count=wire.INA_MAX_ELEMENTS + 1), "elem_count 2049")]

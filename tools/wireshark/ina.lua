@@ -175,8 +175,9 @@ local function add_entry(tree, tvb, op, i)
 	t:append_text(string.format(": %s", tostring(tvb(0, 4):ipv4())))
 end
 
--- Returns the op's name and, for a message cut short, why it is malformed.
-local function add_control(tree, tvb)
+-- tvb: the control payload; wire_len: its length on the wire. Returns the
+-- op's name and, for a message cut short, why it is malformed.
+local function add_control(tree, tvb, wire_len)
 	local op, n = tvb(0, 1):uint(), tvb(1, 1):uint()
 	local ct = tree:add(ina, tvb, "Control: " .. (ops[op] or ("op " .. op)))
 	ct:add(f.op, tvb(0, 1))
@@ -190,9 +191,12 @@ local function add_control(tree, tvb)
 	end
 	ct:add(f.refresh_ms, tvb(18, 2))
 	local need = CTRL_HDR_LEN + CTRL_ENTRY_LEN * n + CTRL_AUTH_LEN
-	if tvb:len() < need then
+	if wire_len < need then
 		return ops[op] or "CONTROL", string.format(
-			"control payload %d bytes, its %d entries and trailer need %d", tvb:len(), n, need)
+			"control payload %d bytes, its %d entries and trailer need %d", wire_len, n, need)
+	end
+	if tvb:len() < need then
+		return ops[op] or "CONTROL" -- whole on the wire, cut by the capture
 	end
 	for i = 0, n - 1 do
 		add_entry(ct, tvb(CTRL_HDR_LEN + CTRL_ENTRY_LEN * i, CTRL_ENTRY_LEN), op, i)
@@ -227,19 +231,21 @@ function ina.dissector(tvb, pinfo, tree)
 	pinfo.cols.protocol = "INA"
 	local t = tree:add(ina, tvb(), "In-Network Aggregation")
 	local h = add_header(t:add(ina, tvb(0, INA_HDR_LEN), "Header"), tvb(0, INA_HDR_LEN))
-	local rest = tvb:len() - INA_HDR_LEN
+	-- The length on the wire judges the frame (a capture may have cut it:
+	-- snaplen); only the bytes captured are shown.
+	local rest = tvb:reported_len() - INA_HDR_LEN
 	local bad = malformed_reason(h, rest)
 	local info
 	if h.type == 1 then
-		if rest < CTRL_HDR_LEN then
+		if rest < CTRL_HDR_LEN or tvb:len() < INA_HDR_LEN + CTRL_HDR_LEN then
 			info, bad = "CONTROL", bad or "control payload shorter than its header"
 		else
 			local short
-			info, short = add_control(t, tvb(INA_HDR_LEN))
+			info, short = add_control(t, tvb(INA_HDR_LEN), rest)
 			bad = bad or short
 		end
 	else
-		local n = math.min(h.elem_count, math.floor(rest / 4))
+		local n = math.min(h.elem_count, math.floor((tvb:len() - INA_HDR_LEN) / 4))
 		if n > 0 then add_values(t, tvb, INA_HDR_LEN, n, bit.band(h.flags, F_FLOAT) ~= 0) end
 		info = bit.band(h.flags, F_ACK) ~= 0 and "parameter" or "gradient"
 	end
