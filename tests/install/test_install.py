@@ -80,7 +80,8 @@ def build_and_run(env, here, tmp, libdir, static):
         exe = os.path.join(tmp, f"{os.path.splitext(src)[0]}_{kind}")
         run([cc, *std, "-Wall", "-Wextra", "-Werror", *cflags, os.path.join(here, src), "-o", exe, *libs],
             what=f"build {src} ({kind})")
-        print(f"[{kind}] " + run([exe], env=run_env, what=f"run {src} ({kind})").strip())
+        out = run([exe], env=run_env, what=f"run {src} ({kind})")
+        print("\n".join(f"[{kind}] {line}" for line in out.splitlines()))
 
 
 def main():
@@ -94,15 +95,11 @@ def main():
         print("pkg-config --cflags --libs ina-worker: " + " ".join(pkg_config(env, "--cflags", "--libs")))
         check_headers_alone(env, stage, tmp)
         libdir = os.path.dirname(pcdir)
-        linked = 0
-        if glob.glob(os.path.join(libdir, "libina_worker.so*")):
-            build_and_run(env, here, tmp, libdir, static=False)
-            linked += 1
-        if os.path.exists(os.path.join(libdir, "libina_worker.a")):
-            build_and_run(env, here, tmp, libdir, static=True)
-            linked += 1
-        if not linked:
-            sys.exit(f"FAIL: no libina_worker.so or .a in {libdir}")
+        for lib in ["libina_worker.so", "libina_worker.a"]:
+            if not os.path.exists(os.path.join(libdir, lib)):
+                sys.exit(f"FAIL: {lib} not installed in {libdir}")
+        build_and_run(env, here, tmp, libdir, static=False)
+        build_and_run(env, here, tmp, libdir, static=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
