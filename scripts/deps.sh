@@ -19,6 +19,7 @@ PKGS=(
   universal-ctags
   python3-torch python3-matplotlib
   python3-dev pybind11-dev python3-sklearn
+  python3-mesonpy python3-venv python3-pip
 )
 
 missing=()

@@ -30,8 +30,9 @@ import threading
 
 from ._ina import Error  # noqa: F401  (a RuntimeError)
 from ._ina import Worker as _Worker
+from ._version import __version__  # noqa: F401  (the project's version)
 
-__all__ = ["Error", "Worker", "Work", "config_keys_from_env", "auto_scale"]
+__all__ = ["Error", "Worker", "Work", "config_keys_from_env", "auto_scale", "__version__"]
 
 # Keys of ina::set_config_key (docs/worker.md, "Configuration"); `rank` is
 # Worker's own argument.
