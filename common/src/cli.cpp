@@ -176,7 +176,7 @@ CLI::Validator size_bytes(uint64_t lo, uint64_t hi)
 			text = std::to_string(v);
 			return std::string();
 		},
-		"SIZE (bytes; K, M, G suffixes = KiB, MiB, GiB)");
+		"SIZE");
 }
 
 int run_main(const char *prog, const std::function<int()> &body)

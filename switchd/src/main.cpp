@@ -176,7 +176,7 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		   "  ina-switchd [EAL args] -- --config FILE\n"
 		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
 		   "  ina-switchd --check-config switchd.toml\n"
-		   "Keys of FILE: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
+		   "Keys of FILE and their defaults: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
 	std::string check_path;
 	ina::add_standard_options(cli, "ina-switchd");
 	cli.set_version_flag("--version", ina::version_line("ina-switchd") + " (" + rte_version() + ")",
