@@ -114,7 +114,7 @@ def run_case(name, workers=2, size="256K", rounds=3, worker_args=(), ps_args=(),
         assert completed == frags, (name, "PS completed %d of %d fragments" % (completed, frags))
         if check:
             check(results, ps_stats)
-        print("ok   %-16s fragments %d  max error %.3g  goodput %.3f Gbit/s  retransmits %s  %s" % (
+        print("ok   %-16s fragments %d  max error %.3g  goodput %.3f Gb/s  retransmits %s  %s" % (
             name, frags, max(w["max_abs_error"] for w in results),
             min(w["goodput_gbps"] for w in results), [w["retransmits"] for w in results],
             results[0]["transport"]))
