@@ -96,6 +96,31 @@ def check_old(name, argv, args, want, env):
     return []
 
 
+def check_python_units(src, version):
+    """lablib.cli: the one parser of sizes and rates on the Python side."""
+    sys.path.insert(0, os.path.join(src, "scripts"))
+    from lablib import cli
+    errs = []
+    for text, want in (("4096", 4096), ("64K", 64 << 10), ("1M", 1 << 20), ("1.5G", 3 << 29), ("4MiB", 4 << 20)):
+        if cli.parse_size(text) != want:
+            errs.append(f"parse_size({text!r}) = {cli.parse_size(text)}, want {want}")
+    for text in ("", "-1", "1e6", "1X", "0.5"):
+        try:
+            cli.parse_size(text)
+            errs.append(f"parse_size({text!r}) accepted")
+        except ValueError:
+            pass
+    for text, want in (("0.5", 0.5), ("0.5G", 0.5), ("500M", 0.5), ("10Gbps", 10.0)):
+        if abs(cli.parse_rate_gbps(text) - want) > 1e-12:
+            errs.append(f"parse_rate_gbps({text!r}) = {cli.parse_rate_gbps(text)}, want {want}")
+    if cli.project_version() != version:
+        errs.append(f"lablib.cli.project_version() = {cli.project_version()}, want {version}")
+    print(f"{'FAIL' if errs else 'ok  '} lablib.cli sizes, rates, version")
+    for e in errs:
+        print(f"     {e}")
+    return bool(errs)
+
+
 def main():
     build, src, version = sys.argv[1:4]
     progs = programs(build, src)
@@ -119,6 +144,7 @@ def main():
             for e in errs:
                 print(f"     {e}")
             failed += bool(errs)
+    failed += check_python_units(src, version)
     if failed:
         print(f"{failed} failed")
         return 1
