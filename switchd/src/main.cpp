@@ -170,6 +170,13 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 	ina::EalSplit split = ina::split_eal_args(argc, argv);
 	cl->eal_args = split.eal;
 	const std::vector<std::string> &app_args = split.own;
+	/* Without "--" the EAL would start with none of the user's arguments
+	 * (the default file prefix, every CPU), and EAL arguments would read
+	 * as unknown options of ours: starting needs the separator. */
+	if (!split.separated && has_arg(app_args, {"-c", "--config"})) {
+		ina::print_error("ina-switchd", "--config goes after \"--\": ina-switchd [EAL args] -- --config FILE");
+		return ina::kExitUsage;
+	}
 
 	CLI::App cli{"ina-switchd: in-network aggregation switch on DPDK ports", "ina-switchd"};
 	cli.footer("DPDK EAL arguments come first, ours after \"--\":\n"
@@ -195,13 +202,6 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		return check_config(check_path);
 	if (cl->config_path.empty()) {
 		ina::print_error("ina-switchd", "--config FILE is required (or --check-config FILE; see --help)");
-		return ina::kExitUsage;
-	}
-	/* Without "--" the EAL would start with none of the user's arguments
-	 * (the default file prefix, every CPU): starting needs the separator. */
-	if (!split.separated) {
-		ina::print_error("ina-switchd", "--config goes after \"--\": ina-switchd [EAL args] -- --config " +
-							cl->config_path);
 		return ina::kExitUsage;
 	}
 	return -1;
