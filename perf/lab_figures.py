@@ -11,7 +11,6 @@ fragments aggregated in the switch, retransmits, and the largest error
 against its bound. Nothing is timed against a target here: these are the
 numbers a user sees on this machine, printed with the command that made them.
 """
-import argparse
 import json
 import os
 import statistics
@@ -19,11 +18,13 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from lablib import cli  # noqa: E402
 
 # name, scripts/lab run arguments
 SCENARIOS = [
-    ("single-rack 2 x 1 MB", ["single-rack", "--tensor", "262144", "--iterations", "2"]),
-    ("two-level 2 x 1 MB", ["two-level", "--tensor", "262144", "--iterations", "2"]),
+    ("single-rack 2 x 1 MB", ["single-rack", "--size", "1M", "--iterations", "2"]),
+    ("two-level 2 x 1 MB", ["two-level", "--size", "1M", "--iterations", "2"]),
     ("multi-tenant (the demo)", ["multi-tenant"]),
     ("multi-tenant, cc a2tp", ["multi-tenant", "--worker-arg=--cc", "--worker-arg=a2tp"]),
 ]
@@ -66,9 +67,9 @@ def summarise(name, reports):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--runs", type=int, default=10)
+    ap = cli.parser("lab_figures.py", __doc__)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory")
+    ap.add_argument("--runs", type=int, default=10, help="runs of each scenario (1..100)")
     ap.add_argument("--json", action="store_true", help="one JSON object per scenario and job")
     a = ap.parse_args()
     if os.geteuid() != 0:

@@ -12,6 +12,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# --help and --version answer before anything is installed or started: the
+# options are ddp_demo.py's (its --help needs neither root nor torch).
+for arg in "$@"; do
+	case $arg in
+	-h | --help | --version)
+		INA_DEMO_PROG=scripts/ddp-demo.sh exec /usr/bin/python3 workerlib/python/examples/ddp_demo.py "$arg" ;;
+	esac
+done
+
 BUILD=${BUILD_DIR:-build}
 LOGDIR=/tmp/inalab/inalabddp-demo
 

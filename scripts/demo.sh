@@ -16,6 +16,30 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+usage() {
+	cat <<EOF
+Usage: sudo scripts/demo.sh [--help] [--version]
+
+Installs what is missing (scripts/deps.sh), builds, runs the jobs of a lab
+topology through ina-switchd, then one allreduce with INA, the PS alone and
+gloo (perf/e2e_bench). The last line is "demo: OK" or "demo: FAILED <reason>".
+
+Environment (default):
+  BUILD_DIR       meson build directory (default: build)
+  INA_LAB_DRIVER  DPDK driver of the switch ports: auto, af_xdp, af_packet (default: auto)
+  DEMO_TOPOLOGY   lab topology from config/labs/ (default: multi-tenant)
+  DEMO_SIZE       compared tensor per worker, bytes with K, M, G = KiB, MiB, GiB (default: 64M)
+Rates are printed in Gb/s.
+EOF
+}
+for arg in "$@"; do
+	case $arg in
+	-h | --help) usage; exit 0 ;;
+	--version) echo "demo.sh $(sed -n "s/^ *version : '\(.*\)',\$/\1/p" meson.build)"; exit 0 ;;
+	*) echo "demo.sh: error: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+	esac
+done
+
 PREFIX=inalabdemo
 BUILD=${BUILD_DIR:-build}
 TOPOLOGY=${DEMO_TOPOLOGY:-multi-tenant}
@@ -66,7 +90,7 @@ print(f"\n{'job':<14}{'goodput':>12}{'in switch':>11}{'at PS':>8}{'collisions':>
 for j in r["jobs"]:
     err = "-" if j["max_abs_error"] is None else f"{j['max_abs_error']:.2e}"
     bound = "-" if j["error_bound"] is None else f"{j['error_bound']:.0e}"
-    print(f"{j['name']:<14}{j['goodput_gbps'] * 1000:>8.1f} Mb/s{pct(j['share_switch']):>11}"
+    print(f"{j['name']:<14}{j['goodput_gbps']:>8.3f} Gb/s{pct(j['share_switch']):>11}"
           f"{pct(j['share_ps']):>8}{j['collisions_switch']:>12}{j['retransmits']:>13}{err:>13}{bound:>9}")
 for name, s in r["switches"].items():
     print(f"switch {name}: collisions {s['collision']}, GC frees {s['gc_freed']}, "

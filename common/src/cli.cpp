@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ina/cli.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
+
+#include "ina_build_config.h"
 
 namespace ina {
 
@@ -78,6 +82,101 @@ CLI::Validator finite_range(double lo, double hi)
 			return std::string();
 		},
 		"FLOAT in " + range);
+}
+
+std::string version_line(const char *prog)
+{
+	return std::string(prog) + " " + INA_VERSION_STRING;
+}
+
+void add_standard_options(CLI::App &app, const char *prog)
+{
+	app.set_version_flag("--version", version_line(prog), "print the version and exit");
+	app.option_defaults()->always_capture_default();
+}
+
+EalSplit split_eal_args(int argc, const char *const *argv)
+{
+	EalSplit s;
+	for (int i = 1; i < argc; i++) {
+		const std::string a = argv[i];
+		if (!s.separated && a == "--") {
+			s.separated = true;
+			continue;
+		}
+		(s.separated ? s.own : s.eal).push_back(a);
+	}
+	if (!s.separated)
+		s.own.swap(s.eal);
+	return s;
+}
+
+std::string join_args(const std::vector<std::string> &args)
+{
+	std::string out;
+	for (const std::string &a : args)
+		out += (out.empty() ? "" : " ") + a;
+	return out;
+}
+
+int refuse_old_spellings(const char *prog, const std::vector<std::string> &args,
+			 const std::vector<OldSpelling> &old)
+{
+	for (const std::string &a : args)
+		for (const OldSpelling &o : old) {
+			const std::string n = o.name;
+			if (a == n || a.rfind(n + "=", 0) == 0) {
+				print_error(prog, n + " is no longer accepted: " + o.hint);
+				return kExitUsage;
+			}
+		}
+	return -1;
+}
+
+bool parse_size(const std::string &text, uint64_t *bytes)
+{
+	std::string t = text;
+	for (const char *unit : {"iB", "B"})
+		if (t.size() > std::string(unit).size() && t.compare(t.size() - std::string(unit).size(),
+								   std::string::npos, unit) == 0) {
+			t.resize(t.size() - std::string(unit).size());
+			break;
+		}
+	double mult = 1;
+	if (!t.empty()) {
+		switch (std::toupper(static_cast<unsigned char>(t.back()))) {
+		case 'K': mult = 1024.0; break;
+		case 'M': mult = 1024.0 * 1024; break;
+		case 'G': mult = 1024.0 * 1024 * 1024; break;
+		default: break;
+		}
+		if (mult > 1)
+			t.pop_back();
+	}
+	if (t.empty() || t.find_first_not_of("0123456789.") != std::string::npos)
+		return false;
+	char *end = nullptr;
+	const double v = std::strtod(t.c_str(), &end) * mult;
+	if (!end || *end || !std::isfinite(v) || v < 0 || v >= 0x1p63 || v != std::floor(v))
+		return false;
+	*bytes = static_cast<uint64_t>(v);
+	return true;
+}
+
+CLI::Validator size_bytes(uint64_t lo, uint64_t hi)
+{
+	const std::string range = "[" + std::to_string(lo) + " - " + std::to_string(hi) + "] bytes";
+	return CLI::Validator(
+		[lo, hi, range](std::string &text) -> std::string {
+			uint64_t v;
+			if (!parse_size(text, &v))
+				return "'" + text + "' is not a size (bytes, or with K, M, G: 64K, 1M, 1.5G)";
+			if (v < lo || v > hi)
+				return "size " + text + " not in range " + range;
+			text = std::to_string(v);
+			return std::string();
+		},
+		"SIZE");
 }
 
 int run_main(const char *prog, const std::function<int()> &body)

@@ -34,7 +34,8 @@ nlohmann::json read_json(const std::string &path, const char *what)
 
 int run(int argc, char **argv)
 {
-	CLI::App app{"GOAT planner: LP relaxation of GINA (GLPK) + KRGS rounding"};
+	CLI::App app{"GOAT planner: LP relaxation of GINA (GLPK) + KRGS rounding", "ina-goat-plan"};
+	ina::add_standard_options(app, "ina-goat-plan");
 	std::string topology_path, model_path, out_path;
 	uint64_t seed = 1;
 	bool ilp = false;

@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from lablib import jobs, topology  # noqa: E402
+from lablib import cli, jobs, topology  # noqa: E402
 from lablib import lab as labmod  # noqa: E402
 
 PREFIX = "inalabe2e"
@@ -36,9 +36,7 @@ GLOO_PORT = 29517
 
 
 def parse_size(text):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    t = text.strip().upper()
-    n = int(t[:-1]) * mult[t[-1]] if t and t[-1] in mult else int(t)
+    n = cli.parse_size(text)
     if n < 4 or n % 4 or n > (1 << 30):
         raise ValueError(f"size {text}: want a multiple of 4 bytes up to 1G (e.g. 1M, 64M)")
     return n
@@ -81,7 +79,7 @@ def run_gloo(lab, plan, floats, timeout):
     script = os.path.join(ROOT, "perf", "e2e_bench", "gloo_worker.py")
     procs = [lab.start(f"gloo-{w['name']}", w["name"],
                        ["/usr/bin/python3", script, "--rank", str(i), "--world", str(len(ws)),
-                        "--master", master, "--floats", str(floats)])
+                        "--master", master, "--size", str(floats * 4)])
              for i, w in enumerate(ws)]
     deadline = time.monotonic() + timeout
     while any(p.alive() for p in procs) and time.monotonic() < deadline:
@@ -119,15 +117,17 @@ def plot(rows, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--workers", type=int, default=4)
-    ap.add_argument("--sizes", default="1M,16M,64M")
-    ap.add_argument("--modes", default="ina,ps,gloo")
+    ap = cli.parser("e2e_bench.py", __doc__)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory")
+    ap.add_argument("--workers", type=int, default=4, help="workers (2..16)")
+    ap.add_argument("--sizes", default="1M,16M,64M",
+                    help="tensor sizes per worker, comma separated: bytes, K, M, G = KiB, MiB, GiB; "
+                         "multiples of 4 up to 1G")
+    ap.add_argument("--modes", default="ina,ps,gloo", help="modes to run, comma separated: ina, ps, gloo")
     ap.add_argument("--elements", default="auto",
                     help="values per fragment in ina and ps modes: auto (the lab's default: the path "
                          "sizes the job, docs/lab.md) or 1..2048 (the lab raises the MTU)")
-    ap.add_argument("--link-gbps", type=float, default=0.0,
+    ap.add_argument("--link-gbps", type=cli.rate_arg, default=0.0,
                     help="shape every switch port's egress to this rate (a link of that speed); 0: not shaped")
     ap.add_argument("--ecn-threshold", type=int, default=0,
                     help="egress queue depth (packets) at which the switch marks ECN; 0: never")
@@ -138,8 +138,8 @@ def main():
                     help="extra ina-ps argument for ina and ps modes (repeatable), e.g. --ps-arg=--threads=2")
     ap.add_argument("--host-transport", choices=("af_xdp", "af_packet", "udp"),
                     help="transport of ina-worker and ina-ps in ina and ps modes (default: the lab's, af_xdp)")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--plot", metavar="FILE")
+    ap.add_argument("--json", action="store_true", help="one JSON object per line instead of the table")
+    ap.add_argument("--plot", metavar="FILE", help="also write a PNG of seconds per size and mode")
     a = ap.parse_args()
     try:
         sizes = [parse_size(s) for s in a.sizes.split(",")]

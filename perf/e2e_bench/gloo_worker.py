@@ -4,27 +4,33 @@
 all_reduce (gloo over TCP) of a float32 tensor, in a lab worker's namespace,
 through the same ina-switchd that forwards it as plain IPv4.
 
-    gloo_worker.py --rank R --world W --master IP:PORT --floats N
+    gloo_worker.py --rank R --world W --master IP:PORT --size BYTES
 
 Rank r's tensor is (r + 1) * base with base[i] = ((i % 2001) - 1000) * 1e-4,
 so every rank knows the exact sum. Prints one JSON line: seconds (the timed
 all_reduce, after a warm-up and a barrier), correct, max_abs_error.
 """
-import argparse
 import json
 import os
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "scripts"))
+from lablib import cli  # noqa: E402
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rank", type=int, required=True)
-    ap.add_argument("--world", type=int, required=True)
+    ap = cli.parser("gloo_worker.py", __doc__)
+    ap.add_argument("--rank", type=int, required=True, help="this rank (0..world-1)")
+    ap.add_argument("--world", type=int, required=True, help="ranks in the group")
     ap.add_argument("--master", required=True, help="IP:PORT of rank 0")
-    ap.add_argument("--floats", type=int, required=True)
-    ap.add_argument("--iface", default="eth0")
+    ap.add_argument("--size", type=cli.size_arg, required=True,
+                    help="float32 tensor bytes (K, M, G = KiB, MiB, GiB)")
+    ap.add_argument("--iface", default="eth0", help="interface gloo uses")
+    cli.refuse_old("gloo_worker.py", sys.argv[1:], {"--floats": "use --size BYTES (4 per float: --size 1M)"})
     a = ap.parse_args()
+    a.floats = max(1, a.size // 4)
     import torch
     import torch.distributed as dist
 

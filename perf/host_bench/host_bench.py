@@ -3,7 +3,7 @@
 """The end-host stack alone: one worker thread against one PS, no switch.
 
     sudo perf/host_bench/host_bench.py [--build DIR] [--transports udp,udp_gso,af_packet,af_xdp,dpdk]
-                                       [--size-mb 64] [--elements 62,768] [--repeat 1]
+                                       [--size 64M] [--elements 62,768] [--repeat 1]
                                        [--worker-arg ARG ...] [--json]
 
 For every transport and fragment size, one `ina-worker` (one sender thread)
@@ -27,7 +27,6 @@ What this measures is the host's own per-packet cost, which bounds what any
 switch can do for it: ATP's host stack sends 46 Gb/s from 12 threads, about
 1.5 M fragments/s per thread at its 306-byte frames.
 """
-import argparse
 import json
 import os
 import signal
@@ -35,6 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from lablib import cli  # noqa: E402
 
 NS_W, NS_P = "inahbw", "inahbp"
 IF_W, IF_P = "hbw0", "hbp0"
@@ -104,21 +107,23 @@ def last_json(text):
     return None
 
 
-def one_run(build, transport, elements, size_mb, timeout, tmp, extra=()):
+def one_run(build, transport, elements, size, timeout, tmp, extra=()):
     job = os.path.join(tmp, "ps-job.toml")
     ps_job_file(job, elements, 4096)
     ps_bin = os.path.join(build, "ps", "ina-ps")
     w_bin = os.path.join(build, "workerlib", "ina-worker")
     worker_args = ["--job", "1", "--rank", "0", "--workers", "1", "--ps", f"{IP_P}/{MAC_P}",
                    "--levels", "0", "--bit", "0", "--fan-in", "1", "--elements", str(elements),
-                   "--size-mb", str(size_mb), "--rounds", "1", "--json"] + list(extra)
+                   "--size", str(size), "--rounds", "1", "--json"] + list(extra)
     if transport == "dpdk":
         sock = os.path.join(tmp, "memif.sock")
         eal = "--no-huge -m 512 --no-pci --no-telemetry --file-prefix {p} --vdev=net_memif0,role={r},socket={s}"
-        ps_cmd = [ps_bin, "--job", job, "--transport", "dpdk", "--device", "net_memif0", "--ip", IP_P,
-                  "--eal-args", eal.format(p="inahbp", r="server", s=sock), "--no-register", "--json"]
-        w_cmd = [w_bin] + worker_args + ["--transport", "dpdk", "--device", "net_memif0", "--ip", IP_W,
-                                         "--set", "eal_args=" + eal.format(p="inahbw", r="client", s=sock)]
+        # DPDK's convention: EAL arguments before "--", the program's own after.
+        ps_cmd = [ps_bin] + eal.format(p="inahbp", r="server", s=sock).split() + [
+            "--", "--job", job, "--transport", "dpdk", "--device", "net_memif0", "--ip", IP_P,
+            "--no-register", "--json"]
+        w_cmd = [w_bin] + eal.format(p="inahbw", r="client", s=sock).split() + ["--"] + worker_args + [
+            "--transport", "dpdk", "--device", "net_memif0", "--ip", IP_W]
     else:
         # udp_gso: the udp transport with UDP GSO runs at both ends.
         kind = "udp" if transport == "udp_gso" else transport
@@ -159,17 +164,18 @@ def one_run(build, transport, elements, size_mb, timeout, tmp, extra=()):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))), "build"))
-    ap.add_argument("--transports", default="udp,udp_gso,af_packet,af_xdp,dpdk")
+    ap = cli.parser("host_bench.py", __doc__)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory")
+    ap.add_argument("--transports", default="udp,udp_gso,af_packet,af_xdp,dpdk", help="transports to run")
     ap.add_argument("--elements", default="62,768", help="values per fragment, comma separated")
-    ap.add_argument("--size-mb", type=float, default=64.0)
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--size", type=cli.size_arg, default="64M",
+                    help="tensor bytes per round (K, M, G = KiB, MiB, GiB)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
                     help="extra ina-worker argument (repeatable), e.g. --worker-arg=--set --worker-arg=max_window=4096")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="one JSON object per line")
+    cli.refuse_old("host_bench.py", sys.argv[1:], {"--size-mb": "use --size BYTES (--size 64M)"})
     a = ap.parse_args()
     transports = a.transports.split(",")
     bad = [t for t in transports if t not in ("udp", "udp_gso", "af_packet", "af_xdp", "dpdk")]
@@ -177,9 +183,9 @@ def main():
         elements = [int(e) for e in a.elements.split(",")]
     except ValueError:
         elements = [0]
-    if bad or any(not 1 <= e <= 2048 for e in elements) or not 0 < a.size_mb <= 4096 or not 1 <= a.repeat <= 100:
+    if bad or any(not 1 <= e <= 2048 for e in elements) or not 0 < a.size <= 4096 << 20 or not 1 <= a.repeat <= 100:
         print("host_bench: error: transports from udp,udp_gso,af_packet,af_xdp,dpdk; elements 1..2048; "
-              "size-mb 0..4096; repeat 1..100", file=sys.stderr)
+              "size up to 4G; repeat 1..100", file=sys.stderr)
         return 2
     if os.geteuid() != 0:
         print("host_bench: error: needs root (network namespaces)", file=sys.stderr)
@@ -196,7 +202,7 @@ def main():
                         # exactly the worker once it has been reaped.
                         before = os.times()
                         try:
-                            ws, pj, ps_cpu = one_run(a.build, t, e, a.size_mb, a.timeout, tmp, a.worker_arg)
+                            ws, pj, ps_cpu = one_run(a.build, t, e, a.size, a.timeout, tmp, a.worker_arg)
                         except RuntimeError as err:
                             print(f"host_bench: {t}, {e} elements: {err}", file=sys.stderr)
                             ok = False

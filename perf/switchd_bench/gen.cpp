@@ -431,9 +431,12 @@ int forward(void *arg)
 }
 
 /* CLI; returns -1 to go on, else the exit code. */
-int parse_options(int argc, char **argv, Options &o)
+int parse_options(const std::vector<std::string> &own, Options &o)
 {
 	CLI::App cli{"ina-gen: INA traffic generator and sink (W workers x J jobs + PS)", "ina-gen"};
+	ina::add_standard_options(cli, "ina-gen");
+	cli.footer("DPDK EAL arguments come first, ours after \"--\" (read before the EAL starts):\n"
+		   "  ina-gen [EAL args, -l CPUS] -- --workers 4 --jobs 2 --aggregators 4096 [--json]");
 	cli.add_option("--workers", o.workers, "workers per job (fan-in)")->check(CLI::Range(1, 32));
 	cli.add_option("--jobs", o.jobs, "jobs (ids 1..J)")->check(CLI::Range(1, 255));
 	cli.add_option("--elements", o.elements, "int32 elements per packet")->check(CLI::Range(1, 256));
@@ -467,7 +470,7 @@ int parse_options(int argc, char **argv, Options &o)
 	cli.add_flag("--forward", o.forward,
 		     "no generator: forward queue k of port 0 <-> queue k of port 1 until SIGINT (the "
 		     "bare forwarding baseline)");
-	const int rc = ina::parse_cli("ina-gen", cli, argc, argv);
+	const int rc = ina::parse_cli("ina-gen", cli, {own.rbegin(), own.rend()});
 	if (rc >= 0)
 		return rc;
 	if (o.forward)
@@ -615,18 +618,23 @@ int fail(const char *what)
 /* main() without the last-resort catch. */
 static int run_gen(int argc, char **argv)
 {
-	int used = rte_eal_init(argc, argv);
-	if (used < 0) {
+	/* Our options first (ina::split_eal_args): --help, --version and a
+	 * bad option never start the EAL. */
+	const ina::EalSplit split = ina::split_eal_args(argc, argv);
+	Run run;
+	Options &o = run.o;
+	const int rc = parse_options(split.own, o);
+	if (rc >= 0)
+		return rc;
+	std::vector<std::string> eal_words = {argv[0]};
+	eal_words.insert(eal_words.end(), split.eal.begin(), split.eal.end());
+	std::vector<char *> eal_argv;
+	for (std::string &w : eal_words)
+		eal_argv.push_back(&w[0]);
+	if (rte_eal_init(static_cast<int>(eal_argv.size()), eal_argv.data()) < 0) {
 		std::fprintf(stderr, "ina-gen: error: EAL initialisation failed: %s (without hugepages: "
 				     "--no-huge -m 512)\n", rte_strerror(rte_errno));
 		return 1;
-	}
-	Run run;
-	Options &o = run.o;
-	const int rc = parse_options(argc - used, argv + used, o);
-	if (rc >= 0) {
-		rte_eal_cleanup();
-		return rc;
 	}
 	if (rte_eth_dev_count_avail() < 2)
 		return fail("needs two ports (workers side, PS side)");

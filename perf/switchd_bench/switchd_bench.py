@@ -33,7 +33,6 @@ machine hits every configuration alike.
     switchd_bench.py --switchd BUILD/switchd/ina-switchd --gen BUILD/perf/switchd_bench/ina-gen \\
         [--pipeline-bench BUILD/perf/pipeline_bench/pipeline_bench] [--lcores 1,2,4] [--json]
 """
-import argparse
 import json
 import os
 import select
@@ -42,6 +41,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts"))
+from lablib import cli  # noqa: E402
 
 
 def telemetry(prefix, cmd):
@@ -304,17 +307,17 @@ def pipeline_ns(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--switchd", required=True)
-    ap.add_argument("--gen", required=True)
+    ap = cli.parser("switchd_bench.py", __doc__)
+    ap.add_argument("--switchd", required=True, help="ina-switchd binary")
+    ap.add_argument("--gen", required=True, help="ina-gen binary")
     ap.add_argument("--pipeline-bench", help="pipeline_bench binary: its ns/packet beside switchd's")
-    ap.add_argument("--workers", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--elements", type=int, default=62)
-    ap.add_argument("--aggregators", type=int, default=4096)
+    ap.add_argument("--workers", type=int, default=4, help="workers per job (fan-in)")
+    ap.add_argument("--jobs", type=int, default=2, help="jobs")
+    ap.add_argument("--elements", type=int, default=62, help="int32 elements per packet")
+    ap.add_argument("--aggregators", type=int, default=4096, help="switch aggregators")
     ap.add_argument("--window", type=int, default=256, help="fragments in flight per job")
-    ap.add_argument("--duration", type=float, default=4.0)
-    ap.add_argument("--warmup", type=float, default=1.0)
+    ap.add_argument("--duration", type=float, default=4.0, help="measured seconds per run")
+    ap.add_argument("--warmup", type=float, default=1.0, help="seconds before measuring")
     ap.add_argument("--dut-cpu", type=int, default=1, help="first CPU of the device under test")
     ap.add_argument("--gen-cpu", type=int, help="first CPU of the generator (default: CPUs the DUT "
                     "does not use, then the DUT's)")

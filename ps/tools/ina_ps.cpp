@@ -37,6 +37,7 @@
 #include "ina/frame_ring.h"
 #include "ina/ps.h"
 #include "ina/ps_config.h"
+#include "ina/progress.h"
 #include "ina/ps_steering.h"
 
 #include "check_job.h"
@@ -122,6 +123,7 @@ struct Options {
 	double duration = 0;
 	uint32_t register_interval_ms = 0;
 	bool no_register = false;
+	bool quiet = false;
 };
 
 /* The CPUs this process may run on (its affinity mask), at least 1. */
@@ -150,27 +152,41 @@ bool parse_threads(const std::string &text, uint32_t *out)
 	return true;
 }
 
+/* Spellings of earlier versions, refused with what replaced them. */
+const std::vector<ina::OldSpelling> kOldSpellings = {
+	{"--eal-args", "EAL arguments go before \"--\": ina-ps [EAL args] -- --transport dpdk --job FILE"},
+	{"--drop", "use --host-drop P (the host fault shim)"},
+};
+
 /* Returns -1 to go on, else the exit code. */
 int parse_options(int argc, char **argv, Options &o)
 {
-	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)"};
+	const ina::EalSplit split = ina::split_eal_args(argc, argv);
+	int rc = ina::refuse_old_spellings("ina-ps", split.own, kOldSpellings);
+	if (rc >= 0)
+		return rc;
+	CLI::App app{"ina-ps: parameter server for in-network aggregation (ATP/A2TP)", "ina-ps"};
+	ina::add_standard_options(app, "ina-ps");
+	app.footer("DPDK EAL arguments (--transport dpdk) come first, ours after \"--\":\n"
+		   "  ina-ps [EAL args --] --job FILE [options]\n"
+		   "  ina-ps --no-huge -m 512 --vdev net_memif0 -- --transport dpdk --job job.toml\n"
+		   "ina-ps --check-job FILE...: check job files and print them as JSON, defaults filled in");
 	ina::TransportConfig &tcfg = o.tcfg;
 	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required();
-	app.footer("ina-ps --check-job FILE...: check job files and print them as JSON, defaults filled in");
-	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma")->capture_default_str();
+	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma");
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
-	app.add_option("--eal-args", tcfg.eal_args, "EAL arguments for the dpdk transport");
 	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");
 	app.add_option("--threads", o.threads_arg,
 		       "serving threads, each owning a shard of the fragments: 1.." +
 			       std::to_string(ina::kPsMaxShards) + ", or 0/auto = the CPUs given, up to " +
 			       std::to_string(kAutoThreadsMax))
 		->capture_default_str();
-	app.add_option("--drop", tcfg.drop, "fault injection: drop probability per frame")->check(ina::finite_range(0, 1));
-	app.add_option("--duplicate", tcfg.duplicate, "fault injection: duplicate probability")
+	app.add_option("--host-drop", tcfg.drop, "host fault shim: drop probability per frame")
 		->check(ina::finite_range(0, 1));
-	app.add_option("--reorder", tcfg.reorder, "fault injection: reorder probability")->check(ina::finite_range(0, 1));
-	app.add_option("--seed", tcfg.seed, "fault injection seed");
+	app.add_option("--duplicate", tcfg.duplicate, "host fault shim: duplicate probability")
+		->check(ina::finite_range(0, 1));
+	app.add_option("--reorder", tcfg.reorder, "host fault shim: reorder probability")->check(ina::finite_range(0, 1));
+	app.add_option("--seed", tcfg.seed, "host fault shim seed");
 	app.add_option("--duration", o.duration, "stop after this many seconds (0: at SIGINT/SIGTERM)")
 		->check(ina::finite_range(0, 1e9));
 	app.add_option("--register-interval-ms", o.register_interval_ms,
@@ -180,9 +196,15 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_flag("--no-register", o.no_register,
 		     "do not register the jobs with their switch (nor send their GOAT plans)");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
-	int rc = ina::parse_cli("ina-ps", app, argc, argv);
+	app.add_flag("-q,--quiet", o.quiet, "no progress line on stderr (shown only when stderr is a terminal)");
+	rc = ina::parse_cli("ina-ps", app, {split.own.rbegin(), split.own.rend()});
 	if (rc >= 0)
 		return rc;
+	if (split.separated && !split.eal.empty() && tcfg.kind != "dpdk") {
+		ina::print_error("ina-ps", "EAL arguments (before \"--\") are for --transport dpdk only");
+		return ina::kExitUsage;
+	}
+	tcfg.eal_args = ina::join_args(split.eal);
 	if (!parse_threads(o.threads_arg, &o.threads)) {
 		ina::print_error("ina-ps", "--threads: want 1.." + std::to_string(ina::kPsMaxShards) +
 						   ", 0 or auto, not '" + o.threads_arg + "'");
@@ -644,9 +666,12 @@ struct Daemon {
 			threads.emplace_back([this, i] { serve_shard(*shards[i]); });
 		uint64_t last_register = start;
 		bool refreshing = false;
+		ina::ProgressLine progress(o.quiet);
 		while (!g_stop.load(std::memory_order_relaxed)) {
 			serve_turn0(now_us());
 			uint64_t now = now_us();
+			if (progress.due(now))
+				progress.show(progress_text(now - start));
 			if (!o.no_register && o.register_interval_ms &&
 			    now - last_register >= o.register_interval_ms * 1000ull) {
 				start_control(false, now);
@@ -665,6 +690,7 @@ struct Daemon {
 			if (o.duration > 0 && now - start >= o.duration * 1e6)
 				break;
 		}
+		progress.finish();
 		g_stop.store(true);
 		for (uint32_t i = 1; i < shards.size(); i++)
 			shards[i]->bell.ring();
@@ -672,6 +698,32 @@ struct Daemon {
 			t.join();
 		shards[0]->cpu_seconds = thread_cpu_seconds();
 	}
+
+	/* The progress line: every job's fragments so far. The other shards'
+	 * counters are read while their threads count (a value a moment old
+	 * at worst: a display, never a result). */
+	std::string progress_text(uint64_t elapsed_us)
+	{
+		uint64_t completed = 0, in_network = 0, retransmits = 0;
+		for (uint16_t id : ps0().jobs()) {
+			const ina::PsJobStats js = job_stats(id);
+			completed += js.completed;
+			in_network += js.completed_in_network;
+			retransmits += js.retransmits;
+		}
+		const double s = elapsed_us / 1e6;
+		const double rate = s > 0 ? (completed - last_completed) / (s - last_s) : 0;
+		last_completed = completed;
+		last_s = s;
+		char line[200];
+		snprintf(line, sizeof(line),
+			 "ina-ps: %.0f s  %.0f fragments/s  fragments %llu  retransmits seen %llu  in switch %.1f%%", s,
+			 rate, static_cast<unsigned long long>(completed), static_cast<unsigned long long>(retransmits),
+			 completed ? 100.0 * in_network / completed : 0.0);
+		return line;
+	}
+	uint64_t last_completed = 0;
+	double last_s = 0;
 
 	/* The shards' counters, summed. */
 	ina::PsStats stats() const

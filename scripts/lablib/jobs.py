@@ -70,7 +70,7 @@ def worker_command(binary, plan, job, w, transport, extra):
            "--levels", str(job["levels"]), "--start-level", str(w["start_level"]),
            "--transport", transport, "--device", netns.HOST_IF, "--ip", w["ip"],
            "--aggregators", str(job["aggregators"]),
-           "--size-mb", repr(job["size_mb"]), "--rounds", str(job["rounds"]), "--json"]
+           "--size", str(job["size_bytes"]), "--rounds", str(job["rounds"]), "--json"]
     # Without a size in the topology the worker asks its PS (docs/worker.md).
     if plan.get("elements_named", True):
         cmd += ["--elements", str(plan["elements"])]
@@ -273,7 +273,7 @@ def run_jobs(lab, plan, build_dirs, args):
     for job in plan["jobs"]:
         job["aggregators"] = min(switches[n]["aggregators"] for n in job["switches"]) \
             if job["switches"] else plan["switches"][0]["aggregators"]
-        job["size_mb"] = job["tensor"] * 4 / (1024 * 1024)
+        job["size_bytes"] = job["tensor"] * 4
         job["rounds"] = job["iterations"]
 
     ps_procs = _start_ps(lab, plan, switches, ps_bin, transport, kernel)
@@ -714,7 +714,7 @@ def format_report(r):
             "stopped (worker killed)" if j["killed_workers"] else "FAILED")
         lines.append(
             f"job {j['id']} ({j['name']}, {j['workers']} workers, levels {j['levels']}, {j['mode']}): {state}\n"
-            f"  goodput {j['goodput_gbps']:.3f} Gbit/s per worker ({j['seconds']:.2f} s, {j['fragments']} fragments, {j['transport']})\n"
+            f"  goodput {j['goodput_gbps']:.3f} Gb/s per worker ({j['seconds']:.2f} s, {j['fragments']} fragments, {j['transport']})\n"
             f"  aggregated in switch {share(j['share_switch'])}, at PS {share(j['share_ps'])}"
             f"  (PS received {j['ps_packets']} packets, {j['ps_bytes']} B)\n"
             f"  collisions {j['collisions_switch']} at switches, {j['collisions_ps']} at PS, remaps {j['remaps']}\n"

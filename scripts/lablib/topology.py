@@ -264,7 +264,7 @@ def _switch_tree(switches, by_switch, path):
 
 def _plan_ports(switches, hosts, by_switch, overrides):
     """Links: host <-> its switch, switch <-> its uplink, with their drop
-    rates (the topology's, then --drop). Switch-side interface names are the
+    rates (the topology's, then --egress-drop). Switch-side interface names are the
     peer's name, so `ip -n <sw> link` reads like the topology."""
     def add_port(sw, peer, peer_kind, drop_rate):
         p = {"name": peer, "peer": peer, "peer_kind": peer_kind, "index": len(sw["ports"]),
@@ -286,10 +286,10 @@ def _plan_ports(switches, hosts, by_switch, overrides):
     for spec, rate in overrides.get("drop", {}).items():
         sw_name, _, port = spec.partition(":")
         if sw_name not in by_switch:
-            raise TopologyError(f"--drop {spec}: no switch '{sw_name}'")
+            raise TopologyError(f"--egress-drop {spec}: no switch '{sw_name}'")
         ports = [p for p in by_switch[sw_name]["ports"] if p["name"] == port or not port]
         if not ports:
-            raise TopologyError(f"--drop {spec}: switch {sw_name} has no port '{port}'")
+            raise TopologyError(f"--egress-drop {spec}: switch {sw_name} has no port '{port}'")
         for p in ports:
             p["drop_rate"] = rate
 

@@ -164,27 +164,19 @@ struct CommandLine {
 	std::string config_path;
 };
 
-/* EAL arguments before "--", ours after. Returns -1 to go on, else the
- * exit code (--help, --version, --check-config, errors). */
+/* EAL arguments before "--", ours after (ina::split_eal_args). Returns -1
+ * to go on, else the exit code (--help, --version, --check-config, errors). */
 int parse_command_line(int argc, char **argv, CommandLine *cl)
 {
-	std::vector<std::string> &eal_args = cl->eal_args, app_args;
-	bool after = false;
-	for (int i = 1; i < argc; i++) {
-		std::string a = argv[i];
-		if (!after && a == "--") {
-			after = true;
-			continue;
-		}
-		(after ? app_args : eal_args).push_back(a);
-	}
-	/* Without "--" there is no --config, so nothing starts the EAL: the
-	 * arguments are ours (`--help`, `--version`, `--check-config FILE`), and
-	 * anything else is reported as an unknown option, not as a missing
-	 * --config. */
-	if (!after) {
-		app_args = eal_args;
-		eal_args.clear();
+	ina::EalSplit split = ina::split_eal_args(argc, argv);
+	cl->eal_args = split.eal;
+	const std::vector<std::string> &app_args = split.own;
+	/* Without "--" the EAL would start with none of the user's arguments
+	 * (the default file prefix, every CPU), and EAL arguments would read
+	 * as unknown options of ours: starting needs the separator. */
+	if (!split.separated && has_arg(app_args, {"-c", "--config"})) {
+		ina::print_error("ina-switchd", "--config goes after \"--\": ina-switchd [EAL args] -- --config FILE");
+		return ina::kExitUsage;
 	}
 
 	CLI::App cli{"ina-switchd: in-network aggregation switch on DPDK ports", "ina-switchd"};
@@ -192,10 +184,11 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		   "  ina-switchd [EAL args] -- --config FILE\n"
 		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
 		   "  ina-switchd --check-config switchd.toml\n"
-		   "Keys of FILE: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
+		   "Keys of FILE and their defaults: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
 	std::string check_path;
-	cli.set_version_flag("--version", std::string("ina-switchd ") + INA_VERSION_STRING + " (" +
-						  rte_version() + ")");
+	ina::add_standard_options(cli, "ina-switchd");
+	cli.set_version_flag("--version", ina::version_line("ina-switchd") + " (" + rte_version() + ")",
+			     "print the version and exit");
 	auto *config_opt =
 		cli.add_option("-c,--config", cl->config_path, "TOML configuration (see config/README.md)");
 	auto *check_opt = cli.add_option("--check-config", check_path,

@@ -113,6 +113,8 @@ SWITCHD_ROWS = [
      {"c.toml": switchd_file(w1_ip="10.0.0.1")}, 2, "listed twice"),
     ("config is a FIFO", ["--check-config", "{tmp}/fifo"], {}, 2, "is a FIFO, not a regular file"),
     ("config is a FIFO (--config)", ["--", "--config", "{tmp}/fifo"], {}, 2, "is a FIFO"),
+    ("--config without \"--\"", ["--config", "{tmp}/c.toml"], {"c.toml": switchd_file()}, 2,
+     "--config goes after \"--\": ina-switchd [EAL args] -- --config"),
     ("config is a directory", ["--check-config", "{tmp}/dir"], {}, 2, "is a directory"),
     ("config is /dev/zero", ["--check-config", "/dev/zero"], {}, 2, "is a device"),
     ("config over 1 MiB", ["--check-config", "{tmp}/big.toml"], {"big.toml": BIG}, 2, "over the limit"),
@@ -158,7 +160,13 @@ PS_ROWS = [
      "--ip: not an IPv4 address"),
     ("--ip is the job's switch", ["--ip", "10.0.0.254", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2,
      "switch.ip: the PS's own address"),
-    ("--drop nan", ["--drop", "nan", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2, "--drop"),
+    ("--host-drop nan", ["--host-drop", "nan", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2, "--host-drop"),
+    ("old --drop", ["--drop", "0.1", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2,
+     "--drop is no longer accepted: use --host-drop P"),
+    ("old --eal-args", ["--eal-args", "--no-huge", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2,
+     "--eal-args is no longer accepted: EAL arguments go before \"--\""),
+    ("EAL arguments without dpdk", ["--no-huge", "--", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2,
+     "are for --transport dpdk only"),
     ("--duration -1", ["--duration", "-1", "--job", "{tmp}/j.toml"], {"j.toml": ps_file()}, 2, "--duration"),
     ("--register-interval-ms -1", ["--register-interval-ms", "-1", "--job", "{tmp}/j.toml"],
      {"j.toml": ps_file()}, 2, "--register-interval-ms"),
@@ -178,9 +186,12 @@ WORKER_ROWS = [
     ("unknown option, nothing required given", ["--frob"], {}, 2, "unknown option '--frob'"),
     ("unknown option", WORKER_REQ + ["--frob", "3"], {}, 2, "unknown option '--frob'"),
     ("missing --ps", WORKER_REQ[:6], {}, 2, "--ps is required"),
-    ("--size-mb -1", WORKER_REQ + ["--size-mb", "-1"], {}, 2, "--size-mb"),
-    ("--size-mb 1e12", WORKER_REQ + ["--size-mb", "1e12"], {}, 2, "--size-mb"),
-    ("--size-mb nan", WORKER_REQ + ["--size-mb", "nan"], {}, 2, "--size-mb"),
+    ("--size -1", WORKER_REQ + ["--size", "-1"], {}, 2, "--size"),
+    ("--size 8G", WORKER_REQ + ["--size", "8G"], {}, 2, "--size"),
+    ("--size nan", WORKER_REQ + ["--size", "nan"], {}, 2, "--size"),
+    ("old --size-mb", WORKER_REQ + ["--size-mb", "1"], {}, 2, "--size-mb is no longer accepted: use --size"),
+    ("old --set eal_args", WORKER_REQ + ["--set", "eal_args=--no-huge"], {}, 2,
+     "--set eal_args is no longer accepted: EAL arguments go before \"--\""),
     ("--rounds -1", WORKER_REQ + ["--rounds", "-1"], {}, 2, "--rounds"),
     ("--tensors 0", WORKER_REQ + ["--tensors", "0"], {}, 2, "--tensors"),
     ("--workers 0", WORKER_REQ[:4] + ["--workers", "0", "--ps", "10.0.0.100"], {}, 2, "--workers"),
@@ -188,7 +199,8 @@ WORKER_ROWS = [
     ("--elements 100000", WORKER_REQ + ["--elements", "100000"], {}, 2, "--elements"),
     ("--aggregators 2^32-1", WORKER_REQ + ["--aggregators", "4294967295"], {}, 2, "--aggregators"),
     ("--scale 0", WORKER_REQ + ["--scale", "0"], {}, 2, "--scale"),
-    ("--drop 2", WORKER_REQ + ["--drop", "2"], {}, 2, "--drop"),
+    ("--host-drop 2", WORKER_REQ + ["--host-drop", "2"], {}, 2, "--host-drop"),
+    ("old --drop", WORKER_REQ + ["--drop", "0.1"], {}, 2, "--drop is no longer accepted: use --host-drop P"),
     ("PS MAC -1:-1:-1:-1:-1:-1", WORKER_REQ[:6] + ["--ps", "10.0.0.100/-1:-1:-1:-1:-1:-1"], {}, 2,
      "bad value '10.0.0.100/-1:-1:-1:-1:-1:-1' for worker config key 'ps'"),
     ("PS MAC multicast", WORKER_REQ[:6] + ["--ps", "10.0.0.100/01:00:5e:00:00:01"], {}, 2, "key 'ps'"),
@@ -230,14 +242,16 @@ GOAT_ROWS = [
     ("--help", ["--help"], {}, 0, None),
 ]
 
-# ina-gen parses its options after the EAL's: a vdev-only EAL without
-# hugepages, which needs no privileges.
+# ina-gen reads its own options (after "--") before it starts the EAL; the
+# EAL arguments are those of a vdev-only EAL without hugepages, which needs
+# no privileges, should one start.
 GEN_EAL = ["--no-huge", "-m", "64", "--no-pci", "--no-telemetry", "--log-level", "0",
            "--vdev", "net_null0", "--vdev", "net_null1"]
 GEN_ROWS = [
     ("unknown option", ["--frob"], {}, 2, "unknown option '--frob'"),
     ("--duration nan", ["--duration", "nan"], {}, 2, "--duration"),
     ("--workers 0", ["--workers", "0"], {}, 2, "--workers"),
+    ("--help", ["--help"], {}, 0, None),
 ]
 
 PROGRAMS = {

@@ -148,7 +148,8 @@ def t_tool(build):
     if not os.path.exists(os.path.join(build, "switchd", "ina-switchd")):
         raise Skipped("ina-switchd not built (a build without DPDK): the kernel data path "
                       "passed, the switchd half did not run")
-    lab("up", "single-rack", "--build", build, "--driver", DRIVER)
+    # EAL arguments for every switch follow "--" (docs/lab.md).
+    lab("up", "single-rack", "--build", build, "--driver", DRIVER, "--", "--log-level=lib.eal:notice")
     rc, out, _ = lab("ping")
     check("all 20 host pairs" in out, f"ping through ina-switchd: {out.strip()}")
     rc, out, _ = lab("status", "--json")
@@ -181,7 +182,7 @@ def t_tool(build):
 def t_topology(build, name):
     extra = []
     if name == "multi-tenant":
-        extra = ["--tensor", "262144"]
+        extra = ["--size", "1M"]
     r = run(name, build, "--iterations", "2", *extra)
     show(r)
     assert_exact(r)
@@ -262,11 +263,11 @@ def t_two_level_ratio(build):
     # PS receives then show what aggregation leaves for it, not how a busy
     # machine delays packets.
     wargs = fixed_window_args(16)
-    tree = run("two-level", build, "--mode", "tree", "--tensor", "131072", "--iterations", "1",
+    tree = run("two-level", build, "--mode", "tree", "--size", "512K", "--iterations", "1",
                *wargs)
     show(tree)
     assert_exact(tree)
-    rack = run("two-level", build, "--mode", "rack", "--tensor", "131072", "--iterations", "1",
+    rack = run("two-level", build, "--mode", "rack", "--size", "512K", "--iterations", "1",
                *wargs)
     show(rack)
     assert_exact(rack)
@@ -386,13 +387,13 @@ def t_loss(build, rate):
     # at all would become likely: about 3 expected at 0.01 %).
     if rate >= 0.005:
         # 1%: at the switch ports toward the PS and toward one worker.
-        drops = ["--drop", f"sw0:ps0={rate}", "--drop", f"sw0:w1={rate}"]
-        size = ["--tensor", "65536", "--iterations", "2", "--elements", "62"]
+        drops = ["--egress-drop", f"sw0:ps0={rate}", "--egress-drop", f"sw0:w1={rate}"]
+        size = ["--size", "256K", "--iterations", "2", "--elements", "62"]
     else:
         # 0.01%: at every port of the switch, over enough packets (~170000
         # leave the switch) that about 17 are dropped.
-        drops = ["--drop", f"sw0={rate}"]
-        size = ["--tensor", "1048576", "--iterations", "2", "--elements", "62"]
+        drops = ["--egress-drop", f"sw0={rate}"]
+        size = ["--size", "4M", "--iterations", "2", "--elements", "62"]
     r = run("single-rack", build, *drops, *size)
     show(r)
     assert_exact(r)
@@ -430,7 +431,7 @@ def t_kill_worker(build):
         t.flush()
         # 62-element fragments: the counts above are of those (at the
         # lab's default 768, job-a ends before its 3000th).
-        r = run(t.name, build, "--tensor", "1048576", "--iterations", "2", "--elements", "62",
+        r = run(t.name, build, "--size", "4M", "--iterations", "2", "--elements", "62",
                 "--start-delay", f"2={dead}", *faults, timeout=150)
     show(r)
     a, b = r["jobs"][0], r["jobs"][1]
@@ -466,7 +467,7 @@ def t_restart_switch(build):
     # loaded machine the workers' recovery from the lost aggregators is slow,
     # not wrong; exactness is what is asserted.
     # 62-element fragments, whose count the threshold is in.
-    r = run("single-rack", build, "--tensor", "1048576", "--iterations", "4", "--elements", "62",
+    r = run("single-rack", build, "--size", "4M", "--iterations", "4", "--elements", "62",
             "--fault", "restart-switch:sw0@completed:1>=5000", timeout=240)
     show(r)
     restarts = r["faults"]["switch_restarts"]
@@ -489,7 +490,7 @@ def attack(build, fault, after, tensor):
     jobs start once the switch's counters satisfy `after`, so the attacker
     is sending while they run, however slowly it starts. Both jobs must end
     exact. Returns the report."""
-    r = run("multi-tenant", build, "--tensor", str(tensor), "--iterations", "2",
+    r = run("multi-tenant", build, "--size", str(tensor * 4), "--iterations", "2",
             "--fault", fault, "--start-delay", f"1={after}", "--start-delay", f"2={after}")
     show(r)
     assert_exact(r)
@@ -599,7 +600,7 @@ def t_hoard(build):
     when = "aggregated:2>=100+1"
     runs = {}
     for share in (1.0, 0.5):
-        r = run("multi-tenant", build, "--tensor", "262144", "--iterations", "2",
+        r = run("multi-tenant", build, "--size", "1M", "--iterations", "2",
                 "--job-share", str(share), "--fault", "hoard:b0@0",
                 "--start-delay", f"1={when}", "--start-delay", f"2={when}")
         show(r)
@@ -664,7 +665,7 @@ def t_capture(build):
     if not shutil.which("tshark"):
         raise Skipped("tshark is not installed (scripts/deps.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="inacap") as d:
-        r = run("single-rack", build, "--tensor", "16384", "--iterations", "2", "--pcap", d,
+        r = run("single-rack", build, "--size", "64K", "--iterations", "2", "--pcap", d,
                 "--fault", "malformed:w0:1@0", "--start-delay", "1=malformed>=10")
         show(r)
         assert_exact(r)

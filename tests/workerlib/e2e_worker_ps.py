@@ -59,7 +59,7 @@ def job_toml(job, workers, ps_count=1, ps_index=0, window=4096, elements=62, swi
     return "\n".join(lines)
 
 
-def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=(), ps_count=1,
+def run_case(name, workers=2, size="256K", rounds=3, worker_args=(), ps_args=(), ps_count=1,
              per_worker_args=None, check=None, timeout=120, elements=62):
     tmp = tempfile.mkdtemp(prefix="ina-e2e-worker-")
     job = 7
@@ -82,7 +82,7 @@ def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=()
         for r in range(workers):
             cmd = [WORKER, "--job", str(job), "--rank", str(r), "--workers", str(workers),
                    "--ps", ps_list, "--transport", "udp", "--ip", "%s.%d" % (NET, 10 + r),
-                   "--size-mb", str(size_mb), "--rounds", str(rounds), "--json",
+                   "--size", str(size), "--rounds", str(rounds), "--json",
                    "--seed", str(100 + r)] + list(worker_args)
             if per_worker_args:
                 cmd += per_worker_args(r)
@@ -114,7 +114,7 @@ def run_case(name, workers=2, size_mb=0.25, rounds=3, worker_args=(), ps_args=()
         assert completed == frags, (name, "PS completed %d of %d fragments" % (completed, frags))
         if check:
             check(results, ps_stats)
-        print("ok   %-16s fragments %d  max error %.3g  goodput %.3f Gbit/s  retransmits %s  %s" % (
+        print("ok   %-16s fragments %d  max error %.3g  goodput %.3f Gb/s  retransmits %s  %s" % (
             name, frags, max(w["max_abs_error"] for w in results),
             min(w["goodput_gbps"] for w in results), [w["retransmits"] for w in results],
             results[0]["transport"]))
@@ -177,11 +177,11 @@ def run_goat_errors():
     """A plan for another model size, or without this worker: exit 2, one line."""
     base = [WORKER, "--job", "7", "--rank", "0", "--workers", "2", "--ps", NET + ".1",
             "--transport", "udp", "--ip", NET + ".10", "--rounds", "1"]
-    for extra, want in ((["--goat-plan", GOAT_PLAN, "--size-mb", "0.5"],
-                         "the plan's model has 65536 elements, a round of --size-mb has 131072"),
-                        (["--goat-plan", GOAT_PLAN, "--size-mb", "0.25", "--goat-worker", "w9"],
+    for extra, want in ((["--goat-plan", GOAT_PLAN, "--size", "512K"],
+                         "the plan's model has 65536 elements, a round of --size has 131072"),
+                        (["--goat-plan", GOAT_PLAN, "--size", "256K", "--goat-worker", "w9"],
                          "no worker 'w9'"),
-                        (["--goat-plan", GOAT_PLAN + ".none", "--size-mb", "0.25"], "cannot open")):
+                        (["--goat-plan", GOAT_PLAN + ".none", "--size", "256K"], "cannot open")):
         r = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and want in r.stderr and len(r.stderr.strip().splitlines()) == 1, \
             ("goat_errors", extra, r.returncode, r.stderr)
@@ -197,8 +197,8 @@ def check_auto_size(want):
 CASES = {
     "clean": dict(),
     "four_workers": dict(workers=4),
-    "faults_1pct": dict(worker_args=["--drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01"],
-                        ps_args=["--drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01", "--seed", "9"],
+    "faults_1pct": dict(worker_args=["--host-drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01"],
+                        ps_args=["--host-drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01", "--seed", "9"],
                         check=check_faults),
     "overflow_floats": dict(worker_args=["--pattern", "overflow"], check=check_overflow),
     "a2tp": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8"], check=check_a2tp),
@@ -238,7 +238,7 @@ def run_no_ps():
     hanging, and the tool exits 1."""
     t0 = time.time()
     r = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1", "--ps", NET + ".1",
-                        "--transport", "udp", "--ip", NET + ".10", "--size-mb", "0.01", "--rounds", "1",
+                        "--transport", "udp", "--ip", NET + ".10", "--size", "10K", "--rounds", "1",
                         "--json", "--set", "ps_query_timeout_ms=1500"], capture_output=True, text=True, timeout=60)
     took = time.time() - t0
     assert r.returncode == 1, ("no_ps", r.returncode, r.stdout, r.stderr)
@@ -319,7 +319,7 @@ def run_size_checks():
             assert "ina-ps: job 7 epoch 1 elements 100" in line, line
             w = subprocess.run([WORKER, "--job", "7", "--epoch", "1", "--rank", "0", "--workers", "1",
                                 "--ps", NET + ".1", "--transport", "udp", "--ip", NET + ".10",
-                                "--size-mb", "0.01", "--rounds", "2", "--json"],
+                                "--size", "10K", "--rounds", "2", "--json"],
                                capture_output=True, text=True, timeout=60)
             assert w.returncode == 0, ("auto behind a switch", w.returncode, w.stderr)
             out = json.loads(w.stdout)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * ina-worker: ATP's microbenchmark. Each worker all-reduces a tensor of S MB
- * again and again (R rounds) and reports goodput, the share of fragments
+ * ina-worker: ATP's microbenchmark. Each worker all-reduces a tensor of
+ * --size bytes again and again (R rounds) and reports goodput, the share of fragments
  * aggregated in the switch, collisions, retransmits and the largest absolute
  * error against the float reference. Every worker generates the same
  * deterministic data per rank, so each one knows the exact expected sum.
@@ -23,6 +23,7 @@
 #include "ina/cli.h"
 #include "ina/goat_plan.h"
 #include "ina/input_file.h"
+#include "ina/progress.h"
 #include "ina/worker.h"
 #include "ina/worker/quantize.h"
 
@@ -47,7 +48,7 @@ double value(uint32_t rank, uint64_t i, bool overflow, uint32_t epp)
 
 /* Limits of the benchmark's own options: the tensor, its float copy and the
  * double-precision expected sum take 16 bytes per element. */
-constexpr double kMaxSizeMb = 4096;
+constexpr uint64_t kMaxSizeBytes = 4096ull << 20;
 constexpr uint32_t kMaxTensors = 65536;
 constexpr uint32_t kMaxWorkers = 65535;
 
@@ -55,10 +56,11 @@ constexpr uint32_t kMaxWorkers = 65535;
 struct Options {
 	ina::WorkerConfig cfg;
 	uint32_t workers = 0;
-	double size_mb = 1.0;
+	uint64_t size_bytes = 1 << 20;
 	uint32_t rounds = 10;
 	uint32_t tensors = 1;
 	bool json = false;
+	bool quiet = false;
 	std::string pattern = "normal";
 	std::string cc = "atp";
 	std::vector<std::string> sets;
@@ -94,7 +96,7 @@ std::string goat_ranges_from_plan(const std::string &path, const std::string &wo
 		return "";
 	}
 	if (plan.round() != round) {
-		*err = path + ": the plan's model has " + std::to_string(plan.round()) + " elements, a round of --size-mb has " +
+		*err = path + ": the plan's model has " + std::to_string(plan.round()) + " elements, a round of --size has " +
 		       std::to_string(round);
 		return "";
 	}
@@ -123,10 +125,31 @@ std::string goat_ranges_from_plan(const std::string &path, const std::string &wo
 	return out;
 }
 
+/* Spellings of earlier versions, refused with what replaced them. */
+const std::vector<ina::OldSpelling> kOldSpellings = {
+	{"--drop", "use --host-drop P (the host fault shim)"},
+	{"--size-mb", "use --size BYTES, with K, M, G suffixes (--size 64M)"},
+	{"--eal-args", "EAL arguments go before \"--\": ina-worker [EAL args] -- --transport dpdk ..."},
+};
+
+/* Elements of one round of --size bytes. */
+size_t round_elements(const Options &o)
+{
+	return std::max<size_t>(1, static_cast<size_t>(o.size_bytes / sizeof(float)));
+}
+
 /* Returns -1 to go on, else the exit code. */
 int parse_options(int argc, char **argv, Options &o)
 {
-	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS"};
+	const ina::EalSplit split = ina::split_eal_args(argc, argv);
+	int rc = ina::refuse_old_spellings("ina-worker", split.own, kOldSpellings);
+	if (rc >= 0)
+		return rc;
+	CLI::App app{"ina-worker: all-reduce microbenchmark (ATP) through INA switches and a PS", "ina-worker"};
+	ina::add_standard_options(app, "ina-worker");
+	app.footer("DPDK EAL arguments (--transport dpdk) come first, ours after \"--\":\n"
+		   "  ina-worker [EAL args --] --job N --rank R --workers W --ps IP [options]\n"
+		   "Sizes: bytes, or K, M, G = KiB, MiB, GiB. Rates: Gb/s.");
 	ina::WorkerConfig &cfg = o.cfg;
 	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
 	app.add_option("--epoch", o.epoch,
@@ -157,14 +180,16 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--cc", o.cc, "congestion control: none, atp, a2tp");
 	app.add_option("--scale", cfg.scale, "float -> int32 scaling factor")->check(ina::finite_range(1e-30, 1e30));
 	app.add_option("--threads", cfg.threads, "sender threads")->check(CLI::Range(1, 64));
-	app.add_option("--drop", cfg.transport.drop, "fault shim: drop probability")->check(ina::finite_range(0, 1));
-	app.add_option("--duplicate", cfg.transport.duplicate, "fault shim: duplicate probability")
+	app.add_option("--host-drop", cfg.transport.drop, "host fault shim: drop probability")
 		->check(ina::finite_range(0, 1));
-	app.add_option("--reorder", cfg.transport.reorder, "fault shim: reorder probability")
+	app.add_option("--duplicate", cfg.transport.duplicate, "host fault shim: duplicate probability")
 		->check(ina::finite_range(0, 1));
-	app.add_option("--seed", cfg.transport.seed, "fault shim seed");
-	app.add_option("--size-mb", o.size_mb, "tensor size in MB (per round)")
-		->check(ina::finite_range(1.0 / (1 << 20), kMaxSizeMb));
+	app.add_option("--reorder", cfg.transport.reorder, "host fault shim: reorder probability")
+		->check(ina::finite_range(0, 1));
+	app.add_option("--seed", cfg.transport.seed, "host fault shim seed");
+	app.add_option("--size", o.size_bytes, "tensor size per round (bytes; K, M, G = KiB, MiB, GiB)")
+		->transform(ina::size_bytes(1, kMaxSizeBytes))
+		->default_str("1M");
 	app.add_option("--rounds", o.rounds, "rounds")->check(CLI::Range(1u, 1000000000u));
 	app.add_option("--tensors", o.tensors, "split each round into this many tensors in flight")
 		->check(CLI::Range(1u, kMaxTensors));
@@ -181,9 +206,17 @@ int parse_options(int argc, char **argv, Options &o)
 		->check(ina::finite_range(0, 86400));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
-	const int rc = ina::parse_cli("ina-worker", app, argc, argv);
+	app.add_flag("-q,--quiet", o.quiet, "no progress line on stderr (shown only when stderr is a terminal)");
+	rc = ina::parse_cli("ina-worker", app, {split.own.rbegin(), split.own.rend()});
 	o.bits_given = app.count("--bit") > 0;
-	return rc;
+	if (rc >= 0)
+		return rc;
+	if (split.separated && !split.eal.empty() && cfg.transport.kind != "dpdk") {
+		ina::print_error("ina-worker", "EAL arguments (before \"--\") are for --transport dpdk only");
+		return ina::kExitUsage;
+	}
+	cfg.transport.eal_args = ina::join_args(split.eal);
+	return -1;
 }
 
 /* The options that go through the worker's config keys; returns -1 to go
@@ -229,10 +262,15 @@ int configure(Options &o)
 			ina::print_error("ina-worker", "--set wants key=value, got '" + kv + "'");
 			return 2;
 		}
+		if (kv.substr(0, eq) == "eal_args") {
+			ina::print_error("ina-worker", "--set eal_args is no longer accepted: EAL arguments go before "
+						       "\"--\": ina-worker [EAL args] -- --transport dpdk ...");
+			return 2;
+		}
 		ok = set(kv.substr(0, eq), kv.substr(eq + 1));
 	}
 	if (ok && !o.goat_plan.empty()) {
-		const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
+		const size_t n = round_elements(o);
 		const std::string ranges = goat_ranges_from_plan(o.goat_plan, o.goat_worker, cfg, n, &err);
 		if (ranges.empty()) {
 			ina::print_error("ina-worker", err);
@@ -294,11 +332,57 @@ bool wait_for_go(const Options &o, std::string *err)
 	return true;
 }
 
+/* The live line (ina/progress.h): goodput since the last line, fragments,
+ * retransmits and the share of fragments the switches aggregated. */
+struct Progress {
+	explicit Progress(bool quiet) : line(quiet) {}
+	ina::ProgressLine line;
+	uint64_t last_fragments = 0;
+	uint64_t last_us = 0;
+};
+
+uint64_t steady_us()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+					     std::chrono::steady_clock::now().time_since_epoch())
+					     .count());
+}
+
+void show_progress(Progress &p, const ina::Worker &w, uint64_t now)
+{
+	const ina::WorkerStats s = w.stats();
+	const double dt = (now - p.last_us) / 1e6;
+	/* Fragments rather than bytes_reduced, which counts whole tensors. */
+	const double bytes = static_cast<double>(s.fragments - p.last_fragments) *
+			     w.config().elements_per_packet * sizeof(float);
+	char text[200];
+	snprintf(text, sizeof(text), "ina-worker: %.3f Gb/s  fragments %llu  retransmits %llu  in switch %.1f%%",
+		 dt > 0 ? bytes * 8 / dt / 1e9 : 0.0,
+		 static_cast<unsigned long long>(s.fragments), static_cast<unsigned long long>(s.retransmits),
+		 s.acks ? 100.0 * s.switch_acks / s.acks : 0.0);
+	p.line.show(text);
+	p.last_fragments = s.fragments;
+	p.last_us = now;
+}
+
+/* h.wait(), with the progress line while it takes: one clock reading per
+ * second of waiting, none per packet. */
+bool wait_showing(ina::AllreduceHandle &h, const ina::Worker &w, Progress &p, std::string *err)
+{
+	if (p.line.enabled())
+		while (!h.wait_for(250)) {
+			const uint64_t now = steady_us();
+			if (p.line.due(now))
+				show_progress(p, w, now);
+		}
+	return h.wait(err);
+}
+
 Outcome run_rounds(ina::Worker &w, Options &o)
 {
 	const ina::WorkerConfig &cfg = w.config(); /* the fragment size the job uses */
 	Outcome r;
-	const size_t n = std::max<size_t>(1, static_cast<size_t>(o.size_mb * 1024 * 1024 / sizeof(float)));
+	const size_t n = round_elements(o);
 	r.n = n;
 	const bool overflow = o.pattern == "overflow";
 	const uint32_t epp = cfg.elements_per_packet;
@@ -316,6 +400,9 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 		ina::print_error("ina-worker", r.err);
 		return r;
 	}
+	Progress progress(o.quiet);
+	progress.line.due(steady_us()); /* starts its clock */
+	progress.last_us = steady_us();
 	for (uint32_t round = 0; round < o.rounds && r.ok; round++) {
 		memcpy(buf.data(), input.data(), n * sizeof(float));
 		auto t0 = std::chrono::steady_clock::now();
@@ -330,7 +417,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 			}
 		}
 		for (uint32_t t = 0; t < o.tensors && r.ok; t++)
-			if (!hs[t].wait(&r.err))
+			if (!wait_showing(hs[t], w, progress, &r.err))
 				r.ok = false;
 		r.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 		r.cpu_s += process_cpu_seconds() - cpu0;
@@ -342,6 +429,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 			r.beyond += e > o.tolerance + std::fabs(expected[i]) * 0x1p-24;
 		}
 	}
+	progress.line.finish();
 	if (!r.ok)
 		ina::print_error("ina-worker", "all-reduce failed: " + r.err);
 	return r;
@@ -412,7 +500,7 @@ void print_text(const ina::Worker &w, const Options &o, const Outcome &r, const 
 	printf("rank %u/%u  %s  cc %s  %zu B x %u rounds in %.3f s\n", cfg.rank, o.workers,
 	       w.transport_name().c_str(), ina::cc_kind_name(cfg.cc.kind), r.n * sizeof(float), o.rounds,
 	       r.busy_s);
-	printf("goodput %.3f Gbit/s  fragments %llu  packets %llu\n", goodput,
+	printf("goodput %.3f Gb/s  fragments %llu  packets %llu\n", goodput,
 	       static_cast<unsigned long long>(s.fragments), static_cast<unsigned long long>(s.packets_sent));
 	printf("aggregated in switch %.1f%%  collisions: remaps %llu, Col ACKs %llu  ECN ACKs %llu\n",
 	       100 * switch_share, static_cast<unsigned long long>(s.remaps),

@@ -30,7 +30,6 @@ difference stays a fraction of B (docs/pytorch.md gives the numbers).
 Accuracies match when the two models' correct test predictions differ by at
 most one sample.
 """
-import argparse
 import json
 import math
 import os
@@ -43,7 +42,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from lablib import jobs, netns, render, topology  # noqa: E402
+from lablib import cli, jobs, netns, render, topology  # noqa: E402
 from lablib import lab as labmod  # noqa: E402
 
 PREFIX = "inalabddp"
@@ -233,24 +232,24 @@ def verdict(r, switch, ps, min_accuracy):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--topology", default="single-rack")
+    ap = cli.parser(os.environ.get("INA_DEMO_PROG", "ddp_demo.py"), __doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory")
+    ap.add_argument("--topology", default="single-rack", help="lab topology (config/labs/)")
     ap.add_argument("--driver", default=os.environ.get("INA_LAB_DRIVER", "auto"),
-                    choices=["auto", "af_xdp", "af_packet"])
+                    choices=["auto", "af_xdp", "af_packet"], help="DPDK driver of the switch ports")
     ap.add_argument("--host-transport", default="auto",
-                    choices=["auto", "af_xdp", "af_packet", "udp"])
-    ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=0.1)
-    ap.add_argument("--momentum", type=float, default=0.9)
-    ap.add_argument("--seed", type=int, default=1)
+                    choices=["auto", "af_xdp", "af_packet", "udp"], help="packet I/O of ina-ps and the workers")
+    ap.add_argument("--steps", type=int, default=200, help="training steps")
+    ap.add_argument("--batch", type=int, default=32, help="batch size per worker")
+    ap.add_argument("--lr", type=float, default=0.1, help="learning rate")
+    ap.add_argument("--momentum", type=float, default=0.9, help="SGD momentum")
+    ap.add_argument("--seed", type=int, default=1, help="random seed (same for both runs)")
     ap.add_argument("--scale", default="auto", help="'auto' or a fixed scaling factor")
     ap.add_argument("--min-accuracy", type=float, default=0.9,
                     help="test accuracy the gloo run must reach (the model learned)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per training run")
     ap.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
-    ap.add_argument("--prefix", default=PREFIX, help=f"lab prefix (default {PREFIX})")
+    ap.add_argument("--prefix", default=PREFIX, help="lab prefix")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("ddp: FAILED needs root (network namespaces, AF_XDP, hugepages)")
