@@ -24,7 +24,7 @@ from this host's own address, as fast as --rate allows, until SIGTERM.
   guesses): a switch must drop them all (control_auth_drops) without a log
   line each, and the job must keep its registration and its aggregators.
 
-Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
+Frames follow protocol/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
 """
 
