@@ -10,30 +10,10 @@
 #include <memory>
 
 #include "ina/netreduce.h"
+#include "ina/roce_icrc.h"
 #include "registers.h"
 
 namespace ina {
-
-/* CRC-32 of A || B from crc(A) and crc(B), for B of a fixed length: crc(A)
- * times x^(8 len(B)) modulo the polynomial (zlib's crc32_combine), by
- * tables. A result's ICRC is its headers' CRC combined with its values'
- * CRC, which is the same for every rank's copy: computed once per slot. */
-struct CrcShift {
-	uint32_t len;
-	uint32_t t[4][256];
-};
-void crc_shift_init(CrcShift *s, uint32_t len);
-inline uint32_t crc_combine(const CrcShift &s, uint32_t crc_a, uint32_t crc_b)
-{
-	return s.t[0][crc_a & 0xFF] ^ s.t[1][(crc_a >> 8) & 0xFF] ^ s.t[2][(crc_a >> 16) & 0xFF] ^
-	       s.t[3][crc_a >> 24] ^ crc_b;
-}
-/* roce_icrc.cpp: the ICRC's CRC over 8 bytes of 1s and the masked headers
- * from IPv4 up to head_len (54 + 16 k: BTH, RETH, nr_hdr), without writing
- * the frame; crc32_gzip_refl() continues it over the payload. */
-uint32_t roce_icrc_head(const uint8_t *frame, uint32_t head_len);
-/* The same for a CPU without PCLMUL: the masked headers copied for ISA-L. */
-uint32_t roce_icrc_head_copy(const uint8_t *frame, uint32_t head_len);
 
 /* Headers kept per slot and rank to rebuild that rank's result packet:
  * Ethernet .. BTH, RETH and nr_hdr at most (86 bytes). */

@@ -68,26 +68,26 @@ uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, cons
 	return len;
 }
 
-bool is_job_query(const uint8_t *frame, uint32_t len, const Endpoint &self, uint16_t *job)
+bool is_job_query(const RxFrame &rx, const Endpoint &self, uint16_t *job)
 {
-	InaFrame f;
-	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_CONTROL ||
-	    f.dst_ip != self.ip || f.payload_len == 0 || f.payload[0] != INA_CTRL_JOB_QUERY)
+	const InaFrame &f = rx.ina;
+	if (!rx.is(INA_TYPE_CONTROL) || f.dst_ip != self.ip || f.payload_len == 0 ||
+	    f.payload[0] != INA_CTRL_JOB_QUERY)
 		return false;
 	*job = f.hdr.job_id;
 	return true;
 }
 
-uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoint &self, uint16_t elements,
-			uint8_t epoch, uint8_t *out, uint32_t cap)
+uint32_t build_job_info(const RxFrame &query, const Endpoint &self, uint16_t elements, uint8_t epoch,
+			uint8_t *out, uint32_t cap)
 {
-	InaFrame f;
+	const InaFrame &f = query.ina;
 	CtrlMessage q;
 	Endpoint src, dst;
 	uint32_t udp_len;
-	if (parse_ina_frame(query, len, &f) != FrameVerdict::kOk ||
+	if (query.verdict != FrameVerdict::kOk ||
 	    decode_ctrl(f.payload, f.payload_len, &q) != CtrlVerdict::kOk || q.op != INA_CTRL_JOB_QUERY ||
-	    !parse_frame_headers(query, len, &src, &dst, &udp_len))
+	    !parse_frame_headers(query.data, query.len, &src, &dst, &udp_len))
 		return 0;
 	CtrlMessage m;
 	m.op = INA_CTRL_JOB_INFO;
@@ -217,18 +217,18 @@ ControlClient::Request *ControlClient::match(const InaFrame &f, const CtrlMessag
 	return nullptr;
 }
 
-bool ControlClient::take(const uint8_t *frame, uint32_t len)
+bool ControlClient::take(const RxFrame &rx)
 {
-	InaFrame f;
-	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_CONTROL)
+	if (!rx.is(INA_TYPE_CONTROL))
 		return false;
+	const InaFrame &f = rx.ina;
 	CtrlMessage m;
 	Request *r = nullptr;
 	if (decode_ctrl(f.payload, f.payload_len, &m) == CtrlVerdict::kOk && m.op == INA_CTRL_ACK)
 		r = match(f, m);
 	/* Signed with the key of the switch the request went to. */
 	const CtrlKey *k = r ? (r->goat ? &r->goat->key : &r->job->switch_key) : nullptr;
-	if (!r || (!k->empty() && !verify_ctrl_frame(frame, f, *k))) {
+	if (!r || (!k->empty() && !verify_ctrl_frame(rx.data, f, *k))) {
 		stats_.ignored++;
 		return true;
 	}

@@ -16,6 +16,7 @@ PsFrameRing::PsFrameRing(uint32_t capacity, uint32_t frame_bytes) : bytes_(frame
 	mask_ = c - 1;
 	mem_.reset(new uint8_t[size_t(c) * bytes_]);
 	len_.reset(new uint32_t[c]());
+	parsed_.reset(new RxFrame[c]());
 }
 
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "futex word");

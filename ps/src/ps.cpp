@@ -346,11 +346,11 @@ InaHeader ina_header(const PsJobConfig &cfg, uint16_t flags, uint32_t seq, uint3
 	return h;
 }
 
-/* Parses a received frame; false (counted in `stats`) unless it is a
- * well-formed INA data packet. */
-bool parse_data_frame(const uint8_t *frame, uint32_t len, InaFrame *f, PsStats &stats)
+/* Judges a received frame by its parse; false (counted in `stats`) unless
+ * it is a well-formed INA data packet. */
+bool is_data_frame(const RxFrame &rx, PsStats &stats)
 {
-	switch (parse_ina_frame(frame, len, f)) {
+	switch (rx.verdict) {
 	case FrameVerdict::kOk:
 		break;
 	case FrameVerdict::kNotIna:
@@ -367,7 +367,7 @@ bool parse_data_frame(const uint8_t *frame, uint32_t len, InaFrame *f, PsStats &
 		stats.bad_length++;
 		return false;
 	}
-	if (f->hdr.type != INA_TYPE_DATA) {
+	if (rx.ina.hdr.type != INA_TYPE_DATA) {
 		stats.bad_type++;
 		return false;
 	}
@@ -825,11 +825,11 @@ struct PsPath {
 	}
 };
 
-void ParameterServer::handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
+void ParameterServer::handle(const RxFrame &rx, uint64_t now_us, TxQueue &tx)
 {
-	InaFrame f;
-	if (!parse_data_frame(frame, len, &f, stats_))
+	if (!is_data_frame(rx, stats_))
 		return;
+	const InaFrame &f = rx.ina;
 	Job *jp = jobs_[f.hdr.job_id].get();
 	if (!jp) {
 		stats_.unknown_job++;
@@ -850,17 +850,14 @@ void ParameterServer::tick(uint64_t now_us, TxQueue &tx)
 	}
 }
 
-uint32_t ParameterServer::shard_of(const uint8_t *frame, uint32_t len) const
+uint32_t ParameterServer::shard_of(const RxFrame &rx) const
 {
-	if (shards_ == 1)
+	if (shards_ == 1 || !rx.is(INA_TYPE_DATA))
 		return 0;
-	InaFrame f;
-	if (parse_ina_frame(frame, len, &f) != FrameVerdict::kOk || f.hdr.type != INA_TYPE_DATA)
-		return 0;
-	const Job *jp = jobs_[f.hdr.job_id].get();
+	const Job *jp = jobs_[rx.ina.hdr.job_id].get();
 	if (!jp)
 		return 0;
-	return ps_shard(f.hdr.seq, jp->cfg.ps_count, shards_);
+	return ps_shard(rx.ina.hdr.seq, jp->cfg.ps_count, shards_);
 }
 
 const std::vector<PsCounterInfo> &ps_job_counters()

@@ -381,10 +381,10 @@ struct Daemon {
 
 	/* Thread 0: answers a worker's JOB_QUERY (docs/protocol.md, "Fragment
 	 * size"); false if the frame is not one. */
-	bool answer_query(const uint8_t *frame, uint32_t len, ina::TxQueue &tx)
+	bool answer_query(const ina::RxFrame &rx, ina::TxQueue &tx)
 	{
 		uint16_t job;
-		if (!ina::is_job_query(frame, len, self_, &job))
+		if (!ina::is_job_query(rx, self_, &job))
 			return false;
 		auto it = job_size.find(job);
 		if (it != job_size.end() && it->second == 0)
@@ -393,22 +393,23 @@ struct Daemon {
 		if (!out)
 			return true;
 		const uint16_t size = it == job_size.end() ? 0 : it->second;
-		const uint32_t n = ina::build_job_info(frame, len, self_, size,
+		const uint32_t n = ina::build_job_info(rx, self_, size,
 						      size ? control.epoch(job) : 0, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
 		if (n)
 			tx.commit(n);
 		return true;
 	}
 
-	/* One frame for shard s: control acknowledgements (thread 0) to the
-	 * control client, the rest to the shard's PS. */
-	void handle(Shard &s, const uint8_t *frame, uint32_t len, uint64_t now)
+	/* One frame for shard s, parsed once by the thread that received it:
+	 * control acknowledgements (thread 0) to the control client, the rest
+	 * to the shard's PS. */
+	void handle(Shard &s, const ina::RxFrame &rx, uint64_t now)
 	{
-		if (s.index == 0 && (answer_query(frame, len, s.tx) || control.take(frame, len)))
+		if (s.index == 0 && (answer_query(rx, s.tx) || control.take(rx)))
 			return;
 		if (s.tx.room() < max_workers + 1)
 			s.flush_tx();
-		s.ps->handle(frame, len, now, s.tx);
+		s.ps->handle(rx, now, s.tx);
 	}
 
 	/* The frames s received: its own handled, the others' handed over. */
@@ -416,10 +417,11 @@ struct Daemon {
 	{
 		for (uint32_t i = 0; i < n; i++) {
 			const ina::FrameBuf &f = s.rx[i];
-			uint32_t owner = ps0().shard_of(f.data, f.len);
+			const ina::RxFrame rx = ina::parse_rx_frame(f.data, f.len);
+			uint32_t owner = ps0().shard_of(rx);
 			if (owner == s.index) {
-				handle(s, f.data, f.len, now);
-			} else if (s.out[owner]->put(f.data, f.len)) {
+				handle(s, rx, now);
+			} else if (s.out[owner]->put(rx)) {
 				s.handed_off++;
 			} else {
 				s.handoff_full++;
@@ -439,11 +441,8 @@ struct Daemon {
 			uint32_t n = r->ready();
 			if (!n)
 				continue;
-			for (uint32_t i = 0; i < n; i++) {
-				uint32_t len;
-				const uint8_t *f = r->frame(i, &len);
-				handle(s, f, len, now);
-			}
+			for (uint32_t i = 0; i < n; i++)
+				handle(s, r->rx(i), now);
 			s.flush_tx();
 			r->release(n);
 			got += n;
@@ -551,11 +550,12 @@ struct Daemon {
 		uint64_t now = now_us();
 		for (uint32_t i = 0; i < n; i++) {
 			const ina::FrameBuf &f = s0.rx[i];
-			if (answer_query(f.data, f.len, s0.tx) || control.take(f.data, f.len))
+			const ina::RxFrame rx = ina::parse_rx_frame(f.data, f.len);
+			if (answer_query(rx, s0.tx) || control.take(rx))
 				continue;
 			if (s0.tx.room() < max_workers + 1)
 				s0.flush_tx();
-			shards[ps0().shard_of(f.data, f.len)]->ps->handle(f.data, f.len, now, s0.tx);
+			shards[ps0().shard_of(rx)]->ps->handle(rx, now, s0.tx);
 		}
 	}
 

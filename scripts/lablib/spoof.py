@@ -30,7 +30,7 @@ from this host's own address, as fast as --rate allows, until SIGTERM.
   `malformed`; the others die at admission or in the pipeline), and a
   capture decoded with tools/wireshark/ina.lua must show all as malformed.
 
-Frames follow pipeline/include/ina/wire.h; the aggregator index is the same
+Frames follow protocol/include/ina/wire.h; the aggregator index is the same
 CRC-32 hash the workers use, so the packets land on the job's aggregators.
 """
 

@@ -16,6 +16,7 @@
 #include "ina/codec.h"
 #include "ina/control_auth.h"
 #include "ina/goat_wire.h"
+#include "lcore_loop.h"
 #include "log_limit.h"
 #include "summary.h"
 
@@ -176,9 +177,11 @@ public:
 	void handle(rte_mbuf *m)
 	{
 		const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+		/* The header as classify() decoded it, in the mbuf's PacketDesc:
+		 * only the lengths and the payload are read here. */
 		ina::InaFrame f;
-		if (m->nb_segs != 1 || ina::parse_ina_frame(frame, m->data_len, &f) != ina::FrameVerdict::kOk ||
-		    f.hdr.type != INA_TYPE_CONTROL)
+		if (m->nb_segs != 1 ||
+		    ina::control_frame_from_view(frame, m->data_len, desc(m)->ina, &f) != ina::FrameVerdict::kOk)
 			return malformed(0, "not a well-formed single-segment INA control frame");
 		if (f.payload_len && f.payload[0] == INA_CTRL_GOAT)
 			return handle_goat(m, frame, f);

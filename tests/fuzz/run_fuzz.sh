@@ -17,13 +17,15 @@ fi
 
 mkdir -p "$OUT/corpus" "$OUT/seeds"
 BIN=$OUT/pipeline_fuzz
-SOURCES=("$SRC"/pipeline/src/*.cpp "$SRC"/tests/fuzz/pipeline_fuzz.cpp)
+# The switch program and the protocol it speaks.
+SOURCES=("$SRC"/pipeline/src/*.cpp "$SRC"/protocol/src/*.cpp "$SRC"/tests/fuzz/pipeline_fuzz.cpp)
 # Rebuild only when a source is newer than the binary.
-if [[ ! -x $BIN ]] || [[ -n $(find "${SOURCES[@]}" "$SRC"/pipeline/include "$SRC"/pipeline/src -newer "$BIN" 2>/dev/null | head -1) ]]; then
+if [[ ! -x $BIN ]] || [[ -n $(find "${SOURCES[@]}" "$SRC"/pipeline/include "$SRC"/pipeline/src \
+    "$SRC"/protocol/include "$SRC"/protocol/src -newer "$BIN" 2>/dev/null | head -1) ]]; then
   echo "fuzz: building $BIN"
   "$CXX" -std=c++17 -g -O1 -march=x86-64-v2 \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$SRC/pipeline/include" -I"$SRC/pipeline/src" \
+    -I"$SRC/protocol/include" -I"$SRC/pipeline/include" -I"$SRC/pipeline/src" \
     "${SOURCES[@]}" $(pkg-config --libs libisal libcrypto) -o "$BIN.tmp"
   mv "$BIN.tmp" "$BIN"
 fi

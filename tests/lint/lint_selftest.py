@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The lint checks catch what they are for: on a small tree with one long
-function (C++ and Python) and one include cycle each fails and names it; on
-the same tree without them each passes.
+function (C++ and Python), one include cycle and includes against the
+folders' floors each fails and names it; on the same tree without them each
+passes.
 
     lint_selftest.py CTAGS"""
 import os
@@ -57,6 +58,21 @@ def tree(root, long_body, cycle):
     write(root, "scripts/notes", "#!/bin/sh\n" + "x\n" * 200)
 
 
+# Floors of the small tree: lib* on 0, big on 1, tests on 2; lib0 may
+# include lib1 (allowed), no other lib another.
+FLOORS = ("0 " + " ".join(f"lib{i}" for i in range(30)) + "\n1 big\n2 tests scripts\n"
+          "allow lib0 lib1\n")
+
+
+def floors_tree(root, bad):
+    write(root, "floors.txt", FLOORS)
+    write(root, "lib0/src/up.cpp", '#include "lib1/a.h"\n' + ('#include "../../big/src/x.h"\n' if bad else ""))
+    write(root, "lib2/src/side.cpp", '#include "lib3/a.h"\n' if bad else '#include "lib2/a.h"\n')
+    write(root, "big/src/down.cpp", '#include "lib4/a.h"\n')
+    if bad:
+        write(root, "extra/e.cpp", '#include "lib5/a.h"\n')
+
+
 def run(script, root, *extra):
     r = subprocess.run([sys.executable, os.path.join(HERE, script), root, *extra],
                        capture_output=True, text=True)
@@ -84,6 +100,18 @@ def main():
               "an include cycle fails, listed")
         rc, out = run("include_cycles.py", good)
         check(rc == 0, f"no cycle passes ({out.strip()[-200:]})")
+        floors_tree(bad, bad=True)
+        floors_tree(good, bad=False)
+        rc, out = run("include_floors.py", bad, os.path.join(bad, "floors.txt"))
+        check(rc == 1 and "lib0/src/up.cpp (floor 0) includes big/src/x.h (floor 1)" in out,
+              "an include of a higher floor fails, named")
+        check("lib2/src/side.cpp includes lib3/include/lib3/a.h" in out and "allow lib2 lib3" in out,
+              "an include sideways without leave fails, named")
+        check("extra/ has no floor" in out, "a folder without a floor fails, named")
+        check("lib1/include" not in out and "big/src/down.cpp" not in out,
+              "an allowed include sideways and one down pass")
+        rc, out = run("include_floors.py", good, os.path.join(good, "floors.txt"))
+        check(rc == 0, f"includes down the floors pass ({out.strip()[-200:]})")
     return 1 if failures else 0
 
 

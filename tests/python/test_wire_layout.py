@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The wire format has one definition, pipeline/include/ina/wire.h (with the
+"""The wire format has one definition, protocol/include/ina/wire.h (with the
 GOAT op in goat_wire.h); the Python module (workerlib/python/ina/wire.py) and
 the P4 headers (pipeline/p4/include/headers.p4, constants.p4) are copies by
 hand. This test reads the C headers and checks both copies against them field
@@ -137,7 +137,7 @@ def c_constants(text, names):
 
 def load_c(root):
     names, structs, funcs = {}, {}, {}
-    for rel in ("pipeline/include/ina/wire.h", "pipeline/include/ina/goat_wire.h"):
+    for rel in ("protocol/include/ina/wire.h", "protocol/include/ina/goat_wire.h"):
         text = strip_c_comments(read(root, rel))
         # Structs before the defines that take their sizeof, constants that
         # size arrays before the structs: two rounds settle both.
@@ -213,7 +213,7 @@ def check_constants(wire, names, funcs):
 
 
 def check_codec(wire, root):
-    text = strip_c_comments(read(root, "pipeline/include/ina/codec.h"))
+    text = strip_c_comments(read(root, "protocol/include/ina/codec.h"))
     k = {m.group(1): int(m.group(2), 0) for m in
          re.finditer(r"constexpr\s+uint\d+_t\s+(kSteering\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)\s*;", text)}
     check(k.get("kSteeringPortPrefix") == wire.STEERING_PORT_PREFIX and
@@ -225,7 +225,7 @@ def check_codec(wire, root):
     if m:
         check(all(wire.job_group(j) == c_eval(m.group(2), {m.group(1): j}) for j in jobs),
               f"job_group(job) == codec.h's ({m.group(2).strip()})")
-    src = strip_c_comments(read(root, "pipeline/src/codec.cpp"))
+    src = strip_c_comments(read(root, "protocol/src/codec.cpp"))
     m = re.search(r"void\s+group_mac\s*\(\s*uint32_t\s+(\w+)\s*,[^)]*\)\s*\{(.*?)\n\}", src, re.S)
     check(m is not None, "codec.cpp's group_mac() found")
     if m:

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "ina/netreduce.h"
-#include "nr_registers.h" /* roce_icrc_head(), its portable twin */
+#include "ina/roce_icrc.h" /* roce_icrc_head(), its portable twin */
 #include "roce_frame.h"
 
 using namespace ina;

@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: BSD-3-Clause
 --
 -- Wireshark / tshark dissector for the INA protocol (docs/protocol.md; the
--- byte layout is pipeline/include/ina/wire.h, goat_wire.h and roce.h):
+-- byte layout is protocol/include/ina/wire.h, goat_wire.h and roce.h):
 --
 --   * the INA header on UDP port 18766, every field, the flags by name and
 --     the job's epoch (flags bits 8-15);

@@ -106,36 +106,6 @@ uint64_t timer_period(uint64_t rto_ns)
 
 } /* namespace */
 
-/* ---- AckRing ---- */
-
-bool AckRing::push(const uint8_t *frame, uint32_t len)
-{
-	uint32_t t = tail_.load(std::memory_order_relaxed);
-	uint32_t h = head_.load(std::memory_order_acquire);
-	if (t - h >= kSlots || len > kSlotBytes)
-		return false;
-	uint32_t s = t % kSlots;
-	memcpy(&buf_[static_cast<size_t>(s) * kSlotBytes], frame, len);
-	len_[s] = len;
-	tail_.store(t + 1, std::memory_order_release);
-	return true;
-}
-
-const uint8_t *AckRing::peek(uint32_t *len) const
-{
-	uint32_t h = head_.load(std::memory_order_relaxed);
-	if (h == tail_.load(std::memory_order_acquire))
-		return nullptr;
-	uint32_t s = h % kSlots;
-	*len = len_[s];
-	return &buf_[static_cast<size_t>(s) * kSlotBytes];
-}
-
-void AckRing::pop()
-{
-	head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-}
-
 /* ---- Sender ---- */
 
 Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows)
@@ -311,7 +281,7 @@ bool Sender::pump_send(uint64_t now)
 			else
 				b.len = writer(seq).gradient(b.data, seq, index, flags, vals, static_cast<uint16_t>(ne),
 							 t->scale, &saturated, node);
-			txent_[nb++] = TxEntry{k, false};
+			txent_[nb++] = TxEntry{k, false, false};
 		}
 		retx_.erase(retx_.begin(), retx_.begin() + static_cast<long>(ri));
 
@@ -341,7 +311,7 @@ bool Sender::pump_send(uint64_t now)
 			FrameBuf &b = txbufs_[nb];
 			b.len = writer(seq).gradient(b.data, seq, index, flags, t->data + static_cast<size_t>(f) * epp,
 						 static_cast<uint16_t>(ne), t->scale, &saturated, node);
-			txent_[nb++] = TxEntry{k, true};
+			txent_[nb++] = TxEntry{k, true, bypass};
 			fresh++;
 		}
 		if (nb == 0)
@@ -362,11 +332,9 @@ bool Sender::pump_send(uint64_t now)
 			}
 			bump(C_PACKETS);
 			if (e.fresh) {
-				bool bypass = txbufs_[i].len >= INA_PAYLOAD_OFFSET &&
-					      (ina_load16(txbufs_[i].data + INA_HDR_OFFSET + 2) & INA_F_BYPASS);
-				win_.send_new(now, bypass);
+				win_.send_new(now, e.bypass);
 				bump(C_FRAGMENTS);
-				bump(C_BYPASS, bypass);
+				bump(C_BYPASS, e.bypass);
 			} else {
 				win_.resend(e.k, now);
 				bump(C_RETX);
@@ -377,7 +345,7 @@ bool Sender::pump_send(uint64_t now)
 	}
 }
 
-void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded)
+void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now)
 {
 	PsMessage m;
 	switch (parse_from_ps(frame, len, cfg_.job_id, ps_ips_.data(), ps_ips_.size(), &m)) {
@@ -401,14 +369,19 @@ void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool
 		return;
 	}
 	TensorState *t = tensor_of_seq(m.seq);
-	if (!t) {
-		if (!forwarded && cfg_.threads > 1) {
-			int owner = w_->owner_of(m.seq);
-			if (owner >= 0 && static_cast<uint32_t>(owner) != id_) {
-				w_->sender(owner).ring_from(id_).push(frame, len);
-				return;
-			}
+	if (!t && cfg_.threads > 1) {
+		int owner = w_->owner_of(m.seq);
+		if (owner >= 0 && static_cast<uint32_t>(owner) != id_) {
+			w_->sender(owner).ring_from(id_).push(m, frame, len);
+			return;
 		}
+	}
+	handle_message(t, m, now);
+}
+
+void Sender::handle_message(TensorState *t, const PsMessage &m, uint64_t now)
+{
+	if (!t) {
 		bump(C_STALE_ACKS);
 		return;
 	}
@@ -587,7 +560,7 @@ void Sender::run()
 			if (cfg_.threads > 1) {
 				uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, 0);
 				for (uint32_t i = 0; i < n; i++)
-					handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
+					handle_frame(rxbufs_[i].data, rxbufs_[i].len, now);
 			}
 			/* give() and stop() notify; the timeout only matters
 			 * when other threads' ACKs may need forwarding. */
@@ -604,12 +577,11 @@ void Sender::run()
 		rx_backlog_ = n == kRxBatch;
 		now = now_ns();
 		for (uint32_t i = 0; i < n; i++)
-			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now, false);
+			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now);
 		for (auto &r : rings_) {
-			uint32_t len;
-			const uint8_t *f;
-			while ((f = r->peek(&len)) != nullptr) {
-				handle_frame(f, len, now, true);
+			const PsMessage *m;
+			while ((m = r->peek()) != nullptr) {
+				handle_message(tensor_of_seq(m->seq), *m, now);
 				r->pop();
 			}
 		}

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "ack_ring.h"
 #include "ina/transport.h"
 #include "ina/worker.h"
 #include "ina/worker/congestion.h"
@@ -35,25 +36,6 @@ namespace ina {
  * locked instruction), read by stats(). */
 struct SenderCounters {
 	std::atomic<uint64_t> v[32];
-};
-
-/* ACK frames another sender thread received for a fragment this thread
- * sent, handed over whole: a single-producer single-consumer ring. */
-class AckRing {
-public:
-	static constexpr uint32_t kSlots = 256;
-	static constexpr uint32_t kSlotBytes = INA_FRAME_LEN(INA_MAX_ELEMENTS) + 64;
-	AckRing() : buf_(kSlots * kSlotBytes), len_(kSlots) {}
-	bool push(const uint8_t *frame, uint32_t len);
-	/* Returns the frame at the head or nullptr; pop() releases it. */
-	const uint8_t *peek(uint32_t *len) const;
-	void pop();
-
-private:
-	std::vector<uint8_t> buf_;
-	std::vector<uint32_t> len_;
-	alignas(64) std::atomic<uint32_t> head_{0};
-	alignas(64) std::atomic<uint32_t> tail_{0};
 };
 
 class WorkerImpl;
@@ -79,6 +61,7 @@ private:
 	struct TxEntry {
 		uint64_t k;
 		bool fresh;
+		bool bypass; /* INA_F_BYPASS written into the frame */
 	};
 
 	void run();
@@ -87,7 +70,10 @@ private:
 	TensorState *tensor_of_seq(uint32_t seq);
 	/* Sends what the window allows; true if the transport pushed back. */
 	bool pump_send(uint64_t now);
-	void handle_frame(const uint8_t *frame, uint32_t len, uint64_t now, bool forwarded);
+	/* A received frame: parsed once, then handled here or handed to the
+	 * sender thread whose fragment it acknowledges. */
+	void handle_frame(const uint8_t *frame, uint32_t len, uint64_t now);
+	void handle_message(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_overflow(TensorState *t, const PsMessage &m);
 	void queue_retransmit(uint64_t k);

@@ -26,6 +26,7 @@
 
 #include "ina/pipeline.h"
 #include "ina/roce.h"
+#include "ina/roce_icrc.h"
 
 namespace ina {
 
@@ -200,14 +201,6 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
  * for the packet's own rank, a rank with nothing stored or too small a cap.
  */
 uint32_t nr_result(const NrTable &t, const NrResult &r, uint8_t rank, uint8_t *frame, uint32_t cap);
-
-/* The RoCEv2 ICRC of a frame (Ethernet first, ICRC last): CRC-32 over 8
- * bytes of 1s, then IPv4 (TOS, TTL, checksum as 1s), UDP (checksum as 1s),
- * BTH (resv8a as 1s) and the rest up to the ICRC. It is stored least
- * significant byte first. len must cover the headers and the ICRC. */
-uint32_t roce_icrc(const uint8_t *frame, uint32_t len);
-/* Writes roce_icrc() into the last 4 bytes. */
-void roce_icrc_store(uint8_t *frame, uint32_t len);
 
 } /* namespace ina */
 

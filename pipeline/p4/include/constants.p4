@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Constants of the INA protocol and switch program. Each one mirrors
- * pipeline/include/ina/wire.h or pipeline/include/ina/pipeline.h; the vector
+ * protocol/include/ina/wire.h or pipeline/include/ina/pipeline.h; the vector
  * runner (tests/p4/run_vectors.py) checks the counter numbering against
  * pipeline.h, so the two never drift apart silently.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Headers and metadata of the INA switch program: the byte layout of
- * pipeline/include/ina/wire.h (docs/protocol.md), shared by the TNA and the
+ * protocol/include/ina/wire.h (docs/protocol.md), shared by the TNA and the
  * v1model build.
  */
 #ifndef INA_P4_HEADERS

@@ -35,15 +35,25 @@ uint32_t build_goat_request(const PsJobConfig &job, const PsGoatSwitch &sw, cons
 			    uint64_t counter, uint8_t *out, uint32_t cap);
 
 /* A worker's JOB_QUERY addressed to `self` (docs/protocol.md, "Fragment
- * size"): true with the job asked about in *job. */
-bool is_job_query(const uint8_t *frame, uint32_t len, const Endpoint &self, uint16_t *job);
-/* The JOB_INFO that answers the query `frame` (is_job_query() said so)
+ * size"): true with the job asked about in *job. `rx`: the received
+ * frame, parsed once by the receiver. */
+bool is_job_query(const RxFrame &rx, const Endpoint &self, uint16_t *job);
+inline bool is_job_query(const uint8_t *frame, uint32_t len, const Endpoint &self, uint16_t *job)
+{
+	return is_job_query(parse_rx_frame(frame, len), self, job);
+}
+/* The JOB_INFO that answers the query `query` (is_job_query() said so)
  * from `self`, to its source's MAC and IP, port INA_UDP_PORT: `elements` the job's fragment size, 0 = this PS does not
  * serve the job (status INA_CTRL_INVALID); the job's epoch in the header;
  * the query's counter echoed; unsigned. Returns its length, 0 if cap is
  * too small. */
-uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoint &self, uint16_t elements,
-			uint8_t epoch, uint8_t *out, uint32_t cap);
+uint32_t build_job_info(const RxFrame &query, const Endpoint &self, uint16_t elements, uint8_t epoch,
+			uint8_t *out, uint32_t cap);
+inline uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoint &self, uint16_t elements,
+			       uint8_t epoch, uint8_t *out, uint32_t cap)
+{
+	return build_job_info(parse_rx_frame(query, len), self, elements, epoch, out, cap);
+}
 
 class ControlClient {
 public:
@@ -79,7 +89,8 @@ public:
 	void poll(uint64_t now_us, uint64_t wall_ns, TxQueue &tx);
 	/* Takes a received frame: true if it was a control frame (consumed,
 	 * whether it matched a request or not). */
-	bool take(const uint8_t *frame, uint32_t len);
+	bool take(const RxFrame &rx);
+	bool take(const uint8_t *frame, uint32_t len) { return take(parse_rx_frame(frame, len)); }
 
 	State state(uint16_t job) const;
 	/* The GOAT request of `job` on the switch with id `switch_id`. */

@@ -7,6 +7,8 @@
  * is published, handles it and then releases the slots, so a producer that
  * sees a ring empty knows that everything it handed over has been handled
  * (ina-ps relies on this to know when the shards' replies are queued).
+ * A received frame travels with its parse (put(const RxFrame &), rx()),
+ * so that the shard that handles it does not parse it again.
  * Neither side allocates, locks or makes a system call per frame; the
  * doorbell costs a futex call only when its thread is asleep.
  */
@@ -16,6 +18,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+
+#include "ina/codec.h"
 
 namespace ina {
 
@@ -46,6 +50,14 @@ public:
 		ptail_++;
 		return true;
 	}
+	/* Producer: copies a received frame and its parse into the next slot. */
+	bool put(const RxFrame &rx)
+	{
+		if (!put(rx.data, rx.len))
+			return false;
+		parsed_[(ptail_ - 1) & mask_] = rx;
+		return true;
+	}
 	/* Producer: makes every frame put so far visible to the consumer;
 	 * true if there were any. */
 	bool publish()
@@ -71,6 +83,18 @@ public:
 		*len = len_[s];
 		return mem_.get() + size_t(s) * bytes_;
 	}
+	/* Consumer: frame i as put(const RxFrame &) parsed it, pointing into
+	 * its slot. */
+	RxFrame rx(uint32_t i)
+	{
+		uint32_t s = (chead_ + i) & mask_;
+		RxFrame r = parsed_[s];
+		const uint8_t *slot = mem_.get() + size_t(s) * bytes_;
+		if (r.verdict == FrameVerdict::kOk)
+			r.ina.payload = slot + (r.ina.payload - r.data);
+		r.data = slot;
+		return r;
+	}
 	/* Consumer: the first n frames are done with; their slots are free. */
 	void release(uint32_t n)
 	{
@@ -82,6 +106,7 @@ private:
 	uint32_t mask_, bytes_;
 	std::unique_ptr<uint8_t[]> mem_;
 	std::unique_ptr<uint32_t[]> len_;
+	std::unique_ptr<RxFrame[]> parsed_;
 	/* Each side's indices on its own cache line. */
 	alignas(64) std::atomic<uint32_t> tail_{0};
 	uint32_t ptail_ = 0, phead_cache_ = 0;

@@ -224,8 +224,14 @@ public:
 	/* Handles one received frame; appends what must be sent to `tx`. Needs
 	 * tx.room() >= the job's worker count to never drop an output (the
 	 * frames that do not fit are counted in tx_full). `now_us` is a
-	 * monotonic clock in microseconds. */
-	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx);
+	 * monotonic clock in microseconds. `rx`: the frame as its receiver
+	 * parsed it, once (parse_rx_frame()); the PS reads no byte of its INA
+	 * header again. */
+	void handle(const RxFrame &rx, uint64_t now_us, TxQueue &tx);
+	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
+	{
+		handle(parse_rx_frame(frame, len), now_us, tx);
+	}
 	/* Time-driven work between frames: asks for the fragments that a
 	 * worker's bypass split between the switch and the PS and that waited
 	 * past the hold-off. Call it every millisecond or so (each receive
@@ -236,7 +242,8 @@ public:
 	 * packet of a served job, else 0 (shard 0 also takes control messages
 	 * and counts malformed frames). Reads only what add_job() wrote, so
 	 * any thread may call it while the shards serve. */
-	uint32_t shard_of(const uint8_t *frame, uint32_t len) const;
+	uint32_t shard_of(const RxFrame &rx) const;
+	uint32_t shard_of(const uint8_t *frame, uint32_t len) const { return shard_of(parse_rx_frame(frame, len)); }
 	uint32_t shard() const { return shard_; }
 	uint32_t shards() const { return shards_; }
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The INA wire format for Python: pipeline/include/ina/wire.h (and the GOAT
-control op of pipeline/include/ina/goat_wire.h), for every tool and test that
+"""The INA wire format for Python: protocol/include/ina/wire.h (and the GOAT
+control op of protocol/include/ina/goat_wire.h), for every tool and test that
 writes or reads INA frames in Python. docs/protocol.md explains the fields.
 
 Constants keep their C names (INA_UDP_PORT, INA_F_ACK, INA_CTRL_REGISTER,
@@ -67,7 +67,7 @@ INA_CTRL_RENEW = 1
 
 INA_CTRL_MAC_LEN = 32
 
-# The UDP source port of a gradient (pipeline/include/ina/codec.h,
+# The UDP source port of a gradient (protocol/include/ina/codec.h,
 # steering_src_port): a fixed prefix over the aggregator index's low bits.
 STEERING_PORT_PREFIX = 0xC000
 STEERING_INDEX_MASK = 0x3FFF
@@ -252,7 +252,7 @@ def ctrl_mac_input(dst_ip, src_ip, signed):
     return struct.pack("!II", dst_ip, src_ip) + bytes(signed)
 
 
-# ---- multicast groups (pipeline/include/ina/codec.h) ----------------------
+# ---- multicast groups (protocol/include/ina/codec.h) ----------------------
 
 def job_group(job):
     """ina::job_group: the multicast group of a job's parameter packets,

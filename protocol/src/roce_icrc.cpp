@@ -15,6 +15,8 @@
  * call costs about as much as 300 bytes of payload, and masking the fields
  * in place for it stalls its loads on the stores just made.
  */
+#include "ina/roce_icrc.h"
+
 #include <cstring>
 
 #include <isa-l/crc.h>
@@ -22,8 +24,6 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-
-#include "nr_registers.h"
 
 namespace ina {
 

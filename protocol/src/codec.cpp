@@ -130,39 +130,6 @@ void decode(const uint8_t *in, InaHeader *h)
 	}
 }
 
-#ifdef INA_COUNT_PARSES
-namespace {
-thread_local uint64_t t_parses = 0;
-}
-uint64_t parse_count() { return t_parses; }
-#endif
-
-bool decode_view(const uint8_t *frame, uint32_t len, uint32_t ina_off, InaView *v)
-{
-#ifdef INA_COUNT_PARSES
-	t_parses++;
-#endif
-	if (ina_off < sizeof(struct ina_udp_hdr) || len < ina_off + INA_HDR_LEN)
-		return false;
-	const uint8_t *h = frame + ina_off;
-	v->ina_offset = ina_off;
-	v->udp_len = ina_load16(h - sizeof(struct ina_udp_hdr) + offsetof(struct ina_udp_hdr, length));
-	v->version = h[INA_OFF(version)];
-	v->type = h[INA_OFF(type)];
-	v->flags = ina_load16(h + INA_OFF(flags));
-	v->job = ina_load16(h + INA_OFF(job_id));
-	v->agg_node = ina_load16(h + INA_OFF(agg_node));
-	v->seq = ina_load32(h + INA_OFF(seq));
-	v->agg_index = ina_load32(h + INA_OFF(agg_index));
-	v->elem_count = ina_load16(h + INA_OFF(elem_count));
-	v->level = h[INA_OFF(level)];
-	v->levels = h[INA_OFF(levels)];
-	const bool in_header = v->level < INA_MAX_LEVELS;
-	v->level_bitmap = in_header ? ina_load32(h + INA_OFF(bitmap) + 4u * v->level) : 0;
-	v->level_fan_in = in_header ? h[INA_OFF(fan_in) + v->level] : 0;
-	return true;
-}
-
 bool peek(const uint8_t *frame, uint32_t len, InaView *v)
 {
 	uint32_t off;
@@ -179,6 +146,7 @@ uint32_t write_ina_frame(uint8_t *frame, const Endpoint &src, const Endpoint &ds
 
 FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out)
 {
+	INA_COUNT_PARSE();
 	uint32_t off;
 	if (!find_ina_header(frame, len, &off))
 		return FrameVerdict::kNotIna;
@@ -201,6 +169,38 @@ FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out)
 	out->payload = h + INA_HDR_LEN;
 	out->payload_len = udp_len - fixed;
 	out->ina_offset = off;
+	const uint8_t *ip = frame + sizeof(ina_eth_hdr);
+	out->src_ip = ina_load32(ip + 12);
+	out->dst_ip = ina_load32(ip + 16);
+	out->tos = ip[1];
+	return FrameVerdict::kOk;
+}
+
+FrameVerdict control_frame_from_view(const uint8_t *frame, uint32_t len, const InaView &v, InaFrame *out)
+{
+	if (v.version != INA_VERSION)
+		return FrameVerdict::kMalformedVersion;
+	if (v.type != INA_TYPE_CONTROL)
+		return FrameVerdict::kMalformedType;
+	const uint32_t fixed = sizeof(ina_udp_hdr) + INA_HDR_LEN;
+	if (v.udp_len < fixed)
+		return FrameVerdict::kMalformedLength;
+	if (len < v.ina_offset - sizeof(ina_udp_hdr) + v.udp_len)
+		return FrameVerdict::kMalformedShort;
+	out->hdr = InaHeader{};
+	out->hdr.version = v.version;
+	out->hdr.type = v.type;
+	out->hdr.flags = v.flags;
+	out->hdr.job_id = v.job;
+	out->hdr.agg_node = v.agg_node;
+	out->hdr.seq = v.seq;
+	out->hdr.agg_index = v.agg_index;
+	out->hdr.elem_count = v.elem_count;
+	out->hdr.level = v.level;
+	out->hdr.levels = v.levels;
+	out->payload = frame + v.ina_offset + INA_HDR_LEN;
+	out->payload_len = v.udp_len - fixed;
+	out->ina_offset = v.ina_offset;
 	const uint8_t *ip = frame + sizeof(ina_eth_hdr);
 	out->src_ip = ina_load32(ip + 12);
 	out->dst_ip = ina_load32(ip + 16);

@@ -153,22 +153,49 @@ struct InaView {
 	uint8_t level_fan_in;  /* fan_in[level]; 0 when level >= INA_MAX_LEVELS */
 };
 
+#ifdef INA_COUNT_PARSES
+/* Test builds only: how many INA headers this thread has decoded, by
+ * decode_view() or parse_ina_frame(): the one-parse tests count them. */
+inline thread_local uint64_t t_parse_count = 0;
+inline uint64_t parse_count() { return t_parse_count; }
+#define INA_COUNT_PARSE() (::ina::t_parse_count++)
+#else
+#define INA_COUNT_PARSE() ((void)0)
+#endif
+
 /* Decodes the INA header at frame + ina_off (find_ina_header()'s offset,
  * which has the UDP header before it) into *view. False, *view
  * unspecified, when the header does not fit in `len`; nothing else is
  * judged here (version, type, lengths: the reader's checks). The one
- * decoder of the switch's per-packet path. */
-bool decode_view(const uint8_t *frame, uint32_t len, uint32_t ina_off, InaView *view);
+ * decoder of the switch's per-packet path, inline for it. */
+inline bool decode_view(const uint8_t *frame, uint32_t len, uint32_t ina_off, InaView *v)
+{
+	INA_COUNT_PARSE();
+	if (ina_off < sizeof(struct ina_udp_hdr) || len < ina_off + INA_HDR_LEN)
+		return false;
+	const uint8_t *h = frame + ina_off;
+	v->ina_offset = ina_off;
+	v->udp_len = ina_load16(h - sizeof(struct ina_udp_hdr) + offsetof(struct ina_udp_hdr, length));
+	v->version = h[offsetof(struct ina_hdr, version)];
+	v->type = h[offsetof(struct ina_hdr, type)];
+	v->flags = ina_load16(h + offsetof(struct ina_hdr, flags));
+	v->job = ina_load16(h + offsetof(struct ina_hdr, job_id));
+	v->agg_node = ina_load16(h + offsetof(struct ina_hdr, agg_node));
+	v->seq = ina_load32(h + offsetof(struct ina_hdr, seq));
+	v->agg_index = ina_load32(h + offsetof(struct ina_hdr, agg_index));
+	v->elem_count = ina_load16(h + offsetof(struct ina_hdr, elem_count));
+	v->level = h[offsetof(struct ina_hdr, level)];
+	v->levels = h[offsetof(struct ina_hdr, levels)];
+	const bool in_header = v->level < INA_MAX_LEVELS;
+	v->level_bitmap = in_header ? ina_load32(h + offsetof(struct ina_hdr, bitmap) + 4u * v->level) : 0;
+	v->level_fan_in = in_header ? h[offsetof(struct ina_hdr, fan_in) + v->level] : 0;
+	return true;
+}
 
 /* find_ina_header(), then decode_view(): true if `frame` is an INA frame
  * (IPv4/UDP to INA_UDP_PORT) whose INA header is within `len`. For tools
  * and tests, which have no view yet. */
 bool peek(const uint8_t *frame, uint32_t len, InaView *view);
-
-#ifdef INA_COUNT_PARSES
-/* Test builds only: how many times this thread has called decode_view(). */
-uint64_t parse_count();
-#endif
 
 /* ---- whole frames ------------------------------------------------------- */
 
@@ -203,6 +230,36 @@ struct InaFrame {
  * is unspecified). Checks, in this order, what every receiver needs:
  * INA traffic, header inside the frame, version, type, length. */
 FrameVerdict parse_ina_frame(const uint8_t *frame, uint32_t len, InaFrame *out);
+
+/* parse_ina_frame() for a control frame whose header a switch has decoded
+ * already (decode_view(), `v`): judges version, type (control only: a
+ * data frame is kMalformedType here) and lengths from the view and fills
+ * *out without reading the INA header again. out->hdr holds what a
+ * control frame's header carries (write_ctrl_frame(): job, flags with the
+ * epoch, elem_count) and the view's other fields; remap_index, bitmaps and
+ * fan-in, 0 in a control frame, are left as InaHeader's defaults. */
+FrameVerdict control_frame_from_view(const uint8_t *frame, uint32_t len, const InaView &v, InaFrame *out);
+
+/* A received frame with what parse_ina_frame() found in it: a host's
+ * receive path parses each frame once into one of these and hands it to
+ * every later reader (the PS's shard choice, control client and data path;
+ * the worker's ACK and control readers), none of which parses again. */
+struct RxFrame {
+	const uint8_t *data;
+	uint32_t len;
+	FrameVerdict verdict;
+	InaFrame ina; /* valid when verdict == kOk */
+
+	bool is(uint8_t type) const { return verdict == FrameVerdict::kOk && ina.hdr.type == type; }
+};
+inline RxFrame parse_rx_frame(const uint8_t *data, uint32_t len)
+{
+	RxFrame rx{};
+	rx.data = data;
+	rx.len = len;
+	rx.verdict = parse_ina_frame(data, len, &rx.ina);
+	return rx;
+}
 
 /* ---- control messages --------------------------------------------------- */
 
