@@ -332,6 +332,15 @@ bool parse_ipv4(std::string_view text, uint32_t *out)
 	return true;
 }
 
+std::string ipv4_text(uint32_t ip)
+{
+	char buf[INET_ADDRSTRLEN];
+	struct in_addr a;
+	a.s_addr = htonl(ip);
+	inet_ntop(AF_INET, &a, buf, sizeof(buf));
+	return buf;
+}
+
 bool parse_mac(std::string_view text, uint8_t out[6])
 {
 	auto hex = [](char c) -> int {

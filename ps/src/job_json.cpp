@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ina/codec.h"
 #include "ina/ps_config.h"
 
 namespace ina {
@@ -22,15 +23,6 @@ namespace {
 
 /* ordered: the output keeps the order of docs/ps.md. */
 using json = nlohmann::ordered_json;
-
-std::string ipv4_str(uint32_t ip)
-{
-	char buf[INET_ADDRSTRLEN];
-	struct in_addr a;
-	a.s_addr = htonl(ip);
-	inet_ntop(AF_INET, &a, buf, sizeof(buf));
-	return buf;
-}
 
 /* An all-zero MAC is how the structs say "not given". */
 json mac_or_null(const uint8_t m[6])
@@ -66,7 +58,7 @@ json goat_json(const PsJobConfig &c)
 		for (const GoatSlots &r : s.slots)
 			ranges.push_back({r.first, r.end});
 		g["switch"].push_back({{"id", s.id},
-				       {"ip", ipv4_str(s.ip)},
+				       {"ip", ina::ipv4_text(s.ip)},
 				       {"mac", mac_or_null(s.mac)},
 				       {"control_key_file", path_or_null(s.key_file)},
 				       {"aggregators", ranges},
@@ -95,7 +87,7 @@ std::string ps_job_json(const PsJobConfig &c, const std::string &file)
 	j["bypass_holdoff_us"] = c.bypass_holdoff_us;
 	j["float_slots"] = c.float_slots;
 	if (c.has_switch)
-		j["switch"] = {{"ip", ipv4_str(c.switch_ip)},
+		j["switch"] = {{"ip", ina::ipv4_text(c.switch_ip)},
 			       {"mac", mac_or_null(c.switch_mac)},
 			       {"control_key_file", path_or_null(c.switch_key_file)},
 			       {"register_timeout_ms", c.register_timeout_ms}};
@@ -104,7 +96,7 @@ std::string ps_job_json(const PsJobConfig &c, const std::string &file)
 	j["worker"] = json::array();
 	for (const PsWorker &w : c.workers)
 		j["worker"].push_back(
-			{{"ip", ipv4_str(w.ip)}, {"mac", mac_or_null(w.mac)}, {"bit", per_level(w.bit, c.levels)}});
+			{{"ip", ina::ipv4_text(w.ip)}, {"mac", mac_or_null(w.mac)}, {"bit", per_level(w.bit, c.levels)}});
 	j["goat"] = c.goat_plan.empty() ? json(nullptr) : goat_json(c);
 	/* toml++ hands over valid UTF-8 only; replace rather than throw. */
 	return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -35,11 +35,7 @@ bool parse_mac(const std::string &s, Mac *out)
 
 std::string ipv4_str(uint32_t ip)
 {
-	char buf[INET_ADDRSTRLEN];
-	struct in_addr a;
-	a.s_addr = htonl(ip);
-	inet_ntop(AF_INET, &a, buf, sizeof(buf));
-	return buf;
+	return ina::ipv4_text(ip);
 }
 
 std::string mac_str(const Mac &m)

@@ -12,6 +12,7 @@
 #define INA_CODEC_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "ina/wire.h"
@@ -53,6 +54,8 @@ inline void job_group_mac(uint16_t job, uint8_t out[6]) { group_mac(job_group(jo
  * NUL, spaces, signs and short forms are refused, not read up to where they
  * start. "a.b.c.d" (inet_pton) -> host-order address; false on bad input. */
 bool parse_ipv4(std::string_view text, uint32_t *out);
+/* The other way: host-order address -> "a.b.c.d". */
+std::string ipv4_text(uint32_t ip);
 /* Exactly "aa:bb:cc:dd:ee:ff": six pairs of hex digits; false otherwise. */
 bool parse_mac(std::string_view text, uint8_t out[6]);
 /* A MAC a single host can have: not all zero, not multicast/broadcast. */
