@@ -705,13 +705,13 @@ def check_capture(j, ps, workers, malformed_sent):
     for seq, fs in grads.items():
         bits = [f["bitmap"] for f in fs]
         check(len(fs) == 4 and len({f["index"] for f in fs}) == 1 and all(f["level"] == 0 for f in fs)
-              and sorted(bits) == [1, 2, 4, 8],
-              f"seq {seq}: four gradients, one index, level 0, one bit each ({bits})")
+              and all(f["job"] == j["id"] for f in fs) and sorted(bits) == [1, 2, 4, 8],
+              f"seq {seq}: four gradients of job {j['id']}, one index, level 0, one bit each ({bits})")
     results = [f for f in ps if f["type"] == 0 and not f["ack"]]
     check(len(results) == j["ps_packets"],
           f"{len(results)} results reach the PS, its log says {j['ps_packets']}")
     for f in results:
-        check(f["bitmap"] == 0xF and f["values"] == sums[f["seq"]],
+        check(f["job"] == j["id"] and f["bitmap"] == 0xF and f["values"] == sums[f["seq"]],
               f"seq {f['seq']}: the result is the exact sum of the four gradients")
     params = {f["seq"]: f["values"] for f in ps if f["ack"]}
     check(all(params.get(s) == v for s, v in sums.items()), "every parameter packet carries the sum")
