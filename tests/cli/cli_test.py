@@ -103,7 +103,7 @@ def check_old(name, argv, args, want, env):
 OFFLINE_CHECKS = [
     ("ina-switchd", "switchd.toml", '[switch]\nip = "10.0.0.254"\n[[port]]\ndevice = "net_null0"\n',
      ["--check-config", "{file}"]),
-    ("ina-ps", "job.toml", 'job = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = "10.0.0.1"\nbit = [0]\n',
+    ("ina-ps", "job.toml", 'id = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = "10.0.0.1"\nbit = [0]\n',
      ["--check-job", "{file}"]),
     ("ina-worker", None, None,
      ["--check-config", "--job", "1", "--rank", "0", "--workers", "2", "--ps", "10.0.0.100",

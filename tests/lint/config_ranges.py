@@ -43,7 +43,7 @@ SWITCH_SECTIONS = {
 SWITCH_SECTIONS["job.worker"] = SWITCH_SECTIONS["job"]
 SWITCH_SECTIONS["netreduce.ring"] = SWITCH_SECTIONS["netreduce"]
 
-PS_BASE = {"job": 1, "levels": 1, "fan_in": [2], "worker": [{"ip": "10.0.0.1", "bit": [0]}]}
+PS_BASE = {"id": 1, "levels": 1, "fan_in": [2], "worker": [{"ip": "10.0.0.1", "bit": [0]}]}
 PS_SECTIONS = {
     "switch": lambda c: c.setdefault("switch", {"ip": "10.0.0.254", "mac": "02:00:00:00:00:fe"}),
     "worker": lambda c: None,
