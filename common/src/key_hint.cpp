@@ -17,6 +17,7 @@ constexpr Rename kRenames[] = {
 	{"bits", "bit"},                  /* ina-ps [[workers]] bits */
 	{"workers", "worker"},            /* ina-ps [[workers]] */
 	{"key_file", "control_key_file"}, /* ina-ps [switch], [[goat.switch]] */
+	{"job", "id"},                    /* ina-ps's job file: the job's id, as switchd's [[job]] id */
 };
 
 /* Levenshtein distance, cut off at `limit` + 1. */

@@ -72,7 +72,7 @@ def veth_down():
 
 def ps_job_file(path, elements, window):
     with open(path, "w") as f:
-        f.write(f"job = 1\nelements = {elements}\naggregators = 4096\nwindow = {window}\n"
+        f.write(f"id = 1\nelements = {elements}\naggregators = 4096\nwindow = {window}\n"
                 "levels = 0\nack = \"unicast\"\n\n"
                 f"[[worker]]\nip = \"{IP_W}\"\nmac = \"{MAC_W}\"\n")
 

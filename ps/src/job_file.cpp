@@ -146,28 +146,43 @@ struct Reader {
 	}
 };
 
+/* `aggregators = [[first, end], ...]`: the shape of switchd's [[goat]]
+ * aggregators. The one-range `[first, end]` of earlier versions is refused
+ * with the new shape named. */
+bool read_goat_ranges(Reader &r, const toml::table &t, const std::string &prefix, std::vector<GoatSlots> *out)
+{
+	const toml::array *a = t.get("aggregators")->as_array();
+	if (a && a->size() == 2 && (*a)[0].is_integer() && (*a)[1].is_integer())
+		return r.fail(t, "aggregators", prefix,
+			      "an array of [first, end] pairs now, as switchd's [[goat]]: write [[first, end]]");
+	if (!a || a->empty())
+		return r.fail(t, "aggregators", prefix, "must be an array of [first, end] pairs");
+	out->clear();
+	for (const toml::node &e : *a) {
+		const toml::array *pair = e.as_array();
+		auto f = pair && pair->size() == 2 ? (*pair)[0].value_exact<int64_t>() : std::nullopt;
+		auto l = pair && pair->size() == 2 ? (*pair)[1].value_exact<int64_t>() : std::nullopt;
+		if (!f || !l || *f < 0 || *l <= *f || *l > (1ll << 30))
+			return r.fail(t, "aggregators", prefix, "each entry must be [first, end], 0 <= first < end");
+		out->push_back(GoatSlots{uint32_t(*f), uint32_t(*l), 0, 0});
+	}
+	return true;
+}
+
 /* One [[goat.switch]]: id, ip, mac, control_key_file (default
- * switch.control_key_file), aggregators = [first, end] (default:
- * [0, aggregators)). */
+ * switch.control_key_file), aggregators = [[first, end], ...] (default:
+ * [[0, aggregators]]). */
 bool read_goat_switch(Reader &r, const toml::table &t, const std::string &prefix, const PsJobConfig &c,
-		      PsGoatSwitch *out, GoatSlots *span)
+		      PsGoatSwitch *out, std::vector<GoatSlots> *given)
 {
 	out->key = c.switch_key;
 	out->key_file = c.switch_key_file;
-	*span = GoatSlots{0, c.aggregators, 0, 0};
+	*given = {GoatSlots{0, c.aggregators, 0, 0}};
 	if (!r.only(t, {"id", "ip", "mac", "control_key_file", "aggregators"}, prefix) ||
 	    !r.integer(t, "id", prefix, &out->id, 1, 65535, true) || !r.ip(t, "ip", prefix, &out->ip, true) ||
 	    !r.mac(t, "mac", prefix, out->mac, true) || !r.key_file(t, prefix, &out->key, &out->key_file))
 		return false;
-	if (const toml::node *n = t.get("aggregators")) {
-		const toml::array *a = n->as_array();
-		auto f = a && a->size() == 2 ? (*a)[0].value_exact<int64_t>() : std::nullopt;
-		auto e = a && a->size() == 2 ? (*a)[1].value_exact<int64_t>() : std::nullopt;
-		if (!f || !e || *f < 0 || *e <= *f || *e > (1ll << 30))
-			return r.fail(t, "aggregators", prefix, "must be [first, end], 0 <= first < end");
-		*span = GoatSlots{uint32_t(*f), uint32_t(*e), 0, 0};
-	}
-	return true;
+	return !t.get("aggregators") || read_goat_ranges(r, t, prefix, given);
 }
 
 /* Every switch of the plan that some worker sends a sub-model to has its
@@ -213,16 +228,16 @@ bool read_goat(Reader &r, const toml::table &root, PsJobConfig *c)
 		const std::string prefix = "goat.switch[" + std::to_string(i) + "].";
 		const toml::table *st = (*sa)[i].as_table();
 		PsGoatSwitch gs;
-		GoatSlots span;
+		std::vector<GoatSlots> given;
 		if (!st)
 			return r.fail(*t, "switch", "goat.", "entries must be tables ([[goat.switch]])");
-		if (!read_goat_switch(r, *st, prefix, *c, &gs, &span))
+		if (!read_goat_switch(r, *st, prefix, *c, &gs, &given))
 			return false;
 		for (const PsGoatSwitch &o : c->goat)
 			if (o.id == gs.id)
 				return r.fail(*st, "id", prefix, "a second [[goat.switch]] with id " + std::to_string(gs.id));
 		GoatSwitchPart part;
-		err = goat_switch_part(plan, gs.id, {span}, &part);
+		err = goat_switch_part(plan, gs.id, given, &part);
 		if (!err.empty())
 			return r.fail(*st, "id", prefix, c->goat_plan + ": " + err);
 		gs.slots = part.slots;
@@ -245,7 +260,7 @@ bool read_numbers(Reader &r, const toml::table &root, PsJobConfig *c)
 	else if (elements->is_string())
 		return r.fail(root, "elements", "",
 			      "must be an integer 1.." + std::to_string(INA_MAX_ELEMENTS) + " or \"auto\"");
-	return r.integer(root, "job", "", &c->job, 1, 65535, true) &&
+	return r.integer(root, "id", "", &c->job, 1, 65535, true) &&
 	       (c->elements_auto || r.integer(root, "elements", "", &c->elements, 1, INA_MAX_ELEMENTS)) &&
 	       r.integer(root, "aggregators", "", &c->aggregators, 1, 1ll << 24) &&
 	       r.integer(root, "window", "", &c->window, 1, 1 << 23) &&
@@ -366,7 +381,7 @@ bool parse_ps_job(const std::string &text, const std::string &source, PsJobConfi
 	Reader r{source, error};
 	PsJobConfig c;
 	if (!r.only(root,
-		    {"job", "elements", "aggregators", "window", "levels", "fan_in", "ps_count", "ps_index",
+		    {"id", "elements", "aggregators", "window", "levels", "fan_in", "ps_count", "ps_index",
 		     "ack", "ack_holdoff_us", "float_holdoff_us", "bypass_holdoff_us", "float_slots",
 		     "switch", "worker", "goat"},
 		    "") ||

@@ -73,7 +73,7 @@ std::string ps_job_json(const PsJobConfig &c, const std::string &file)
 {
 	json j;
 	j["file"] = file;
-	j["job"] = c.job;
+	j["id"] = c.job;
 	j["elements"] = c.elements_auto ? json("auto") : json(c.elements);
 	j["aggregators"] = c.aggregators;
 	j["window"] = c.window;

@@ -28,7 +28,7 @@ int check_jobs(const std::vector<std::string> &files)
 		}
 		/* ina-ps serves each job id once. */
 		if (!ids.insert(c.job).second) {
-			std::fprintf(stderr, "ina-ps: error: invalid job: %s: job: job %u given twice\n", f.c_str(),
+			std::fprintf(stderr, "ina-ps: error: invalid job: %s: id: job %u given twice\n", f.c_str(),
 				     c.job);
 			ok = false;
 			continue;

@@ -700,8 +700,9 @@ struct Daemon {
 	}
 
 	/* The progress line: every job's fragments so far. The other shards'
-	 * counters are read while their threads count (a value a moment old
-	 * at worst: a display, never a result). */
+	 * counters are read while their threads count: they are OwnedCounters
+	 * (ina/ps.h), relaxed atomics, so a value is a moment old at worst (a
+	 * display, never a result) and never torn or a data race. */
 	std::string progress_text(uint64_t elapsed_us)
 	{
 		uint64_t completed = 0, in_network = 0, retransmits = 0;
@@ -788,7 +789,7 @@ void print_json(const Daemon &d, uint32_t ip, uint64_t start, double cpu_seconds
 		nlohmann::json jj;
 		jj["job"] = id;
 		for (const auto &c : ina::ps_job_counters())
-			jj[c.name] = s.*c.field;
+			jj[c.name] = (s.*c.field).get();
 		jj["share_in_network"] = s.completed ? double(s.completed_in_network) / s.completed : 0.0;
 		j["jobs"].push_back(jj);
 		completed += s.completed;

@@ -47,7 +47,7 @@ SWITCHD_OK = dict(switch_mac="02:00:00:00:00:fe", nb_ip="10.0.0.100", nb_mac="02
                   ps_ip="10.0.0.100", w1_ip="10.0.0.2")
 
 PS_JOB = """\
-job = 1
+id = 1
 levels = 1
 fan_in = [2]
 window = {window}

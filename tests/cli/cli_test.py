@@ -10,6 +10,7 @@ anything (no DPDK runtime directory, nothing left running, well under the
 time a start would take). Then each renamed option is refused with a
 one-line hint naming what replaced it. Needs no root.
 """
+import json
 import os
 import re
 import subprocess
@@ -97,6 +98,32 @@ def check_old(name, argv, args, want, env):
     return []
 
 
+# The offline checks of a configuration (docs/cli.md): JSON on stdout,
+# exit 0, nothing started; written with the files they read.
+OFFLINE_CHECKS = [
+    ("ina-switchd", "switchd.toml", '[switch]\nip = "10.0.0.254"\n[[port]]\ndevice = "net_null0"\n',
+     ["--check-config", "{file}"]),
+    ("ina-ps", "job.toml", 'id = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = "10.0.0.1"\nbit = [0]\n',
+     ["--check-job", "{file}"]),
+    ("ina-worker", None, None,
+     ["--check-config", "--job", "1", "--rank", "0", "--workers", "2", "--ps", "10.0.0.100",
+      "--transport", "dpdk", "--device", "net_null0"]),
+]
+
+
+def check_offline(name, argv, args, env, runtime):
+    r, took = run(argv + args, env)
+    try:
+        json.loads(r.stdout)
+    except ValueError:
+        return [f"{' '.join(args)}: exit {r.returncode}, want JSON on stdout: {r.stderr.strip()[:300]!r}"]
+    if r.returncode != 0:
+        return [f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[:300]!r}"]
+    if took > 10 or os.listdir(runtime):
+        return [f"{' '.join(args)}: took {took:.1f} s, left {os.listdir(runtime)}: something started"]
+    return []
+
+
 def check_python_units(src, version):
     """lablib.cli: the one parser of sizes and rates on the Python side."""
     sys.path.insert(0, os.path.join(src, "scripts"))
@@ -142,6 +169,18 @@ def main():
                 continue
             errs = check_old(name, progs[name], args, want, env)
             print(f"{'FAIL' if errs else 'ok  '} {name} {args[0] if args[0].startswith('-') else args[2]} refused")
+            for e in errs:
+                print(f"     {e}")
+            failed += bool(errs)
+        for name, file, text, args in OFFLINE_CHECKS:
+            if name not in progs:
+                continue
+            if file:
+                with open(os.path.join(tmp, file), "w", encoding="utf-8") as f:
+                    f.write(text)
+            args = [x.replace("{file}", os.path.join(tmp, file or "")) for x in args]
+            errs = check_offline(name, progs[name], args, env, runtime)
+            print(f"{'FAIL' if errs else 'ok  '} {name} {args[0]}")
             for e in errs:
                 print(f"     {e}")
             failed += bool(errs)

@@ -4,13 +4,17 @@
 against the staged worker library with nothing but
 `pkg-config --cflags --libs ina-worker`: a C one (ina/ina.h) and a C++ one
 (every public header), linked to the shared library and to the static one,
-and run. Every installed header must also compile on its own, and no test
-program may be installed.
+and run. Every installed header must also compile on its own, no test
+program may be installed, and the shared library exports its public API
+only: the C API (`ina_*`) and the names in namespace ina that the installed
+headers declare, no transport internals, DPDK, CLI11 or standard library
+instantiations.
 
     test_install.py BUILD_DIR SOURCE_DIR_OF_THIS_FOLDER
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +68,46 @@ def check_headers_alone(env, stage, tmp):
     print(f"{len(headers)} headers compile alone: {' '.join(headers)}")
 
 
+# A name the installed headers declare in namespace ina: a class or struct,
+# or a function declared at the top of a header.
+DECLARED = re.compile(r"^(?:(?:class|struct)\s+(\w+)\b(?!;)|[A-Za-z_][\w:<>,\s\*&]*?[\s\*&](\w+)\()")
+# What the linker and the C++ ABI prefix a class's symbols with.
+SPECIAL = re.compile(r"^(?:typeinfo name for|typeinfo for|vtable for|VTT for|construction vtable for) ")
+
+
+def public_names(stage):
+    names = set()
+    for h in glob.glob(os.path.join(stage, "**", "include", "ina", "**", "*.h"), recursive=True):
+        for line in open(h, encoding="utf-8"):
+            m = DECLARED.match(line)
+            if m and not line.startswith(("typedef", "return", "static")):
+                names.add(m.group(1) or m.group(2))
+    return names
+
+
+def check_exports(libdir, stage):
+    """The shared library's dynamic symbols are its public API."""
+    lib = os.path.join(libdir, "libina_worker.so")
+    out = run(["nm", "-D", "--defined-only", "-C", "--format=posix", lib], what="nm -D")
+    names = public_names(stage)
+    exported, leaked = 0, []
+    for line in out.splitlines():
+        sym, kind = re.match(r"^(.*) (\w) [0-9a-f]+(?: [0-9a-f]+)? *$", line).groups()
+        sym = re.sub(r"@@?[\w.]+$", "", sym)  # the version node
+        if kind == "A" or sym.startswith("ina_"):  # a version node; the C API
+            exported += kind != "A"
+            continue
+        m = re.match(r"ina::(\w+)(?:[(:<]|$)", SPECIAL.sub("", sym))
+        if m and m.group(1) in names:
+            exported += 1
+        else:
+            leaked.append(sym)
+    if leaked:
+        sys.exit(f"FAIL: {lib} exports {len(leaked)} symbols outside its public API, e.g.\n  " +
+                 "\n  ".join(leaked[:15]))
+    print(f"{lib}: {exported} symbols exported, all in the public API")
+
+
 def build_and_run(env, here, tmp, libdir, static):
     """The C and the C++ program, linked shared (LD_LIBRARY_PATH into the
     stage) or static (libina_worker.a and the .pc's Libs.private)."""
@@ -98,6 +142,7 @@ def main():
         for lib in ["libina_worker.so", "libina_worker.a"]:
             if not os.path.exists(os.path.join(libdir, lib)):
                 sys.exit(f"FAIL: {lib} not installed in {libdir}")
+        check_exports(libdir, stage)
         build_and_run(env, here, tmp, libdir, static=False)
         build_and_run(env, here, tmp, libdir, static=True)
     finally:

@@ -16,7 +16,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 failures = 0
 
-MINIMAL = 'job = 3\nlevels = 1\nfan_in = [2]\n\n[[worker]]\nip = "10.0.0.1"\nbit = [0]\n'
+MINIMAL = 'id = 3\nlevels = 1\nfan_in = [2]\n\n[[worker]]\nip = "10.0.0.1"\nbit = [0]\n'
 
 
 def check(cond, what):
@@ -46,7 +46,7 @@ def defaults(binary, tmp):
     except ValueError as e:
         check(False, f"stdout is JSON ({e})")
         return
-    want = {"file": path, "job": 3, "elements": "auto", "aggregators": 4096, "window": 4096, "levels": 1,
+    want = {"file": path, "id": 3, "elements": "auto", "aggregators": 4096, "window": 4096, "levels": 1,
             "fan_in": [2], "ps_count": 1, "ps_index": 0, "ack": "unicast", "ack_holdoff_us": 100,
             "float_holdoff_us": 1000, "bypass_holdoff_us": 2000, "float_slots": 256, "switch": None,
             "worker": [{"ip": "10.0.0.1", "mac": None, "bit": [0]}], "goat": None}
@@ -72,10 +72,10 @@ def switch_and_key(binary, tmp):
 
 def several_and_errors(binary, tmp):
     a = write(tmp, "a.toml", MINIMAL)
-    b = write(tmp, "b.toml", MINIMAL.replace("job = 3", "job = 4"))
+    b = write(tmp, "b.toml", MINIMAL.replace("id = 3", "id = 4"))
     r = run(binary, "--check-job", a, b)
     jobs = json.loads(r.stdout) if r.returncode == 0 else []
-    check([j["job"] for j in jobs] == [3, 4], "several files: one array, in the order given")
+    check([j["id"] for j in jobs] == [3, 4], "several files: one array, in the order given")
     bad = write(tmp, "bad.toml", MINIMAL.replace("bit = [0]", "bits = [0]"))
     typo = write(tmp, "typo.toml", "windw = 8\n" + MINIMAL)
     r = run(binary, "--check-job", a, bad, typo)

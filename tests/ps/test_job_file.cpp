@@ -34,7 +34,7 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 {
 	PsJobConfig c;
 	std::string err;
-	const char *base = "job = 4\nlevels = 1\nfan_in = [2]\n"
+	const char *base = "id = 4\nlevels = 1\nfan_in = [2]\n"
 			   "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
 			   "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
@@ -43,18 +43,18 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 
 	EXPECT_FALSE(parse_ps_job(std::string("windw = 8\n") + base, "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:1:1: windw: unknown key; did you mean `window`?");
-	EXPECT_FALSE(parse_ps_job("job = 70000\nlevels = 0\n", "j.toml", &c, &err));
-	EXPECT_EQ(err, "j.toml:1:7: job: must be within 1..65535");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2, 2]\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 70000\nlevels = 0\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:1:6: id: must be within 1..65535");
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [2, 2]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:3:10: fan_in: must have 1 entries (levels)");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:1:1: worker: missing: one [[worker]] table per worker");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:4:6: worker[0].ip: must be an IPv4 address \"a.b.c.d\"");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nack = \"broadcast\"\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\nack = \"broadcast\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:3:7: ack: must be \"multicast\" or \"unicast\"");
-	EXPECT_FALSE(parse_ps_job("job = = 1\n", "j.toml", &c, &err));
-	EXPECT_EQ(err.rfind("j.toml:1:7: ", 0), 0u) << err;
+	EXPECT_FALSE(parse_ps_job("id = = 1\n", "j.toml", &c, &err));
+	EXPECT_EQ(err.rfind("j.toml:1:6: ", 0), 0u) << err;
 	EXPECT_EQ(err.find('\n'), std::string::npos);
 	EXPECT_FALSE(load_ps_job_file("/nonexistent/job.toml", &c, &err));
 	EXPECT_EQ(err, "/nonexistent/job.toml: cannot open: No such file or directory");
@@ -62,7 +62,7 @@ TEST(PsJobFile, MistakesNameFileAndKey)
 	EXPECT_EQ(err, "/dev/zero: is a device, not a regular file");
 
 	/* Strict addresses, one worker per IP, memory within kPsMaxJobBytes. */
-	const std::string two = "job = 4\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
+	const std::string two = "id = 4\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
 	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:8:6: worker[1].ip: the same address as another worker");
 	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\\u0000\"\nbit = [1]\n", "j.toml", &c, &err));
@@ -84,18 +84,21 @@ TEST(PsJobFile, OldNamesAreRefusedWithTheNewOne)
 {
 	PsJobConfig c;
 	std::string err;
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\n[[workers]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:3:3: workers: unknown key; renamed: use `worker`");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbits = [0]\n",
+	/* The job's id is `id`, as switchd's [[job]] id. */
+	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_EQ(err, "j.toml:1:1: job: unknown key; renamed: use `id`");
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [2]\n[[worker]]\nip = \"10.0.0.1\"\nbits = [0]\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:6:1: worker[0].bits: unknown key; renamed: use `bit`");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\n[switch]\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n"
 				  "key_file = \"k\"\n[[worker]]\nip = \"10.0.0.1\"\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:6:1: switch.key_file: unknown key; renamed: use `control_key_file`");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nelemnts = 62\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\nelemnts = 62\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:3:1: elemnts: unknown key; did you mean `elements`?");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\nfrobnicate = 1\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\nfrobnicate = 1\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:3:1: frobnicate: unknown key");
 }
 
@@ -106,19 +109,19 @@ TEST(PsJobFile, WhatAddJobRefusesIsFoundInTheFile)
 	PsJobConfig c;
 	std::string err;
 	const std::string one = "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nwindow = 48\n" + one, "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [2]\nwindow = 48\n" + one, "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:4:10: window: must be a power of two");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nps_index = 1\n" + one, "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [2]\nps_index = 1\n" + one, "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:4:12: ps_index: must be below ps_count (1)");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [2]\nack = \"multicast\"\n" + one, "j.toml", &c, &err));
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [2]\nack = \"multicast\"\n" + one, "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:4:7: ack: \"multicast\" needs a [switch]");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n",
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [1]\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:6:7: worker[0].bit: bit 1 at level 0 is not below fan_in 1 (255 = not at this level)");
-	EXPECT_FALSE(parse_ps_job("job = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n[[worker]]\nip = \"10.0.0.2\"\n",
+	EXPECT_FALSE(parse_ps_job("id = 1\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n[[worker]]\nip = \"10.0.0.2\"\n",
 				  "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:2:10: levels: 0 cannot tell workers apart; use levels = 1 (bit) without a switch");
-	const std::string two = "job = 1\nlevels = 2\nfan_in = [2, 2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0, 0]\n";
+	const std::string two = "id = 1\nlevels = 2\nfan_in = [2, 2]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0, 0]\n";
 	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [1, 255]\n", "j.toml", &c, &err));
 	EXPECT_EQ(err, "j.toml:9:7: worker[1].bit: skips level 1 above its first level");
 	EXPECT_FALSE(parse_ps_job(two + "[[worker]]\nip = \"10.0.0.2\"\nbit = [0, 0]\n", "j.toml", &c, &err));
@@ -133,7 +136,7 @@ TEST(PsJobFile, WhatAddJobRefusesIsFoundInTheFile)
  * error naming the key. */
 TEST(PsJobFile, ElementsNamedOrLeftToThePath)
 {
-	const std::string base = "job = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n";
+	const std::string base = "id = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n";
 	PsJobConfig c;
 	std::string err;
 	ASSERT_TRUE(parse_ps_job(base, "j.toml", &c, &err)) << err;
@@ -158,7 +161,7 @@ TEST(PsJobFile, SetElementsWithinTheSlotsRoom)
 {
 	PsJobConfig c;
 	std::string err;
-	ASSERT_TRUE(parse_ps_job("elements = 768\njob = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml",
+	ASSERT_TRUE(parse_ps_job("elements = 768\nid = 4\nlevels = 0\n[[worker]]\nip = \"10.0.0.1\"\n", "j.toml",
 				 &c, &err))
 		<< err;
 	ParameterServer ps(Endpoint{{0}, 1, INA_UDP_PORT});
@@ -192,12 +195,12 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 				{"submodel": "b", "first_element": 100, "end_element": 300, "agg_node": 2}]})";
 		f << "]}}\n";
 	}
-	const std::string base = "job = 4\nlevels = 1\nfan_in = [2]\naggregators = 512\n"
+	const std::string base = "id = 4\nlevels = 1\nfan_in = [2]\naggregators = 512\n"
 				 "[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n"
 				 "[[worker]]\nip = \"10.0.0.2\"\nbit = [1]\n";
 	const std::string sw1 = "[[goat.switch]]\nid = 1\nip = \"10.0.0.254\"\nmac = \"02:00:00:00:00:fe\"\n";
 	const std::string sw2 = "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
-				"aggregators = [100, 300]\n";
+				"aggregators = [[100, 300]]\n";
 	const std::string sw3 = "[[goat.switch]]\nid = 3\nip = \"10.0.0.252\"\nmac = \"02:00:00:00:00:fc\"\n";
 	PsJobConfig c;
 	std::string err;
@@ -228,10 +231,17 @@ TEST(PsJobFile, GoatPlanAndItsSwitches)
 	EXPECT_EQ(err, job + ":23:6: goat.switch[2].id: a second [[goat.switch]] with id 1");
 	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 +
 					  "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
-					  "aggregators = [300, 100]\n",
+					  "aggregators = [[300, 100]]\n",
 				  job, &c, &err));
-	EXPECT_EQ(err, job + ":21:15: goat.switch[1].aggregators: must be [first, end], 0 <= first < end");
-	const std::string one = "job = 4\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
+	EXPECT_EQ(err, job + ":21:15: goat.switch[1].aggregators: each entry must be [first, end], 0 <= first < end");
+	/* [first, end] alone was the shape of earlier versions; switchd's [[goat]] takes pairs. */
+	EXPECT_FALSE(parse_ps_job(base + "[goat]\nplan = \"plan.json\"\n" + sw1 +
+					  "[[goat.switch]]\nid = 2\nip = \"10.0.0.253\"\nmac = \"02:00:00:00:00:fd\"\n"
+					  "aggregators = [100, 300]\n",
+				  job, &c, &err));
+	EXPECT_EQ(err, job + ":21:15: goat.switch[1].aggregators: an array of [first, end] pairs now, as switchd's "
+			     "[[goat]]: write [[first, end]]");
+	const std::string one = "id = 4\nlevels = 1\nfan_in = [1]\n[[worker]]\nip = \"10.0.0.1\"\nbit = [0]\n";
 	EXPECT_FALSE(parse_ps_job(one + "[goat]\nplan = \"plan.json\"\n", job, &c, &err));
 	EXPECT_EQ(err, job + ":8:8: goat.plan: has 2 workers, the job 1 (plan worker i is the job's i-th)");
 	std::filesystem::remove_all(dir);

@@ -303,7 +303,7 @@ std::string write_job_file(const std::string &dir, const Endpoint w[2], const ch
 		snprintf(b, sizeof(b), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 		return std::string(b);
 	};
-	f << "job = " << kJob << "\nelements = " << kElems << "\naggregators = " << kAggregators
+	f << "id = " << kJob << "\nelements = " << kElems << "\naggregators = " << kAggregators
 	  << "\nwindow = 1024\nlevels = 1\nfan_in = [2]\n";
 	if (switch_toml)
 		f << switch_toml; /* [switch]: multicast ACKs */
@@ -782,7 +782,7 @@ TEST(PsE2eGoat, PlanInstalledAndRemovedThroughSwitchd)
 	};
 	const std::vector<std::string> ps_args = {"--transport", "af_packet", "--device", "h2", "--ip", "10.0.0.100"};
 
-	std::vector<std::string> args = {"--job", job_with("[100, 300]")};
+	std::vector<std::string> args = {"--job", job_with("[[100, 300]]")};
 	args.insert(args.end(), ps_args.begin(), ps_args.end());
 	Daemon d;
 	ASSERT_TRUE(d.start(args)) << d.text;
@@ -796,7 +796,7 @@ TEST(PsE2eGoat, PlanInstalledAndRemovedThroughSwitchd)
 	EXPECT_TRUE(lab.sw.wait_for("switch 1 aggregates nothing (removed)", 3000)) << lab.sw.output();
 
 	/* Beyond the switch's 4096 aggregators: invalid, one line, exit 1. */
-	std::string cmd = std::string(getenv("INA_PS")) + " --job " + job_with("[0, 5000]");
+	std::string cmd = std::string(getenv("INA_PS")) + " --job " + job_with("[[0, 5000]]");
 	for (const std::string &a : ps_args)
 		cmd += " " + a;
 	FILE *p = popen((cmd + " 2>&1").c_str(), "r");

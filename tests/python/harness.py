@@ -55,7 +55,7 @@ def private_network():
 
 
 def job_toml(job, ips, ack="unicast", window=4096):
-    lines = [f"job = {job}", "elements = 62", "aggregators = 4096", f"window = {window}",
+    lines = [f"id = {job}", "elements = 62", "aggregators = 4096", f"window = {window}",
              "levels = 1", f"fan_in = [{len(ips)}]", f'ack = "{ack}"', ""]
     for r, ip in enumerate(ips):
         lines += ["[[worker]]", f'ip = "{ip}"', 'mac = "02:00:00:00:00:%02x"' % (10 + r),

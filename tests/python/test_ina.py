@@ -195,7 +195,7 @@ class ConfigAndFailureTest(unittest.TestCase):
             (dict(job=1, ps=PS_IP, bogus=3), "unknown worker config key 'bogus'"),
             (dict(job=1, ps=PS_IP, udp_port=70000), "bad value"),
             (dict(job=1, ps="not-an-ip"), "bad value"),
-            (dict(job=0, ps=PS_IP), "job id 0"),
+            (dict(job=0, ps=PS_IP), "key 'job' (int 1..65535)"),
             (dict(job=1, ps=PS_IP, cc="fast"), "bad value"),
             (dict(job=1, ps=PS_IP, scale=-3.0), "scale"),
             (dict(job=1, ps=PS_IP, elements=2049), "bad value"),  # above INA_MAX_ELEMENTS

@@ -45,7 +45,7 @@ else:
 def job_toml(job, workers, ps_count=1, ps_index=0, window=4096, elements=62, switch=None):
     # elements None: left to the path (docs/ps.md, "Fragment size").
     lines = [
-        "job = %d" % job, "aggregators = 4096", "window = %d" % window,
+        "id = %d" % job, "aggregators = 4096", "window = %d" % window,
         "levels = 1", "fan_in = [%d]" % workers, "ps_count = %d" % ps_count,
         "ps_index = %d" % ps_index, 'ack = "unicast"', "",
     ]

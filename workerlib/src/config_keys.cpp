@@ -2,6 +2,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -204,114 +205,171 @@ bool set_roce_key(WorkerConfig *c, const std::string &key, const std::string &v,
 	return ok;
 }
 
+/* One key: its setter and, for the error, the range it takes (docs/worker.md). */
+struct Key {
+	std::function<bool(const std::string &)> set;
+	std::string range;
+};
+using KeyTable = std::map<std::string, Key>;
+
+/* An integer in [lo, hi] into *field. */
+template <typename T> Key int_key(T *field, uint64_t lo, uint64_t hi)
+{
+	return {[field, lo, hi](const std::string &s) {
+			uint64_t x;
+			if (!to_u64(s, hi, &x) || x < lo)
+				return false;
+			*field = static_cast<T>(x);
+			return true;
+		},
+		"int " + std::to_string(lo) + ".." + std::to_string(hi)};
+}
+
+std::string number_text(double x)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%g", x);
+	return b;
+}
+
+/* A finite float in [lo, hi], lo or hi left out where open ('>' or '<'). */
+Key float_key(double *field, double lo, double hi, bool open_lo = false, bool open_hi = false)
+{
+	return {[=](const std::string &s) {
+			double x;
+			if (!to_double(s, lo, hi, &x) || (open_lo && x == lo) || (open_hi && x == hi))
+				return false;
+			*field = x;
+			return true;
+		},
+		std::string("float ") + (open_lo ? ">" : "") + number_text(lo) + ".." + (open_hi ? "<" : "") +
+			number_text(hi)};
+}
+
+/* Microseconds (or another unit, as a factor to ns) into a ns field. */
+Key ns_key(uint64_t *field, uint64_t lo, uint64_t ns_per_unit)
+{
+	const uint64_t hi = UINT64_MAX / ns_per_unit;
+	return {[=](const std::string &s) {
+			uint64_t x;
+			if (!to_u64(s, hi, &x) || x < lo)
+				return false;
+			*field = x * ns_per_unit;
+			return true;
+		},
+		"int " + std::to_string(lo) + ".." + std::to_string(hi)};
+}
+
+Key text_key(std::function<bool(const std::string &)> set, std::string what)
+{
+	return {std::move(set), std::move(what)};
+}
+
+/* The keys whose value is a number. Windows are bounded by the window
+ * capacity (2^24 fragments at most), the rest by their field or meaning;
+ * relations between keys are validate()'s. */
+void add_numeric_keys(KeyTable *t, WorkerConfig *c)
+{
+	const double kWindows = static_cast<double>(kMaxWindowCapacity - 1);
+	*t = {
+		{"job", int_key(&c->job_id, 1, 0xFFFF)},
+		{"epoch", int_key(&c->epoch, 0, 0xFF)},
+		{"rank", int_key(&c->rank, 0, 0xFFFFFFFF)},
+		{"levels", int_key(&c->levels, 0, INA_MAX_LEVELS)},
+		{"start_level", int_key(&c->start_level, 0, INA_MAX_LEVELS - 1)},
+		{"udp_port", int_key(&c->transport.udp_port, 0, 0xFFFF)},
+		{"udp_gso", int_key(&c->transport.udp_gso, 0, 1)},
+		{"drop", float_key(&c->transport.drop, 0, 1)},
+		{"duplicate", float_key(&c->transport.duplicate, 0, 1)},
+		{"reorder", float_key(&c->transport.reorder, 0, 1)},
+		{"seed", int_key(&c->transport.seed, 0, UINT64_MAX)},
+		{"ps_query_timeout_ms", int_key(&c->ps_query_timeout_ms, 0, 3600000)},
+		{"aggregators", int_key(&c->aggregators, 1, kMaxAggregators)},
+		{"scale", float_key(&c->scale, 0, 1e30, true)},
+		{"agg_node", int_key(&c->agg_node, 0, 0xFFFF)},
+		{"threads", int_key(&c->threads, 1, 64)},
+		{"initial_window", float_key(&c->cc.initial_window, 1, kWindows)},
+		{"min_window", float_key(&c->cc.min_window, 1, kWindows)},
+		{"max_window", float_key(&c->cc.max_window, 1, kWindows)},
+		{"ssthresh", float_key(&c->cc.initial_ssthresh, 0, kWindows)},
+		{"a2tp_w", float_key(&c->cc.a2tp_w, 0, 1, true, true)},
+		{"a2tp_g", float_key(&c->cc.a2tp_g, 0, 1, true, true)},
+		{"a2tp_h", float_key(&c->cc.a2tp_h, -1, 1, false, true)},
+		{"a2tp_gamma_smoothing", float_key(&c->cc.a2tp_gamma_smoothing, 0, 1)},
+		{"acw_increase", float_key(&c->cc.acw_increase, 0, kWindows)},
+		{"initial_acw", float_key(&c->cc.initial_acw, 0, kWindows)},
+		{"a2tp_flows", int_key(&c->a2tp_flows, 0, 1u << 20)},
+		{"min_rto_us", ns_key(&c->rtt.min_rto_ns, 1, 1000)},
+		{"max_rto_us", ns_key(&c->rtt.max_rto_ns, 1, 1000)},
+		{"initial_rto_us", ns_key(&c->rtt.initial_rto_ns, 1, 1000)},
+		{"delay_target_us", ns_key(&c->delay_target_ns, 0, 1000)},
+		{"max_backoff", int_key(&c->rtt.max_backoff, 0, 1u << 20)},
+		{"timeout_burst", int_key(&c->timeout_burst, 1, 1u << 20)},
+		{"reorder_window_pct", int_key(&c->reorder_window_pct, 0, 1000)},
+		{"window_capacity", int_key(&c->window_capacity, 16, kMaxWindowCapacity)},
+		{"ps_window", int_key(&c->ps_window, 1, 1u << 30)},
+		{"stall_timeout_ms", ns_key(&c->stall_timeout_ns, 0, 1000000)},
+	};
+}
+
+/* The keys whose value is text, a list or a name. */
+void add_text_keys(KeyTable *t, WorkerConfig *c)
+{
+	const Key elements = int_key(&c->elements_per_packet, 1, INA_MAX_ELEMENTS);
+	t->insert({
+		{"bit", text_key([c](const std::string &s) { return per_level(s, c->bit); }, "a comma list of int")},
+		{"fan_in", text_key([c](const std::string &s) { return per_level(s, c->fan_in); }, "a comma list of int")},
+		{"ps", text_key([c](const std::string &s) { return ps_list(s, &c->ps); }, "IP[/MAC],...")},
+		{"next_hop_mac",
+		 text_key([c](const std::string &s) { return unicast_mac(s, c->next_hop_mac); }, "a unicast MAC")},
+		{"transport",
+		 text_key([c](const std::string &s) { c->transport.kind = s; return !s.empty(); }, "a transport name")},
+		{"device", text_key([c](const std::string &s) { c->transport.device = s; return true; }, "text")},
+		{"eal_args", text_key([c](const std::string &s) { c->transport.eal_args = s; return true; }, "text")},
+		{"ip", text_key([c](const std::string &s) { return parse_ipv4(s, &c->transport.ip); }, "an IPv4 address")},
+		{"elements", text_key(
+				     [c, elements](const std::string &s) {
+					     if (s != "auto")
+						     return elements.set(s);
+					     c->elements_per_packet = 0;
+					     return true;
+				     },
+				     elements.range + " or auto")},
+		{"cc", text_key([c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }, "none, atp, a2tp")},
+		{"goat", text_key([c](const std::string &s) { return goat_ranges(s, &c->goat); },
+				  "end:node[:first-end],...")},
+		{"goat_aggregators",
+		 text_key([c](const std::string &s) { return goat_aggregators(s, &c->goat_aggregators); },
+			  "node:first-end,...")},
+		{"a2tp_bypass", text_key(
+					[c](const std::string &s) {
+						if (s != "window" && s != "hash")
+							return false;
+						c->cc.bypass_by_hash = s == "hash";
+						return true;
+					},
+					"window, hash")},
+	});
+}
+
 } /* namespace */
 
 bool set_config_key(WorkerConfig *c, const std::string &key, const std::string &v, std::string *error)
 {
 	if (key.compare(0, 5, "roce_") == 0)
 		return set_roce_key(c, key, v, error);
-	using Setter = std::function<bool(const std::string &)>;
-	auto u = [](auto *field, uint64_t max) {
-		return Setter([field, max](const std::string &s) {
-			uint64_t x;
-			if (!to_u64(s, max, &x))
-				return false;
-			*field = static_cast<std::remove_pointer_t<decltype(field)>>(x);
-			return true;
-		});
-	};
-	auto d = [](double *field, double lo = -1e300, double hi = 1e300) {
-		return Setter([field, lo, hi](const std::string &s) { return to_double(s, lo, hi, field); });
-	};
-	auto us = [](uint64_t *field) {
-		return Setter([field](const std::string &s) {
-			uint64_t x;
-			if (!to_u64(s, UINT64_MAX / 1000, &x))
-				return false;
-			*field = x * 1000;
-			return true;
-		});
-	};
-	const std::map<std::string, Setter> setters = {
-		{"job", u(&c->job_id, 0xFFFF)},
-		{"epoch", u(&c->epoch, 0xFF)},
-		{"rank", u(&c->rank, 0xFFFFFFFF)},
-		{"levels", u(&c->levels, INA_MAX_LEVELS)},
-		{"start_level", u(&c->start_level, INA_MAX_LEVELS - 1)},
-		{"bit", [c](const std::string &s) { return per_level(s, c->bit); }},
-		{"fan_in", [c](const std::string &s) { return per_level(s, c->fan_in); }},
-		{"ps", [c](const std::string &s) { return ps_list(s, &c->ps); }},
-		{"next_hop_mac", [c](const std::string &s) { return unicast_mac(s, c->next_hop_mac); }},
-		{"transport", [c](const std::string &s) { c->transport.kind = s; return !s.empty(); }},
-		{"device", [c](const std::string &s) { c->transport.device = s; return true; }},
-		{"eal_args", [c](const std::string &s) { c->transport.eal_args = s; return true; }},
-		{"ip", [c](const std::string &s) { return parse_ipv4(s, &c->transport.ip); }},
-		{"udp_port", u(&c->transport.udp_port, 0xFFFF)},
-		{"udp_gso", u(&c->transport.udp_gso, 1)},
-		{"drop", d(&c->transport.drop, 0, 1)},
-		{"duplicate", d(&c->transport.duplicate, 0, 1)},
-		{"reorder", d(&c->transport.reorder, 0, 1)},
-		{"seed", u(&c->transport.seed, UINT64_MAX)},
-		{"elements",
-		 [c, u](const std::string &s) {
-			 if (s != "auto")
-				 return u(&c->elements_per_packet, INA_MAX_ELEMENTS)(s);
-			 c->elements_per_packet = 0;
-			 return true;
-		 }},
-		{"ps_query_timeout_ms", u(&c->ps_query_timeout_ms, 3600000)},
-		{"aggregators", u(&c->aggregators, kMaxAggregators)},
-		{"cc", [c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }},
-		{"scale", d(&c->scale)},
-		{"agg_node", u(&c->agg_node, 0xFFFF)},
-		{"goat", [c](const std::string &s) { return goat_ranges(s, &c->goat); }},
-		{"goat_aggregators", [c](const std::string &s) { return goat_aggregators(s, &c->goat_aggregators); }},
-		{"threads", u(&c->threads, 64)},
-		{"initial_window", d(&c->cc.initial_window)},
-		{"min_window", d(&c->cc.min_window)},
-		{"max_window", d(&c->cc.max_window)},
-		{"ssthresh", d(&c->cc.initial_ssthresh)},
-		{"a2tp_w", d(&c->cc.a2tp_w)},
-		{"a2tp_g", d(&c->cc.a2tp_g)},
-		{"a2tp_h", d(&c->cc.a2tp_h)},
-		{"a2tp_gamma_smoothing", d(&c->cc.a2tp_gamma_smoothing)},
-		{"acw_increase", d(&c->cc.acw_increase)},
-		{"initial_acw", d(&c->cc.initial_acw)},
-		{"a2tp_bypass",
-		 [c](const std::string &s) {
-			 if (s != "window" && s != "hash")
-				 return false;
-			 c->cc.bypass_by_hash = s == "hash";
-			 return true;
-		 }},
-		{"a2tp_flows", u(&c->a2tp_flows, 1u << 20)},
-		{"min_rto_us", us(&c->rtt.min_rto_ns)},
-		{"max_rto_us", us(&c->rtt.max_rto_ns)},
-		{"initial_rto_us", us(&c->rtt.initial_rto_ns)},
-		{"delay_target_us", us(&c->delay_target_ns)},
-		{"max_backoff", u(&c->rtt.max_backoff, 1u << 20)},
-		{"timeout_burst", u(&c->timeout_burst, 1u << 20)},
-		{"reorder_window_pct", u(&c->reorder_window_pct, 1000)},
-		{"window_capacity", u(&c->window_capacity, kMaxWindowCapacity)},
-		{"ps_window", u(&c->ps_window, 1u << 30)},
-		{"stall_timeout_ms",
-		 [c](const std::string &s) {
-			 uint64_t x;
-			 if (!to_u64(s, UINT64_MAX / 1000000, &x))
-				 return false;
-			 c->stall_timeout_ns = x * 1000000;
-			 return true;
-		 }},
-	};
-	auto it = setters.find(key);
-	if (it == setters.end()) {
+	KeyTable keys;
+	add_numeric_keys(&keys, c);
+	add_text_keys(&keys, c);
+	auto it = keys.find(key);
+	if (it == keys.end()) {
 		if (error)
 			*error = "unknown worker config key '" + key + "'";
 		return false;
 	}
-	if (!it->second(v)) {
+	if (!it->second.set(v)) {
 		if (error)
-			*error = "bad value '" + v + "' for worker config key '" + key + "'";
+			*error = "bad value '" + v + "' for worker config key '" + key + "' (" + it->second.range + ")";
 		return false;
 	}
 	return true;

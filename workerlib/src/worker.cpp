@@ -54,11 +54,12 @@ bool validate(const WorkerConfig &c, std::string *error)
 	if (c.transport.kind == "roce")
 		return validate_roce(c, error);
 	if (c.job_id == 0)
-		return fail("job id 0 is reserved");
+		return fail("job: job id 0 is reserved");
 	if (c.levels > INA_MAX_LEVELS)
-		return fail("levels must be 0.." + std::to_string(INA_MAX_LEVELS));
+		return fail("levels: must be 0.." + std::to_string(INA_MAX_LEVELS) + ", got " + std::to_string(c.levels));
 	if (c.levels > 0 && c.start_level >= c.levels)
-		return fail("start level must be below levels");
+		return fail("start_level: must be below levels (" + std::to_string(c.levels) + "), got " +
+			    std::to_string(c.start_level));
 	for (uint32_t i = c.start_level; i < c.levels; i++) {
 		if (c.fan_in[i] < 1 || c.fan_in[i] > INA_BITMAP_BITS)
 			return fail("fan-in at level " + std::to_string(i) + " must be 1..32");
@@ -78,29 +79,34 @@ bool validate(const WorkerConfig &c, std::string *error)
 	if (c.elements_per_packet > INA_MAX_ELEMENTS)
 		return fail("elements per packet must be 1.." + std::to_string(INA_MAX_ELEMENTS) + " or 0 (auto)");
 	if (c.aggregators < 1 || c.aggregators > kMaxAggregators)
-		return fail("aggregator count must be 1.." + std::to_string(kMaxAggregators));
+		return fail("aggregators: must be 1.." + std::to_string(kMaxAggregators) + ", got " +
+			    std::to_string(c.aggregators));
 	if (!(c.scale > 0) || !std::isfinite(c.scale))
-		return fail("scale must be a positive number");
+		return fail("scale: must be a positive number");
 	if (c.threads < 1 || c.threads > 64)
-		return fail("threads must be 1..64");
+		return fail("threads: must be 1..64, got " + std::to_string(c.threads));
 	if (c.window_capacity < 16 || uint64_t(c.window_capacity) * c.threads > kMaxWindowCapacity)
-		return fail("window capacity must be 16.." + std::to_string(kMaxWindowCapacity) +
+		return fail("window_capacity: must be 16.." + std::to_string(kMaxWindowCapacity) +
 			    " over all threads, got " + std::to_string(c.window_capacity) + " x " +
 			    std::to_string(c.threads));
 	if (!(c.cc.initial_window >= 1) || c.cc.min_window < 1 || c.cc.max_window < c.cc.initial_window)
-		return fail("congestion windows must satisfy 1 <= min, initial <= max");
+		return fail("min_window, initial_window, max_window: must satisfy 1 <= min_window, initial_window <= "
+			    "max_window, got " + std::to_string(c.cc.min_window) + ", " +
+			    std::to_string(c.cc.initial_window) + ", " + std::to_string(c.cc.max_window));
 	if (c.cc.max_window >= c.window_capacity)
-		return fail("max window must be below the window capacity");
+		return fail("max_window: must be below window_capacity (" + std::to_string(c.window_capacity) +
+			    "), got " + std::to_string(c.cc.max_window));
 	if (c.cc.a2tp_w <= 0 || c.cc.a2tp_w >= 1 || c.cc.a2tp_g <= 0 || c.cc.a2tp_g >= 1)
-		return fail("A2TP weights w and g must be in (0, 1)");
+		return fail("a2tp_w, a2tp_g: A2TP's weights must be in (0, 1)");
 	if (c.cc.a2tp_h >= 1)
-		return fail("A2TP threshold H must be below 1");
+		return fail("a2tp_h: A2TP's threshold H must be below 1");
 	if (c.timeout_burst < 1)
-		return fail("timeout burst must be at least 1");
+		return fail("timeout_burst: must be at least 1");
 	if (c.ps_window < 1)
-		return fail("PS window must be at least 1");
+		return fail("ps_window: must be at least 1");
 	if (c.rtt.min_rto_ns == 0 || c.rtt.min_rto_ns > c.rtt.max_rto_ns)
-		return fail("RTO bounds must satisfy 0 < min <= max");
+		return fail("min_rto_us, max_rto_us: must satisfy 0 < min_rto_us <= max_rto_us, got " +
+			    std::to_string(c.rtt.min_rto_ns / 1000) + ", " + std::to_string(c.rtt.max_rto_ns / 1000));
 	for (const GoatAggregators &a : c.goat_aggregators)
 		if (a.agg_node == INA_AGG_NODE_ANY || a.first >= a.end || a.end > c.aggregators)
 			return fail("GOAT aggregators of node " + std::to_string(a.agg_node) + ": [" +
@@ -283,7 +289,7 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, double scale,
 	if (scale == 0.0)
 		scale = cfg_.scale;
 	if (!(scale > 0) || !std::isfinite(scale))
-		return fail("scale must be a positive number");
+		return fail("scale: must be a positive number");
 	const uint32_t epp = cfg_.elements_per_packet;
 	uint64_t nfrags = (n + epp - 1) / epp;
 	if (nfrags > (1ull << 30))

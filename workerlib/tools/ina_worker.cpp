@@ -20,6 +20,7 @@
 
 #include <unistd.h>
 
+#include "check_config.h"
 #include "ina/cli.h"
 #include "ina/goat_plan.h"
 #include "ina/input_file.h"
@@ -61,6 +62,7 @@ struct Options {
 	uint32_t tensors = 1;
 	bool json = false;
 	bool quiet = false;
+	bool check_config = false;
 	std::string pattern = "normal";
 	std::string cc = "atp";
 	std::vector<std::string> sets;
@@ -149,6 +151,7 @@ int parse_options(int argc, char **argv, Options &o)
 	ina::add_standard_options(app, "ina-worker");
 	app.footer("DPDK EAL arguments (--transport dpdk) come first, ours after \"--\":\n"
 		   "  ina-worker [EAL args --] --job N --rank R --workers W --ps IP [options]\n"
+		   "  ina-worker --check-config --job N --rank R --workers W --ps IP [options]\n"
 		   "Sizes: bytes, or K, M, G = KiB, MiB, GiB. Rates: Gb/s.");
 	ina::WorkerConfig &cfg = o.cfg;
 	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
@@ -206,6 +209,9 @@ int parse_options(int argc, char **argv, Options &o)
 		->check(ina::finite_range(0, 86400));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
+	app.add_flag("--check-config", o.check_config,
+		     "check the configuration these options make, print it as JSON with every default filled in "
+		     "and exit (exit 2 if invalid); opens nothing");
 	app.add_flag("-q,--quiet", o.quiet, "no progress line on stderr (shown only when stderr is a terminal)");
 	rc = ina::parse_cli("ina-worker", app, {split.own.rbegin(), split.own.rend()});
 	o.bits_given = app.count("--bit") > 0;
@@ -524,6 +530,8 @@ static int run_worker(int argc, char **argv)
 		rc = configure(o);
 	if (rc >= 0)
 		return rc;
+	if (o.check_config)
+		return check_worker_config(o.cfg);
 	std::string err;
 	auto w = ina::Worker::open(o.cfg, &err);
 	if (!w) {

@@ -20,6 +20,7 @@
 #ifndef INA_PS_H
 #define INA_PS_H
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -131,8 +132,37 @@ struct PsJobConfig {
 	X(stale_epoch, "packets of another run (epoch) of the job, dropped")        \
 	X(tx_full, "frames not sent: TxQueue full")
 
+/* A counter that one thread writes (its shard's) and others read while it
+ * counts (ina-ps's progress line): a relaxed atomic bumped with a plain
+ * load and store, no locked instruction, as the worker's sender counters.
+ * Only the owner writes it, so no increment is lost. */
+class OwnedCounter {
+public:
+	OwnedCounter() = default;
+	OwnedCounter(const OwnedCounter &o) : v_(o.get()) {}
+	OwnedCounter &operator=(const OwnedCounter &o) { return *this = o.get(); }
+	OwnedCounter &operator=(uint64_t x)
+	{
+		v_.store(x, std::memory_order_relaxed);
+		return *this;
+	}
+	OwnedCounter &operator+=(uint64_t n) { return *this = get() + n; }
+	OwnedCounter &operator++() { return *this += 1; }
+	uint64_t operator++(int)
+	{
+		const uint64_t old = get();
+		*this = old + 1;
+		return old;
+	}
+	uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+	operator uint64_t() const { return get(); }
+
+private:
+	std::atomic<uint64_t> v_{0};
+};
+
 struct PsJobStats {
-#define INA_X(name, help) uint64_t name = 0;
+#define INA_X(name, help) OwnedCounter name;
 	INA_PS_JOB_COUNTERS(INA_X)
 #undef INA_X
 };
@@ -264,7 +294,7 @@ private:
 struct PsCounterInfo {
 	const char *name;
 	const char *help;
-	uint64_t PsJobStats::*field;
+	OwnedCounter PsJobStats::*field;
 };
 const std::vector<PsCounterInfo> &ps_job_counters();
 
