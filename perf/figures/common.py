@@ -180,14 +180,29 @@ def run_lab(ctx, topology, args=(), timeout=180):
     One lab at a time, under this figure's prefix."""
     cmd = ["/usr/bin/python3", LAB, "--prefix", ctx.prefix, "run", topology, "--build", ctx.build,
            "--json", "--timeout", str(timeout), *args]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 120)
+        out, err = p.communicate(timeout=timeout + 120)
     except subprocess.TimeoutExpired:
+        stop_lab(p)
         return {"error": f"scripts/lab run did not end within {timeout + 120} s"}
+    except BaseException:
+        stop_lab(p)
+        raise
     try:
-        return json.loads(r.stdout)
+        return json.loads(out)
     except ValueError:
-        return {"error": f"exit {r.returncode}: " + ((r.stderr.strip().splitlines() or ["no report"])[-1])}
+        return {"error": f"exit {p.returncode}: " + ((err.strip().splitlines() or ["no report"])[-1])}
+
+
+def stop_lab(p):
+    """SIGTERM: scripts/lab then takes its lab down (docs/lab.md, "Cleaning up")."""
+    p.terminate()
+    try:
+        p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
 
 
 def lab_exact(report):

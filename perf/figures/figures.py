@@ -20,6 +20,7 @@ here (the reason on stderr).
 """
 import json
 import os
+import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,6 +57,8 @@ def main():
         ap.error("name a FIGURE (--list names them)")
     ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick)
     fn = FIGURES[a.figure][0]
+    # SIGTERM as Ctrl-C: a running lab is taken down before we exit.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         res = fn(ctx)
     except common.CannotRun as e:

@@ -35,16 +35,20 @@ def run_figure(build, figure, out):
 
 
 def atp_fig14_checks(res):
-    """ATP Fig. 14: what reproduces here (docs/figures.md). Static never falls
-    back to the PS and carries more than hash wherever jobs share the switch.
+    """ATP Fig. 14: what reproduces here (docs/figures.md). Static finishes
+    nothing at the PS and carries more than hash wherever jobs share the switch.
     Hash against linear is printed, not asserted: linear's jobs sometimes
     fall into step (25 % in the switch at 4 jobs) and sometimes drift apart
     (96 % at 2 jobs), so its side of the paper's direction is a coin here."""
     errs = []
     v = {(p["x"], p["series"]): p for p in res["points"]}
     for (x, series), p in sorted(v.items()):
-        if series == "static" and (p["detail"]["collisions"] or p["detail"]["in switch %"] < 99.99):
-            errs.append(f"static at {x} jobs fell back to the PS: {p['detail']}")
+        # A static collision can only be a stale resend of a fragment its
+        # peer saw complete (docs/worker.md): never more than the resends,
+        # and nothing is finished at the PS.
+        d = p["detail"]
+        if series == "static" and (d["in switch %"] < 99.99 or d["collisions"] > d["retransmits"]):
+            errs.append(f"static at {x} jobs fell back to the PS: {d}")
         if series == "hash" and x >= 2 and not p["ours"] < v[(x, "static")]["ours"]:
             errs.append(f"{x} jobs: hash {p['ours']:.3f} Gb/s not below static "
                         f"{v[(x, 'static')]['ours']:.3f}, which never falls back to the PS")
