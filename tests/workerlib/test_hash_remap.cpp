@@ -168,4 +168,12 @@ TEST(IndexPolicy, ConfigKey)
 	EXPECT_EQ(c.index.kind, IndexPolicy::Hash);
 	for (const char *bad : {"", "lin", "static", "static:5", "static:5-5", "static:9-3", "static:-4", "static:1-x"})
 		EXPECT_FALSE(set_config_key(&c, "index", bad, &err)) << bad;
+	/* The range must lie within the switch's aggregators. */
+	c.ps.push_back(PsAddress{0x0A000001, {}});
+	c.aggregators = 512;
+	ASSERT_TRUE(set_config_key(&c, "index", "static:256-512", &err)) << err;
+	EXPECT_TRUE(validate(c, &err)) << err;
+	ASSERT_TRUE(set_config_key(&c, "index", "static:256-513", &err)) << err;
+	EXPECT_FALSE(validate(c, &err));
+	EXPECT_NE(err.find("static index range [256, 513)"), std::string::npos) << err;
 }
