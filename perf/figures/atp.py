@@ -136,7 +136,7 @@ def fig14(ctx):
             if bad:
                 failures.append(f"{jobs} jobs {scheme}: {bad}")
     for p in pts:
-        p.how = "not stated: " + TEXT14 if p.x >= 2 else "not stated (one job: no sharing)"
+        p.how = "no number in the text (§5.4.2 states the order: note)"
     off, ratios = fig14_direction(pts)
     size = prm["tensor"] * 4 >> 20
     notes = [

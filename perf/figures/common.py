@@ -160,8 +160,12 @@ def plot(res, path):
         if paper:
             ax.plot([p.x for p in paper], [p.paper for p in paper], "s", mfc="none", ms=10,
                     color=colour, label=f"{s} (paper)")
+    xs = sorted({p.x for p in res.points})
+    ax.set_xticks(xs)
     if res.logscale:
         ax.set_yscale("symlog", linthresh=0.1)
+    elif all(p.ours >= 0 for p in res.points):
+        ax.set_ylim(bottom=0)
     ax.set_xlabel(res.xlabel)
     ax.set_ylabel(res.ylabel)
     ax.set_title(res.title, fontsize=10)
