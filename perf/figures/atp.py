@@ -116,8 +116,9 @@ def fig14_direction(pts):
             off.append(f"{x} jobs: hash {h:.3f} Gb/s not above linear {li:.3f}")
         if h is not None and s:
             share = next(p.detail.get("in switch %") for p in pts if p.x == x and p.series == "hash")
+            share = "?" if share is None else f"{share:.0f}"
             ratios.append(Ratio(f"hash / static at {x} jobs", h / s, 1.0,
-                                f"hash aggregates {share:.0f} % in the switch at {x} jobs: with as many "
+                                f"hash aggregates {share} % in the switch at {x} jobs: with as many "
                                 "aggregators as fragments in flight, ATP's rehashing does not reach a "
                                 "collision-free map within the run"))
     return off, ratios
