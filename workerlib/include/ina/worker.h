@@ -28,7 +28,7 @@
 #include "ina/transport.h"
 #include "ina/wire.h"
 #include "ina/worker/congestion.h"
-#include "ina/worker/remap.h"
+#include "ina/worker/index_policy.h"
 #include "ina/worker/rtt.h"
 
 namespace ina {

@@ -37,14 +37,9 @@
 #include <memory>
 #include <mutex>
 
-namespace ina {
+#include "ina/worker/index_policy.h"
 
-/* How a fragment's index is chosen before any hint. */
-struct IndexPolicy {
-	enum Kind : uint8_t { Hash, Linear, Static };
-	Kind kind = Hash;
-	uint32_t first = 0, end = 0; /* Static: the job's aggregators [first, end) */
-};
+namespace ina {
 
 class RemapTable {
 public:
