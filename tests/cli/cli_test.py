@@ -41,7 +41,8 @@ def programs(build, src):
         "ina-trace": [PY, os.path.join(src, "tools", "ina-trace")],
     }
     for rel in ("perf/e2e_bench/e2e_bench.py", "perf/e2e_bench/gloo_worker.py",
-                "perf/switchd_bench/switchd_bench.py", "perf/lab_figures.py", "perf/host_bench/host_bench.py"):
+                "perf/switchd_bench/switchd_bench.py", "perf/lab_figures.py", "perf/host_bench/host_bench.py",
+                "perf/figures/figures.py"):
         scripts[os.path.basename(rel)] = [PY, os.path.join(src, rel)]
     out.update(scripts)
     return out

@@ -5,6 +5,7 @@
 
 #include "ina/hash.h"
 #include "ina/wire.h"
+#include "ina/worker.h"
 #include "ina/worker/remap.h"
 
 using namespace ina;
@@ -127,4 +128,52 @@ TEST(Remap, IgnoresNoRemapAndOutOfRange)
 	EXPECT_FALSE(t.apply_hint(9, INA_NO_REMAP));
 	EXPECT_FALSE(t.apply_hint(9, 128));
 	EXPECT_EQ(t.index(3 * kEpoch + 9), before);
+}
+
+/* The baselines of ATP's Figure 14 (docs/worker.md, "Aggregator index"). */
+TEST(IndexPolicy, LinearIsSeqModNAndTakesNoHints)
+{
+	RemapTable t(7, 100, 4096, IndexPolicy{IndexPolicy::Linear, 0, 0});
+	for (uint32_t s : {0u, 1u, 99u, 100u, 12345u})
+		EXPECT_EQ(t.index(s), s % 100);
+	EXPECT_FALSE(t.apply_hint(5, 42));
+	EXPECT_EQ(t.index(5 + 3 * 4096), (5 + 3 * 4096) % 100);
+}
+
+TEST(IndexPolicy, StaticStaysInTheJobsRange)
+{
+	RemapTable t(3, 4096, 4096, IndexPolicy{IndexPolicy::Static, 1024, 2048});
+	for (uint32_t s = 0; s < 5000; s++) {
+		ASSERT_EQ(t.index(s), 1024 + s % 1024) << s;
+	}
+	EXPECT_FALSE(t.apply_hint(7, 3000));
+	/* Two jobs' partitions are disjoint whatever their seqs. */
+	RemapTable u(4, 4096, 4096, IndexPolicy{IndexPolicy::Static, 2048, 3072});
+	for (uint32_t s = 0; s < 5000; s++)
+		ASSERT_NE(t.index(s), u.index(s + 17));
+}
+
+TEST(IndexPolicy, ConfigKey)
+{
+	WorkerConfig c;
+	std::string err;
+	EXPECT_EQ(c.index.kind, IndexPolicy::Hash);
+	ASSERT_TRUE(set_config_key(&c, "index", "linear", &err)) << err;
+	EXPECT_EQ(c.index.kind, IndexPolicy::Linear);
+	ASSERT_TRUE(set_config_key(&c, "index", "static:256-512", &err)) << err;
+	EXPECT_EQ(c.index.kind, IndexPolicy::Static);
+	EXPECT_EQ(c.index.first, 256u);
+	EXPECT_EQ(c.index.end, 512u);
+	ASSERT_TRUE(set_config_key(&c, "index", "hash", &err)) << err;
+	EXPECT_EQ(c.index.kind, IndexPolicy::Hash);
+	for (const char *bad : {"", "lin", "static", "static:5", "static:5-5", "static:9-3", "static:-4", "static:1-x"})
+		EXPECT_FALSE(set_config_key(&c, "index", bad, &err)) << bad;
+	/* The range must lie within the switch's aggregators. */
+	c.ps.push_back(PsAddress{0x0A000001, {}});
+	c.aggregators = 512;
+	ASSERT_TRUE(set_config_key(&c, "index", "static:256-512", &err)) << err;
+	EXPECT_TRUE(validate(c, &err)) << err;
+	ASSERT_TRUE(set_config_key(&c, "index", "static:256-513", &err)) << err;
+	EXPECT_FALSE(validate(c, &err));
+	EXPECT_NE(err.find("static index range [256, 513)"), std::string::npos) << err;
 }

@@ -91,6 +91,23 @@ bool goat_aggregators(const std::string &v, std::vector<GoatAggregators> *out)
 	return true;
 }
 
+/* Aggregator index policy: hash, linear, static:FIRST-END. */
+bool index_policy(const std::string &v, IndexPolicy *out)
+{
+	if (v == "hash" || v == "linear") {
+		*out = IndexPolicy{v == "hash" ? IndexPolicy::Hash : IndexPolicy::Linear, 0, 0};
+		return true;
+	}
+	const size_t dash = v.find('-');
+	uint64_t first, end;
+	if (v.compare(0, 7, "static:") != 0 || dash == std::string::npos ||
+	    !to_u64(v.substr(7, dash - 7), kMaxAggregators, &first) || !to_u64(v.substr(dash + 1), kMaxAggregators, &end) ||
+	    first >= end)
+		return false;
+	*out = IndexPolicy{IndexPolicy::Static, static_cast<uint32_t>(first), static_cast<uint32_t>(end)};
+	return true;
+}
+
 bool per_level(const std::string &v, uint8_t out[INA_MAX_LEVELS])
 {
 	auto parts = split(v, ',');
@@ -335,6 +352,8 @@ void add_text_keys(KeyTable *t, WorkerConfig *c)
 					     return true;
 				     },
 				     elements.range + " or auto")},
+		{"index", text_key([c](const std::string &s) { return index_policy(s, &c->index); },
+				   "hash, linear, static:FIRST-END")},
 		{"cc", text_key([c](const std::string &s) { return parse_cc_kind(s, &c->cc.kind); }, "none, atp, a2tp")},
 		{"goat", text_key([c](const std::string &s) { return goat_ranges(s, &c->goat); },
 				  "end:node[:first-end],...")},

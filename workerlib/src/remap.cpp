@@ -6,9 +6,11 @@
 
 namespace ina {
 
-RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments)
-    : job_(job), n_(aggregators ? aggregators : 1), epoch_shift_(0), map_(new Entry[n_])
+RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments, IndexPolicy policy)
+    : job_(job), n_(aggregators ? aggregators : 1), policy_(policy), epoch_shift_(0), map_(new Entry[n_])
 {
+	if (policy_.kind == IndexPolicy::Static && (policy_.first >= policy_.end || policy_.end > n_))
+		policy_ = IndexPolicy{IndexPolicy::Static, 0, n_};
 	while (epoch_shift_ < 40 && (1ull << epoch_shift_) < epoch_fragments)
 		epoch_shift_++;
 	for (uint32_t i = 0; i < n_; i++)
@@ -17,6 +19,14 @@ RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragme
 
 uint32_t RemapTable::original_index(uint32_t seq) const
 {
+	switch (policy_.kind) {
+	case IndexPolicy::Linear:
+		return seq % n_;
+	case IndexPolicy::Static:
+		return policy_.first + seq % (policy_.end - policy_.first);
+	case IndexPolicy::Hash:
+		break;
+	}
 	return aggregator_index(job_, seq, n_);
 }
 
@@ -43,7 +53,7 @@ uint32_t RemapTable::index(uint64_t frag) const
 
 bool RemapTable::apply_hint(uint64_t frag, uint32_t new_index)
 {
-	if (new_index == INA_NO_REMAP || new_index >= n_)
+	if (new_index == INA_NO_REMAP || new_index >= n_ || policy_.kind != IndexPolicy::Hash)
 		return false;
 	const uint64_t from = static_cast<uint64_t>(epoch_of(frag)) + 2;
 	if (from > UINT32_MAX)

@@ -81,6 +81,9 @@ bool validate(const WorkerConfig &c, std::string *error)
 	if (c.aggregators < 1 || c.aggregators > kMaxAggregators)
 		return fail("aggregators: must be 1.." + std::to_string(kMaxAggregators) + ", got " +
 			    std::to_string(c.aggregators));
+	if (c.index.kind == IndexPolicy::Static && (c.index.first >= c.index.end || c.index.end > c.aggregators))
+		return fail("static index range [" + std::to_string(c.index.first) + ", " + std::to_string(c.index.end) +
+			    ") is not a range of the " + std::to_string(c.aggregators) + " aggregators");
 	if (!(c.scale > 0) || !std::isfinite(c.scale))
 		return fail("scale: must be a positive number");
 	if (c.threads < 1 || c.threads > 64)
@@ -127,7 +130,7 @@ bool validate(const WorkerConfig &c, std::string *error)
 
 /* ---- WorkerImpl ---- */
 
-WorkerImpl::WorkerImpl(const WorkerConfig &cfg) : cfg_(cfg), remap_(cfg.job_id, cfg.aggregators, static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size()), dir_(kDirSize)
+WorkerImpl::WorkerImpl(const WorkerConfig &cfg) : cfg_(cfg), remap_(cfg.job_id, cfg.aggregators, static_cast<uint64_t>(cfg.ps_window) * cfg.ps.size(), cfg.index), dir_(kDirSize)
 {
 }
 

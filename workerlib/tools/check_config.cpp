@@ -58,6 +58,13 @@ void add_job(json &j, const ina::WorkerConfig &c)
 	j["elements"] = c.elements_per_packet ? json(c.elements_per_packet) : json("auto");
 	j["ps_query_timeout_ms"] = c.ps_query_timeout_ms;
 	j["aggregators"] = c.aggregators;
+	switch (c.index.kind) {
+	case ina::IndexPolicy::Hash: j["index"] = "hash"; break;
+	case ina::IndexPolicy::Linear: j["index"] = "linear"; break;
+	case ina::IndexPolicy::Static:
+		j["index"] = "static:" + std::to_string(c.index.first) + "-" + std::to_string(c.index.end);
+		break;
+	}
 	j["scale"] = c.scale;
 }
 

@@ -28,6 +28,7 @@
 #include "ina/transport.h"
 #include "ina/wire.h"
 #include "ina/worker/congestion.h"
+#include "ina/worker/index_policy.h"
 #include "ina/worker/rtt.h"
 
 namespace ina {
@@ -104,6 +105,10 @@ struct WorkerConfig {
 	/* Aggregators per switch (the N of hash mod N); same at every worker,
 	 * the PS and the switches. 1..kMaxAggregators. */
 	uint32_t aggregators = 4096;
+	/* The aggregator index of a fragment (key `index`: hash, linear,
+	 * static:FIRST-END; docs/worker.md, "Aggregator index"): ATP's hash
+	 * with collision hints, or the baselines of ATP's Figure 14. */
+	IndexPolicy index;
 	CcConfig cc;
 	/* Flows sharing the aggregators, for A2TP's default H (eq. (14));
 	 * 0: the job's worker count (product of the fan-ins). */

@@ -22,6 +22,12 @@
  * `base`, which is safe because in-flight fragments span at most two epochs.
  * Sender threads share the table: lookups are lock-free (a sequence counter,
  * retried in the rare case a hint was being written), hints take a mutex.
+ *
+ * Two other policies exist to compare against (ATP §5.4.2, Figure 14;
+ * docs/worker.md, "Aggregator index"): `linear`, index = seq mod N, and
+ * `static`, SwitchML's equal partition, index = first + seq mod (end -
+ * first) in the job's own aggregators. Their index is the formula and
+ * nothing else: they take no hints.
  */
 #ifndef INA_WORKER_REMAP_H
 #define INA_WORKER_REMAP_H
@@ -31,16 +37,20 @@
 #include <memory>
 #include <mutex>
 
+#include "ina/worker/index_policy.h"
+
 namespace ina {
 
 class RemapTable {
 public:
-	/* epoch_fragments is rounded up to a power of two (at least 1). */
-	RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments);
+	/* epoch_fragments is rounded up to a power of two (at least 1). A
+	 * Static policy's range must lie in [0, aggregators) (the worker's
+	 * validate() checks it); an empty one falls back to all of them. */
+	RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragments, IndexPolicy policy = {});
 
 	uint32_t aggregators() const { return n_; }
 	uint64_t epoch_fragments() const { return 1ull << epoch_shift_; }
-	/* hash(job, seq) mod N: the index before any remap. */
+	/* The index before any remap: hash(job, seq) mod N, or the policy's. */
 	uint32_t original_index(uint32_t seq) const;
 	/* The index of fragment `frag` (job-wide number; its wire seq is
 	 * frag mod 2^32). */
@@ -64,6 +74,7 @@ private:
 
 	uint16_t job_;
 	uint32_t n_;
+	IndexPolicy policy_;
 	uint32_t epoch_shift_;
 	std::unique_ptr<Entry[]> map_;
 	std::atomic<uint32_t> version_{0}; /* odd while a hint is written */

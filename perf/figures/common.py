@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every figure of perf/figures shares: the result it hands back, the
+table, the PNG, the verdict, and running a generated lab topology through
+`scripts/lab run --json`.
+
+A figure is a function `run(ctx) -> Result`. Its points are (x, series,
+ours, paper, how): `paper` is the value the paper gives at that point
+(None where it gives none) and `how` says where it comes from: the text's
+own number, or "read off Fig. N, +-X".
+"""
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LAB = os.path.join(ROOT, "scripts", "lab")
+
+# Every ratio of ours within this of the paper's: the verdict's tolerance.
+TOLERANCE = 0.20
+# Ratios both below this are compared by difference (at most half of it).
+NEAR_ZERO = 0.05
+
+
+@dataclass
+class Point:
+    x: object
+    series: str
+    ours: float
+    paper: float = None
+    how: str = ""
+    detail: dict = field(default_factory=dict)  # extra columns (share in switch, ...)
+
+
+@dataclass
+class Ratio:
+    """One ratio the verdict compares: ours against the paper's."""
+    label: str
+    ours: float
+    paper: float
+    why_off: str = ""  # the reason, when it is known to be off
+
+    def within(self):
+        # Two near-zero shares (GOAT's 60 MB of 8.4 GB against our 0) are
+        # the same finding: there 20 % of the paper's would be 0.001.
+        if max(abs(self.ours), abs(self.paper)) < NEAR_ZERO:
+            return abs(self.ours - self.paper) <= NEAR_ZERO / 2
+        return abs(self.ours / self.paper - 1) <= TOLERANCE
+
+
+@dataclass
+class Result:
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    points: list
+    direction: str            # the paper's direction, as checked
+    direction_ok: bool
+    direction_off: list = field(default_factory=list)  # the points that break it
+    ratios: list = field(default_factory=list)
+    notes: list = field(default_factory=list)           # how read, what was scaled
+    exact: bool = None        # every lab run finished within its bound (None: no lab)
+    failures: list = field(default_factory=list)       # runs that did not
+    logscale: bool = False
+
+    def verdict(self):
+        """One line: the direction, then the ratios against the paper's."""
+        if not self.direction_ok:
+            return "NOT the paper's direction (" + self.direction + "): " + "; ".join(self.direction_off)
+        off = [r for r in self.ratios if not r.within()]
+        if not off:
+            n = len(self.ratios)
+            return ("same direction, every ratio within 20 % of the paper's" if n else
+                    "same direction (the paper states no number to compare a ratio with)")
+        whys = []
+        for r in off:
+            if r.why_off and r.why_off not in whys:
+                whys.append(r.why_off)
+        return ("same direction; off by more than 20 %: " +
+                "; ".join(f"{r.label} {r.ours:.2f} vs paper {r.paper:.2f}" for r in off) +
+                (". Why: " + "; ".join(whys) if whys else ""))
+
+    def to_json(self):
+        return {
+            "figure": self.name, "title": self.title, "xlabel": self.xlabel, "ylabel": self.ylabel,
+            "points": [p.__dict__ for p in self.points],
+            "direction": self.direction, "direction_ok": self.direction_ok,
+            "direction_off": self.direction_off,
+            "ratios": [dict(r.__dict__, within=r.within()) for r in self.ratios],
+            "verdict": self.verdict(), "notes": self.notes, "exact": self.exact,
+            "failures": self.failures,
+        }
+
+
+@dataclass
+class Context:
+    build: str
+    out: str
+    quick: bool
+    prefix: str = "inalabfig"
+    log: object = sys.stderr
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def print_table(res, out=sys.stdout):
+    """x, series, ours, paper, how the paper's value was read, and any
+    detail columns the figure's points carry."""
+    details = []
+    for p in res.points:
+        details += [k for k in p.detail if k not in details]
+    head = ["x", "series", "ours", "paper"] + details + ["paper's value"]
+    rows = [[fmt(p.x), p.series, fmt(p.ours), fmt(p.paper)] +
+            [fmt(p.detail.get(k)) for k in details] + [p.how or "-"] for p in res.points]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    print(f"{res.title}\n  x: {res.xlabel}; values: {res.ylabel}", file=out)
+    print("  ".join(h.ljust(w) if i in (1, len(head) - 1) else h.rjust(w)
+                    for i, (h, w) in enumerate(zip(head, widths))).rstrip(), file=out)
+    for r in rows:
+        print("  ".join(c.ljust(w) if i in (1, len(head) - 1) else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))).rstrip(), file=out)
+    for n in res.notes:
+        print(f"  note: {n}", file=out)
+    for r in res.ratios:
+        print(f"  ratio {r.label}: ours {r.ours:.3f}, paper {r.paper:.3f}"
+              f" ({'within' if r.within() else 'NOT within'} 20 %)", file=out)
+    if res.exact is not None:
+        print(f"  every lab run exact: {'yes' if res.exact else 'NO: ' + '; '.join(res.failures)}", file=out)
+    print(f"verdict: {res.verdict()}", file=out)
+
+
+def plot(res, path):
+    """Ours as solid lines with markers, the paper's values as hollow
+    markers of the same colour. Returns the path, or None without
+    matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    series = []
+    for p in res.points:
+        if p.series not in series:
+            series.append(p.series)
+    for i, s in enumerate(series):
+        pts = [p for p in res.points if p.series == s]
+        colour = f"C{i}"
+        ax.plot([p.x for p in pts], [p.ours for p in pts], "o-", color=colour, label=f"{s} (ours)")
+        paper = [p for p in pts if p.paper is not None]
+        if paper:
+            ax.plot([p.x for p in paper], [p.paper for p in paper], "s", mfc="none", ms=10,
+                    color=colour, label=f"{s} (paper)")
+    xs = sorted({p.x for p in res.points})
+    ax.set_xticks(xs)
+    if res.logscale:
+        ax.set_yscale("symlog", linthresh=0.1)
+    elif all(p.ours >= 0 for p in res.points):
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(res.xlabel)
+    ax.set_ylabel(res.ylabel)
+    ax.set_title(res.title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.text(0.01, 0.01, res.verdict()[:110], fontsize=6)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def run_lab(ctx, topology, args=(), timeout=180):
+    """`scripts/lab run TOPOLOGY ... --json`: the report, or {"error": why}.
+    One lab at a time, under this figure's prefix."""
+    cmd = ["/usr/bin/python3", LAB, "--prefix", ctx.prefix, "run", topology, "--build", ctx.build,
+           "--json", "--timeout", str(timeout), *args]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout + 120)
+    except subprocess.TimeoutExpired:
+        stop_lab(p)
+        return {"error": f"scripts/lab run did not end within {timeout + 120} s"}
+    except BaseException:
+        stop_lab(p)
+        raise
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {"error": f"exit {p.returncode}: " + ((err.strip().splitlines() or ["no report"])[-1])}
+
+
+def stop_lab(p):
+    """SIGTERM: scripts/lab then takes its lab down (docs/lab.md, "Cleaning up")."""
+    p.terminate()
+    try:
+        p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+
+
+def lab_exact(report):
+    """None when every job of the report finished within its quantization
+    bound, else why not."""
+    if "error" in report:
+        return report["error"]
+    bad = [f"{j['name']}: finished {j['finished']}, error {j.get('max_abs_error')} "
+           f"(bound {j.get('error_bound')})" for j in report.get("jobs", [])
+           if not (j["finished"] and j["within_bound"])]
+    if not report.get("jobs"):
+        bad.append("no job in the report")
+    return "; ".join(bad) or None
+
+
+def lab_can_run(build):
+    """None when a lab can run here, else the reason (root, netns, the
+    binaries)."""
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, AF_XDP, hugepages)"
+    for b in ("switchd/ina-switchd", "ps/ina-ps", "workerlib/ina-worker"):
+        if not os.path.exists(os.path.join(build, b)):
+            return f"{b} is not built in {build}"
+    if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
+        return "no network namespaces (ip netns list failed)"
+    return None
+
+
+class CannotRun(Exception):
+    """The figure needs what this machine lacks (the reason): exit 77."""
