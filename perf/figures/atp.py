@@ -28,8 +28,8 @@ WINDOW = RANGE - 1
 RATE_GBPS = 0.2
 # Packets per egress queue: every window of 8 jobs fits (2 x 8 x 255), so a
 # burst toward the PS waits in the queue instead of being dropped. (8192
-# made the mbuf pool of 17 ports too large for AF_XDP: the lab fell back to
-# net_af_packet, which drops every 768-element fragment.)
+# made the mbuf pool of 17 ports too large for AF_XDP, and the lab fell back
+# to net_af_packet: the figure compares runs on one driver.)
 QUEUE = 4096
 TEXT14 = ("§5.4.2: \"ATP's hash-based scheme matches the baseline static scheme and greatly "
           "outperforms the linear-based scheme\"")
@@ -81,8 +81,8 @@ def fig14_run(ctx, prm, jobs, scheme):
                                      delete=False) as f:
         f.write(text)
     try:
-        # 768-element fragments need AF_XDP ports (docs/lab.md, "Fragment
-        # size"): fail rather than fall back to net_af_packet.
+        # Every run on AF_XDP ports: fail rather than fall back to
+        # net_af_packet, whose speed differs (docs/lab.md, "Fragment size").
         rep = run_lab(ctx, f.name, ["--driver", "af_xdp"])
     finally:
         os.unlink(f.name)

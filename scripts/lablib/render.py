@@ -7,7 +7,10 @@
 """
 
 import json
+import math
 import os
+
+from . import netns
 
 
 # The lab's control key file, in the run's conf directory.
@@ -21,13 +24,32 @@ def _num(v):
     return repr(float(v)) if isinstance(v, float) else str(v)
 
 
-def switch_device(sw, port, driver, vdev_index):
-    """DPDK vdev string for one switch port (a veth end in the switch's namespace)."""
+def af_packet_ring(mtu):
+    """net_af_packet's PACKET_MMAP ring for frames of an IP MTU, as
+    (framesz, blocksz, framecnt): the driver's defaults (2048, 4096, 512)
+    when a frame fits them. A longer frame (768 elements make 3158-byte
+    frames) needs a larger framesz, or it is cut short and counted malformed:
+    every fragment dropped. The frame holds the kernel's TPACKET_V2 header
+    and sockaddr_ll (under 128 bytes) and must fit switchd's mbuf (the
+    driver refuses more); the driver walks the ring at a stride of framesz
+    while the kernel starts each block on a block boundary, so a block (a
+    multiple of the page) is a whole number of frames: their LCM."""
+    frame = max(2048, (mtu + 14 + 128 + 15) // 16 * 16)
+    block = frame * 4096 // math.gcd(frame, 4096)
+    per_block = block // frame
+    return frame, block, -(-512 // per_block) * per_block
+
+
+def switch_device(sw, port, driver, vdev_index, mtu=1500):
+    """DPDK vdev string for one switch port (a veth end in the switch's
+    namespace) on links of IP MTU `mtu`."""
     if driver == "af_xdp":
         return f"net_af_xdp{vdev_index},iface={port['name']}"
     if driver == "af_packet":
         # qdisc_bypass=0 keeps the kernel's qdisc on transmit (tc still applies).
-        return f"net_af_packet{vdev_index},iface={port['name']},qpairs=1,qdisc_bypass=0"
+        frame, block, count = af_packet_ring(mtu)
+        return (f"net_af_packet{vdev_index},iface={port['name']},qpairs=1,qdisc_bypass=0,"
+                f"framesz={frame},blocksz={block},framecnt={count}")
     raise ValueError(f"unknown switch port driver '{driver}'")
 
 
@@ -62,7 +84,7 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
               f"ecn_threshold = {sw['ecn_threshold']}", f"rate_gbps = {_num(sw['rate_gbps'])}"]
     for i, p in enumerate(sw["ports"]):
         lines += ["", f"# {p['name']}: to {p['peer_kind']} {p['peer']}", "[[port]]",
-                  f"device = {_q(switch_device(sw, p, driver, i))}"]
+                  f"device = {_q(switch_device(sw, p, driver, i, netns.link_mtu(plan)))}"]
         if p["drop_rate"]:
             lines.append(f"drop_rate = {_num(p['drop_rate'])}")
         for n in p["neighbours"]:
