@@ -245,6 +245,19 @@ def last_json(text):
     return None
 
 
+def trace_path(lab, worker):
+    return os.path.join(lab.run.logs, f"trace-{worker}.jsonl")
+
+
+def read_trace(path):
+    """A worker's --trace file: its samples, [] if it wrote none."""
+    try:
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
 def _release(batch, go, timeout):
     """Creates the go file once every worker of the batch is ready (or has
     exited: its error is reported with the job's)."""
@@ -397,6 +410,8 @@ def _start_due_workers(lab, run, pending, now, counters, go_file, timeout):
         _, job, w, cmd = ent
         ready = f"{go_file}.ready.{len(run.workers)}"
         cmd = cmd + ["--ready-file", ready, "--go-file", go, "--go-timeout", str(timeout)]
+        if job["trace_ms"]:
+            cmd += ["--trace", trace_path(lab, w["name"]), "--trace-interval-ms", str(job["trace_ms"])]
         run.workers[w["name"]] = (job, w, lab.start(f"worker-{w['name']}", w["name"], cmd))
         batch.append((ready, run.workers[w["name"]][2]))
         if job["id"] not in run.starts and ent[0].at != 0.0:
@@ -497,6 +512,10 @@ def _finish_run(lab, plan, run, wall):
                           run.spoofers, wall, run.switch_snap_before)
     report["faults"]["killed_ps"] = sorted(run.killed_ps)
     report["starts"] = [run.starts[j] for j in sorted(run.starts)]
+    for job, entry in zip(plan["jobs"], report["jobs"]):
+        if job["trace_ms"]:
+            entry["trace_ms"] = job["trace_ms"]
+            entry["traces"] = {w["name"]: read_trace(trace_path(lab, w["name"])) for w in job["workers"]}
     # GOAT: each switch's assignments as it logged them (from its config or
     # from the PS's control messages, docs/goat.md "Installing a plan").
     for s in plan["switches"]:

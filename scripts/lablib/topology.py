@@ -74,6 +74,9 @@ JOB_KEYS = {
     "scale": 0.0,            # quantization scale; 0: default (1e8)
     "value_range": 1.0,      # worker tensors are uniform in [-value_range, value_range)
     "start_delay_s": 0.0,
+    # Each worker's counters every trace_ms (ina-worker --trace), in the
+    # report as the job's "traces"; 0: none.
+    "trace_ms": 0,
     "worker_args": [],
     "ps_args": [],
     # mode "goat" (docs/goat.md, "In the lab"): the tensor cut into this many
@@ -390,7 +393,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
               "ps": {"name": j["ps"], "ip": by_host[j["ps"]]["ip"], "mac": by_host[j["ps"]]["mac"]},
               "group": wire.ip_text(wire.job_group(j["id"])),
               "switches": sorted(on_path, key=order.get)}
-    for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s",
+    for k in ("tensor", "iterations", "window", "cc", "scale", "value_range", "start_delay_s", "trace_ms",
               "worker_args", "ps_args", "goat_submodels", "goat_seed", "goat_memory_bytes", "goat_install", "goat_plan_file"):
         result[k] = j[k]
 
@@ -437,6 +440,8 @@ def _check_job(j, where, by_host, overrides):
             j[k] = overrides[k]
     if j["id"] in overrides.get("start_delay", {}):
         j["start_delay_s"] = overrides["start_delay"][j["id"]]
+    if not isinstance(j["trace_ms"], int) or not 0 <= j["trace_ms"] <= 60000:
+        raise TopologyError(f"{where}: trace_ms must be 0..60000 (milliseconds; 0: no trace)")
     return where, mode
 
 

@@ -234,6 +234,36 @@ def t_af_packet(build):
           f"{j['share_switch']} of the fragments aggregated in the switch on af_packet ports")
 
 
+def t_worker_trace(build):
+    # A job's trace_ms: every worker's counters sampled on that grid
+    # (ina-worker --trace), in the report as the job's traces.
+    src = os.path.join(ROOT, "config", "labs", "single-rack.toml")
+    with open(src) as f:
+        text = f.read().replace("iterations = 2", "iterations = 1\ntrace_ms = 20\ncc = \"a2tp\"")
+    with tempfile.TemporaryDirectory() as d:
+        topo = os.path.join(d, "single-rack-trace.toml")
+        with open(topo, "w") as f:
+            f.write(text)
+        r = run(topo, build, "--size", "8M")
+    show(r)
+    assert_exact(r)
+    j = r["jobs"][0]
+    check(j.get("trace_ms") == 20 and set(j.get("traces", {})) == {"w0", "w1", "w2", "w3"},
+          f"traces of {sorted(j.get('traces', {}))} at {j.get('trace_ms')} ms, want w0-w3 at 20 ms")
+    for w, t in j["traces"].items():
+        check(len(t) >= 3, f"{w}: {len(t)} samples")
+        ts = [x["t_ms"] for x in t]
+        check(ts == sorted(ts), f"{w}: samples out of time order")
+        # On the grid: consecutive samples at least an interval apart, bar
+        # the last (written when the run ends).
+        gaps = [b - a for a, b in zip(ts[:-2], ts[1:-1])]
+        check(all(g >= 19.0 for g in gaps), f"{w}: samples closer than 20 ms: {min(gaps, default=0)}")
+        acks = [x["acks"] for x in t]
+        check(acks == sorted(acks), f"{w}: acks fell between samples")
+        check(acks[-1] == j["fragments"], f"{w}: last sample {acks[-1]} acks, the job has {j['fragments']} fragments")
+        check(all(0.0 < x["straggling"] <= 1.0 for x in t), f"{w}: a straggling estimate outside (0, 1]")
+
+
 def t_udp_hosts(build):
     # Workers and PS on kernel UDP sockets (the workers sending GSO runs of
     # datagrams, kernel checksums) through switchd: the switch rewrites every packet, so it
@@ -759,7 +789,8 @@ def main():
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "hijack": t_hijack, "jumbo": t_jumbo,
              "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "goat-split": t_goat_split,
-             "udp-hosts": t_udp_hosts, "af-packet": t_af_packet, "e2e-bench": t_e2e_bench, "capture": t_capture}
+             "udp-hosts": t_udp_hosts, "af-packet": t_af_packet, "e2e-bench": t_e2e_bench, "capture": t_capture,
+             "worker-trace": t_worker_trace}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2

@@ -27,6 +27,8 @@ TEST(Atp, DefaultsAreThePapers)
 	EXPECT_EQ(c.avoidance_increase, 5);  /* one MTU per window */
 	AtpAimd a(c);
 	EXPECT_EQ(a.window(), 200u);
+	/* ATP estimates no straggling: reported as none. */
+	EXPECT_DOUBLE_EQ(a.straggling(), 1.0);
 }
 
 TEST(Atp, SlowStartAddsOneMtuPerAck)
@@ -183,6 +185,8 @@ TEST(A2tp, WorkedExampleEquations1To6)
 	EXPECT_EQ(a.rounds(), 1u);
 	EXPECT_DOUBLE_EQ(a.alpha(), 0.0625);
 	EXPECT_DOUBLE_EQ(a.gamma(), 0.5);
+	/* What the worker's statistics and --trace report as "straggling". */
+	EXPECT_DOUBLE_EQ(static_cast<const CongestionControl &>(a).straggling(), 0.5);
 	EXPECT_NEAR(a.acw(), 94.26460665, 1e-6);
 	EXPECT_EQ(a.agg_window(), 94u);
 	EXPECT_DOUBLE_EQ(a.beta(), 0);

@@ -133,8 +133,7 @@ Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const 
 		rxbufs_[i] = FrameBuf{&rxmem_[static_cast<size_t>(i) * kFrameBytes], 0, kFrameBytes};
 	for (auto &v : c_.v)
 		v.store(0, std::memory_order_relaxed);
-	window_.store(cc_->window(), std::memory_order_relaxed);
-	agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+	publish_cc();
 	rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 }
 
@@ -469,8 +468,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		bump(C_FAST_RETX);
 		cc_->on_loss(CcLoss{win_.lost_at(i), win_.next(), false});
 	}
-	window_.store(cc_->window(), std::memory_order_relaxed);
-	agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+	publish_cc();
 	last_progress_ns_ = now;
 
 	if (++t->acked == t->nfrags) {
@@ -528,8 +526,7 @@ void Sender::check_timeouts(uint64_t now)
 		cc_->on_loss(CcLoss{lost[0], win_.next(), true});
 		rtt_.backoff();
 		rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
-		window_.store(cc_->window(), std::memory_order_relaxed);
-		agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+		publish_cc();
 	}
 }
 
@@ -681,6 +678,7 @@ void Sender::add_stats(WorkerStats *s) const
 	if (id_ == 0) {
 		s->window = window_.load(std::memory_order_relaxed);
 		s->agg_window = agg_window_.load(std::memory_order_relaxed);
+		s->straggling = straggling_.load(std::memory_order_relaxed);
 		s->srtt_ns = srtt_.load(std::memory_order_relaxed);
 		s->rto_ns = rto_.load(std::memory_order_relaxed);
 	}

@@ -77,6 +77,13 @@ private:
 	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_overflow(TensorState *t, const PsMessage &m);
 	void queue_retransmit(uint64_t k);
+	/* The congestion controller's windows and estimate, for stats(). */
+	void publish_cc()
+	{
+		window_.store(cc_->window(), std::memory_order_relaxed);
+		agg_window_.store(cc_->agg_window(), std::memory_order_relaxed);
+		straggling_.store(cc_->straggling(), std::memory_order_relaxed);
+	}
 	bool window_full() const;
 	uint32_t receive_wait_us(uint64_t now) const;
 	bool coalesce(uint64_t now);
@@ -134,6 +141,7 @@ private:
 
 	SenderCounters c_;
 	std::atomic<uint32_t> window_{0}, agg_window_{0};
+	std::atomic<double> straggling_{1.0};
 	std::atomic<uint64_t> srtt_{0}, rto_{0};
 	std::atomic<bool> stop_{false};
 	std::thread th_;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check_config.h"
+#include "stats_trace.h"
 #include "ina/cli.h"
 #include "ina/goat_plan.h"
 #include "ina/input_file.h"
@@ -75,6 +76,8 @@ struct Options {
 	std::string goat_plan, goat_worker;
 	std::string ready_file, go_file;
 	double go_timeout_s = 120;
+	std::string trace_path;
+	uint32_t trace_interval_ms = 10;
 };
 
 /* This worker's part of a plan from ina-goat-plan (docs/goat.md): its
@@ -207,6 +210,10 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--go-file", o.go_file, "then wait until this file exists before the first round");
 	app.add_option("--go-timeout", o.go_timeout_s, "seconds to wait for --go-file")
 		->check(ina::finite_range(0, 86400));
+	app.add_option("--trace", o.trace_path,
+		       "write the worker's counters every --trace-interval-ms to this file, one JSON object per line");
+	app.add_option("--trace-interval-ms", o.trace_interval_ms, "the --trace interval (default 10)")
+		->check(CLI::Range(1u, 60000u));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
 	app.add_flag("--check-config", o.check_config,
@@ -371,16 +378,20 @@ void show_progress(Progress &p, const ina::Worker &w, uint64_t now)
 	p.last_us = now;
 }
 
-/* h.wait(), with the progress line while it takes: one clock reading per
- * second of waiting, none per packet. */
-bool wait_showing(ina::AllreduceHandle &h, const ina::Worker &w, Progress &p, std::string *err)
+/* h.wait(), with the progress line and the trace while it takes: clock
+ * readings per progress line or trace interval, none per packet. */
+bool wait_showing(ina::AllreduceHandle &h, const ina::Worker &w, Progress &p, StatsTrace &trace, std::string *err)
 {
-	if (p.line.enabled())
-		while (!h.wait_for(250)) {
+	if (p.line.enabled() || trace.enabled()) {
+		const uint32_t step = trace.enabled() ? std::min<uint32_t>(250, trace.interval_ms()) : 250;
+		while (!h.wait_for(step)) {
 			const uint64_t now = steady_us();
-			if (p.line.due(now))
+			if (p.line.enabled() && p.line.due(now))
 				show_progress(p, w, now);
+			if (trace.enabled())
+				trace.sample(now, w.stats());
 		}
+	}
 	return h.wait(err);
 }
 
@@ -401,11 +412,14 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 	}
 	o.tensors = std::max<uint32_t>(1, std::min<size_t>(o.tensors, n));
 	std::vector<ina::AllreduceHandle> hs(o.tensors);
-	if (!wait_for_go(o, &r.err)) {
+	StatsTrace trace;
+	if ((!o.trace_path.empty() && !trace.open(o.trace_path, o.trace_interval_ms, &r.err)) ||
+	    !wait_for_go(o, &r.err)) {
 		r.ok = false;
 		ina::print_error("ina-worker", r.err);
 		return r;
 	}
+	trace.start(steady_us());
 	Progress progress(o.quiet);
 	progress.line.due(steady_us()); /* starts its clock */
 	progress.last_us = steady_us();
@@ -423,7 +437,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 			}
 		}
 		for (uint32_t t = 0; t < o.tensors && r.ok; t++)
-			if (!wait_showing(hs[t], w, progress, &r.err))
+			if (!wait_showing(hs[t], w, progress, trace, &r.err))
 				r.ok = false;
 		r.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 		r.cpu_s += process_cpu_seconds() - cpu0;
@@ -436,6 +450,7 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 		}
 	}
 	progress.line.finish();
+	trace.finish(steady_us(), w.stats());
 	if (!r.ok)
 		ina::print_error("ina-worker", "all-reduce failed: " + r.err);
 	return r;
@@ -487,6 +502,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"rx_transport_drops", s.rx_transport_drops},
 		{"window", s.window},
 		{"agg_window", s.agg_window},
+		{"straggling", s.straggling},
 		{"srtt_us", s.srtt_ns / 1000.0},
 		{"rto_us", s.rto_ns / 1000.0},
 		{"max_abs_error", r.max_err},

@@ -192,6 +192,7 @@ struct WorkerStats {
 	uint64_t rx_transport_drops = 0; /* frames lost below the worker (Transport::rx_drops) */
 	uint32_t window = 0;           /* thread 0's current window */
 	uint32_t agg_window = 0;
+	double straggling = 1.0;       /* thread 0's straggling estimate (A2TP's gamma) */
 	uint64_t srtt_ns = 0;
 	uint64_t rto_ns = 0;
 };

@@ -111,6 +111,10 @@ public:
 	/* Packets in flight allowed to use switch aggregators (A2TP: ACW);
 	 * the rest carry INA_F_BYPASS. Equal to window() except for a2tp. */
 	virtual uint32_t agg_window() const { return window(); }
+	/* The job's straggling estimate: 1 when every worker keeps up, toward
+	 * 0 the longer sent gradients wait for the others (A2TP's gamma, eq.
+	 * (3)); 1 for the schemes that do not estimate it. */
+	virtual double straggling() const { return 1.0; }
 };
 
 class FixedWindow final : public CongestionControl {
@@ -162,6 +166,7 @@ public:
 	void on_loss(const CcLoss &l) override;
 	uint32_t window() const override { return lcw_.window(); }
 	uint32_t agg_window() const override;
+	double straggling() const override { return gamma_; }
 
 	double acw() const { return acw_; }
 	double lcw() const { return lcw_.cwnd(); }
