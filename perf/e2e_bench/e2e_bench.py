@@ -15,9 +15,13 @@ allreduce of that many bytes of float32 per worker in three modes:
         TCP between the worker namespaces through the same switchd
 
 Every result is checked against the exact sum (ina-worker against its
-quantization bound, gloo against float32 rounding). Prints a table; --json
-one object per line (mode, workers, bytes, seconds, gbps_per_worker,
-retransmit_ratio, correct); --plot a PNG of seconds per size and mode.
+quantization bound, gloo against float32 rounding). --repeat N (3 by
+default) runs every size N times, the modes interleaved (ina, ps, gloo, ina,
+ps, gloo, ...), so that a burst of load on a shared machine falls on every
+mode alike; a mode's seconds is the median of its runs, and every run must
+be exact. Prints a table; --json one object per line (mode, workers, bytes,
+seconds, runs, gbps_per_worker, retransmit_ratio (the largest of the runs),
+correct); --plot a PNG of seconds per size and mode.
 """
 import argparse
 import json
@@ -96,6 +100,27 @@ def run_gloo(lab, plan, floats, timeout):
             "retransmit_ratio": None}
 
 
+def summary_row(mode, workers, size, runs):
+    """One (size, mode) over its repeated runs: the median time, every run
+    exact, the largest retransmitted ratio."""
+    secs = sorted(r["seconds"] for r in runs if r["seconds"] is not None)
+    med = None
+    if len(secs) == len(runs):
+        mid = len(secs) // 2
+        med = secs[mid] if len(secs) % 2 else (secs[mid - 1] + secs[mid]) / 2
+    ratios = [r["retransmit_ratio"] for r in runs if r.get("retransmit_ratio") is not None]
+    row = {"mode": mode, "workers": workers, "bytes": size, "seconds": med,
+           "runs": [r["seconds"] for r in runs],
+           "gbps_per_worker": size * 8 / med / 1e9 if med else None,
+           "retransmit_ratio": max(ratios) if ratios else None,
+           "correct": all(r["correct"] for r in runs)}
+    for k in ("share_switch", "ps_cpu_us_per_fragment"):
+        vals = [r[k] for r in runs if r.get(k) is not None]
+        if vals:
+            row[k] = min(vals) if k == "share_switch" else sorted(vals)[len(vals) // 2]
+    return row
+
+
 def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -131,6 +156,8 @@ def main():
                     help="shape every switch port's egress to this rate (a link of that speed); 0: not shaped")
     ap.add_argument("--ecn-threshold", type=int, default=0,
                     help="egress queue depth (packets) at which the switch marks ECN; 0: never")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of every size and mode, interleaved; the median is reported (1..20, default 3)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per allreduce")
     ap.add_argument("--worker-arg", action="append", default=[], metavar="ARG",
                     help="extra ina-worker argument for ina and ps modes (repeatable)")
@@ -155,6 +182,8 @@ def main():
             a.elements = int(a.elements)
         if not 2 <= a.workers <= 16:
             raise ValueError("--workers must be 2..16")
+        if not 1 <= a.repeat <= 20:
+            raise ValueError("--repeat must be 1..20")
     except ValueError as e:
         print(f"e2e_bench: error: {e}", file=sys.stderr)
         return 2
@@ -183,19 +212,17 @@ def main():
         try:
             lab.up(plan, build_dirs=build_dirs)
             for size in sizes:
-                for mode in modes:
-                    if mode == "gloo":
-                        r = run_gloo(lab, plan, size // 4, a.timeout)
-                    else:
-                        r = run_ina(lab, t.name, "tree" if mode == "ina" else "none", size // 4,
-                                    build_dirs, a.timeout, a.worker_arg, a.host_transport)
-                    secs = r["seconds"]
-                    row = {"mode": mode, "workers": a.workers, "bytes": size, "seconds": secs,
-                           "gbps_per_worker": size * 8 / secs / 1e9 if secs else None,
-                           "retransmit_ratio": r["retransmit_ratio"], "correct": r["correct"]}
-                    for k in ("share_switch", "ps_cpu_us_per_fragment"):
-                        if r.get(k) is not None:
-                            row[k] = r[k]
+                # A mode named twice (ina,ps,ina) keeps its runs apart.
+                runs = [[] for _ in modes]
+                for _ in range(a.repeat):
+                    for i, mode in enumerate(modes):
+                        if mode == "gloo":
+                            runs[i].append(run_gloo(lab, plan, size // 4, a.timeout))
+                        else:
+                            runs[i].append(run_ina(lab, t.name, "tree" if mode == "ina" else "none", size // 4,
+                                                   build_dirs, a.timeout, a.worker_arg, a.host_transport))
+                for mode, rs in zip(modes, runs):
+                    row = summary_row(mode, a.workers, size, rs)
                     rows.append(row)
                     if a.json:
                         print(json.dumps(row), flush=True)
@@ -207,13 +234,14 @@ def main():
     if not a.json:
         f = lambda v, fmt: "-" if v is None else format(v, fmt)
         print(f"{'size':>6} {'mode':<5}{'seconds':>9}{'Gb/s/worker':>13}{'retx':>9}{'vs ps':>7}"
-              f"{'vs gloo':>9}  correct")
+              f"{'vs gloo':>9}  correct  runs (s)")
         for r in rows:
             same = {x["mode"]: x["seconds"] for x in rows if x["bytes"] == r["bytes"]}
             rel = lambda m: same.get(m) / r["seconds"] if same.get(m) and r["seconds"] else None
             print(f"{r['bytes'] >> 20:>5}M {r['mode']:<5}{f(r['seconds'], '.3f'):>9}"
                   f"{f(r['gbps_per_worker'], '.3f'):>13}{f(r['retransmit_ratio'], '.2%'):>9}"
-                  f"{f(rel('ps'), '.2f'):>7}{f(rel('gloo'), '.2f'):>9}  {r['correct']}")
+                  f"{f(rel('ps'), '.2f'):>7}{f(rel('gloo'), '.2f'):>9}  {str(r['correct']):<7}  "
+                  + " / ".join(f(x, '.3f') for x in r["runs"]))
     if a.plot and rows:
         plot(rows, a.plot)
     problems = [p for r in rows for p in check_row(r)]

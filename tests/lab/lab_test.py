@@ -566,7 +566,7 @@ def t_e2e_bench(build):
     the workers stamping the epoch of their own run's PS), and end exact."""
     bench = os.path.join(ROOT, "perf", "e2e_bench", "e2e_bench.py")
     p = subprocess.run(["/usr/bin/python3", bench, "--build", build, "--sizes", "1M",
-                        "--modes", "ina,ps,gloo,ina", "--timeout", "120", "--json"],
+                        "--modes", "ina,ps,gloo,ina", "--repeat", "2", "--timeout", "120", "--json"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
     for r in rows:
@@ -577,6 +577,9 @@ def t_e2e_bench(build):
     for r in rows:
         check(r["correct"], f"{r['mode']}: result not correct")
         check(r["seconds"] < 60, f"{r['mode']}: {r['seconds']} s for 1 MB")
+        # --repeat 2: two runs each, interleaved; the median of two is their mean.
+        check(len(r["runs"]) == 2 and abs(r["seconds"] - sum(r["runs"]) / 2) < 1e-9,
+              f"{r['mode']}: runs {r['runs']}, reported {r['seconds']}")
     # The shares say which switch each mode met; how much an ina run keeps
     # in the switch depends on the machine's load (resends flush aggregators).
     ina, ps = rows[0], rows[1]
