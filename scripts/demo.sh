@@ -119,7 +119,8 @@ if [[ -n $verdict ]]; then
 fi
 
 echo
-echo "demo: one $SIZE float32 allreduce per worker, 4 workers, one switch: INA, PS only, gloo (perf/e2e_bench)"
+echo "demo: one $SIZE float32 allreduce per worker, 4 workers, one switch: INA, PS only, gloo"
+echo "      (perf/e2e_bench: three runs of each, interleaved; the median)"
 /usr/bin/python3 perf/e2e_bench/e2e_bench.py --build "$BUILD" --sizes "$SIZE" --json \
 	>"$LOGDIR/compare.json" 2>"$LOGDIR/compare.log" ||
 	finish "perf/e2e_bench failed: $(tail -n 1 "$LOGDIR/compare.log" 2>/dev/null), see $LOGDIR/compare.log"
