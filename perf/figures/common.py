@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -237,3 +238,40 @@ def lab_can_run(build):
 
 class CannotRun(Exception):
     """The figure needs what this machine lacks (the reason): exit 77."""
+
+
+def toml_value(v):
+    """A TOML scalar or list of scalars (the lab topology's keys)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v.replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return str(v)
+
+
+def lab_topology(description, top, switch, hosts, jobs):
+    """A lab topology file's text (config/labs/README.md): `top` the
+    top-level keys, one switch (its keys, with `name`), hosts cabled to it
+    (name -> their extra keys) and jobs (each a dict of [[job]] keys)."""
+    lines = [f"description = {toml_value(description)}"]
+    lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
+    lines += ["", "[[switch]]"] + [f"{k} = {toml_value(v)}" for k, v in switch.items()]
+    for name, keys in hosts.items():
+        lines += ["", "[[host]]", f"name = {toml_value(name)}", f"switch = {toml_value(switch['name'])}"]
+        lines += [f"{k} = {toml_value(v)}" for k, v in keys.items()]
+    for job in jobs:
+        lines += ["", "[[job]]"] + [f"{k} = {toml_value(v)}" for k, v in job.items()]
+    return "\n".join(lines) + "\n"
+
+
+def run_topology(ctx, text, tag, args=(), timeout=180):
+    """run_lab on a topology given as text (written to a temporary file
+    named after `tag`)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix=f"{tag}-", delete=False) as f:
+        f.write(text)
+    try:
+        return run_lab(ctx, f.name, args, timeout)
+    finally:
+        os.unlink(f.name)

