@@ -17,6 +17,7 @@ set-up. The three schemes are the worker's `index` key
 import os
 import tempfile
 
+import atp_fig10
 import atp_fig20
 from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
 
@@ -163,5 +164,6 @@ def fig14(ctx):
 
 FIGURES = {
     "atp_fig14": (fig14, "ATP Fig. 14: hash vs linear vs static allocation, 1..8 jobs (lab)"),
+    **atp_fig10.FIGURES,
     **atp_fig20.FIGURES,
 }

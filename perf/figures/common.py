@@ -65,6 +65,7 @@ class Result:
     exact: bool = None        # every lab run finished within its bound (None: no lab)
     failures: list = field(default_factory=list)       # runs that did not
     logscale: bool = False
+    logscale_x: bool = False  # x spans decades (loss rates)
 
     def verdict(self):
         """One line: the direction, then the ratios against the paper's."""
@@ -102,6 +103,13 @@ class Context:
     quick: bool
     prefix: str = "inalabfig"
     log: object = sys.stderr
+
+
+def median(xs):
+    """The median of a list of numbers (0.0 for none)."""
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
 
 
 def fmt(v, digits=3):
@@ -162,7 +170,11 @@ def plot(res, path):
             ax.plot([p.x for p in paper], [p.paper for p in paper], "s", mfc="none", ms=10,
                     color=colour, label=f"{s} (paper)")
     xs = sorted({p.x for p in res.points})
+    if res.logscale_x:
+        ax.set_xscale("log")
     ax.set_xticks(xs)
+    if res.logscale_x:
+        ax.set_xticklabels([fmt(x) for x in xs])
     if res.logscale:
         ax.set_yscale("symlog", linthresh=0.1)
     elif all(p.ours >= 0 for p in res.points):
