@@ -14,7 +14,7 @@ hash-based allocation (the worker defaults). Per pair of jobs three runs:
 each job alone, then both together, started at the same moment.
 """
 from common import (CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology,
-                    run_topology)
+                    median, run_topology)
 
 # Rate of every switch port (Gb/s): low enough that a job's links, not the
 # two CPUs the whole lab shares, bound its throughput.
@@ -77,12 +77,6 @@ def fig20_run(ctx, prm, sizes, which):
                                         f"{j.get('seconds', 0):.2f} s)"
                                         for k, j in got.items()), file=ctx.log, flush=True)
     return got, bad
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
 
 
 def fig20_pair(ctx, prm, sizes, failures):
