@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """One figure of perf/figures in its --quick form: the paper's direction
-holds (for ATP Fig. 14 the part of it that reproduces here), and (lab
-figures) every run was exact.
+holds (for ATP Figs. 13 and 14 the part of it that reproduces here), the
+figure's own checks below, and (lab figures) every run was exact.
 
     figures_test.py BUILD FIGURE
 
