@@ -17,6 +17,9 @@ set-up. The three schemes are the worker's `index` key
 import os
 import tempfile
 
+import atp_fig10
+import atp_fig13
+import atp_fig20
 from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
 
 SCHEMES = ("hash", "linear", "static")
@@ -162,4 +165,7 @@ def fig14(ctx):
 
 FIGURES = {
     "atp_fig14": (fig14, "ATP Fig. 14: hash vs linear vs static allocation, 1..8 jobs (lab)"),
+    **atp_fig10.FIGURES,
+    **atp_fig13.FIGURES,
+    **atp_fig20.FIGURES,
 }

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -64,6 +65,7 @@ class Result:
     exact: bool = None        # every lab run finished within its bound (None: no lab)
     failures: list = field(default_factory=list)       # runs that did not
     logscale: bool = False
+    logscale_x: bool = False  # x spans decades (loss rates)
 
     def verdict(self):
         """One line: the direction, then the ratios against the paper's."""
@@ -101,6 +103,13 @@ class Context:
     quick: bool
     prefix: str = "inalabfig"
     log: object = sys.stderr
+
+
+def median(xs):
+    """The median of a list of numbers (0.0 for none)."""
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
 
 
 def fmt(v, digits=3):
@@ -161,7 +170,11 @@ def plot(res, path):
             ax.plot([p.x for p in paper], [p.paper for p in paper], "s", mfc="none", ms=10,
                     color=colour, label=f"{s} (paper)")
     xs = sorted({p.x for p in res.points})
+    if res.logscale_x:
+        ax.set_xscale("log")
     ax.set_xticks(xs)
+    if res.logscale_x:
+        ax.set_xticklabels([fmt(x) for x in xs])
     if res.logscale:
         ax.set_yscale("symlog", linthresh=0.1)
     elif all(p.ours >= 0 for p in res.points):
@@ -237,3 +250,40 @@ def lab_can_run(build):
 
 class CannotRun(Exception):
     """The figure needs what this machine lacks (the reason): exit 77."""
+
+
+def toml_value(v):
+    """A TOML scalar or list of scalars (the lab topology's keys)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v.replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    return str(v)
+
+
+def lab_topology(description, top, switch, hosts, jobs):
+    """A lab topology file's text (config/labs/README.md): `top` the
+    top-level keys, one switch (its keys, with `name`), hosts cabled to it
+    (name -> their extra keys) and jobs (each a dict of [[job]] keys)."""
+    lines = [f"description = {toml_value(description)}"]
+    lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
+    lines += ["", "[[switch]]"] + [f"{k} = {toml_value(v)}" for k, v in switch.items()]
+    for name, keys in hosts.items():
+        lines += ["", "[[host]]", f"name = {toml_value(name)}", f"switch = {toml_value(switch['name'])}"]
+        lines += [f"{k} = {toml_value(v)}" for k, v in keys.items()]
+    for job in jobs:
+        lines += ["", "[[job]]"] + [f"{k} = {toml_value(v)}" for k, v in job.items()]
+    return "\n".join(lines) + "\n"
+
+
+def run_topology(ctx, text, tag, args=(), timeout=180):
+    """run_lab on a topology given as text (written to a temporary file
+    named after `tag`)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix=f"{tag}-", delete=False) as f:
+        f.write(text)
+    try:
+        return run_lab(ctx, f.name, args, timeout)
+    finally:
+        os.unlink(f.name)

@@ -55,7 +55,10 @@ def main():
         return 0
     if not a.figure:
         ap.error("name a FIGURE (--list names them)")
-    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick)
+    # A lab prefix of its own per figure (inalab + 8 letters or digits):
+    # two figures' labs, or a figure's and another lab's, never collide.
+    prefix = "inalab" + a.figure.replace("_", "")[:8]
+    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick, prefix=prefix)
     fn = FIGURES[a.figure][0]
     # SIGTERM as Ctrl-C: a running lab is taken down before we exit.
     signal.signal(signal.SIGTERM, signal.default_int_handler)

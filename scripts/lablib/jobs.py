@@ -89,7 +89,9 @@ def worker_command(binary, plan, job, w, transport, extra):
         cmd += ["--set", f"agg_node={w['agg_node']}"]
     if job.get("goat_plan"):
         cmd += ["--goat-plan", job["goat_plan"], "--goat-worker", w["name"]]
-    return cmd + list(job["worker_args"]) + list(extra)
+    # The host's own arguments after its job's: one worker of a job can
+    # differ (ATP Fig. 10: the one worker that drops packets).
+    return cmd + list(job["worker_args"]) + list(w.get("worker_args", [])) + list(extra)
 
 
 class When:

@@ -60,6 +60,7 @@ HOST_KEYS = {
     "name": None,
     "switch": None,
     "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
+    "worker_args": [],  # extra arguments of the worker on this host, after its job's
 }
 JOB_KEYS = {
     "id": None,
@@ -460,7 +461,8 @@ def _tree_from(root, adj):
 
 def _worker_entry(w, rank, start_level, bits, agg_node):
     return {"name": w["name"], "ip": w["ip"], "mac": w["mac"], "rank": rank,
-            "start_level": start_level, "bit": bits, "agg_node": agg_node}
+            "start_level": start_level, "bit": bits, "agg_node": agg_node,
+            "worker_args": list(w.get("worker_args", []))}
 
 
 def _flat_levels(workers):

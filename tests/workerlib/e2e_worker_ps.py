@@ -133,6 +133,14 @@ def check_faults(results, ps_stats):
     assert sum(s["duplicates"] + s["after_done"] for s in ps_stats) > 0
 
 
+def check_timeout_recovery(results, ps_stats):
+    # recovery = timeout: every loss waits for the timer, none is resent
+    # on the ACKs' signal (ATP Fig. 10's SwitchML baseline).
+    assert sum(w["retransmits"] for w in results) > 0, "no retransmissions under 1% loss"
+    assert sum(w["fast_retransmits"] for w in results) == 0, [w["fast_retransmits"] for w in results]
+    assert sum(w["timeouts"] for w in results) > 0, "no timeouts"
+
+
 def check_overflow(results, ps_stats):
     assert all(w["float_fragments_sent"] > 0 for w in results), "no float answers"
     assert all(w["float_acks"] > 0 for w in results), "no float parameter packets"
@@ -200,6 +208,9 @@ CASES = {
     "faults_1pct": dict(worker_args=["--host-drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01"],
                         ps_args=["--host-drop", "0.01", "--duplicate", "0.01", "--reorder", "0.01", "--seed", "9"],
                         check=check_faults),
+    "timeout_recovery": dict(worker_args=["--host-drop", "0.01", "--set", "recovery=timeout",
+                                          "--set", "min_rto_us=1000", "--set", "initial_rto_us=1000"],
+                             check=check_timeout_recovery),
     "overflow_floats": dict(worker_args=["--pattern", "overflow"], check=check_overflow),
     "a2tp": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8"], check=check_a2tp),
     "a2tp_hash_bypass": dict(worker_args=["--cc", "a2tp", "--set", "initial_acw=8", "--set", "a2tp_bypass=hash"],

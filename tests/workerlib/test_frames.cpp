@@ -222,6 +222,22 @@ TEST(Config, KeysSetFieldsAndRejectBadInput)
 	EXPECT_FALSE(set_config_key(&c, "bit", "1,2,3,4,5", &err));
 }
 
+TEST(Config, RecoveryKeyChoosesTimeoutOnly)
+{
+	WorkerConfig c;
+	std::string err;
+	EXPECT_EQ(c.recovery, Recovery::atp) << "ATP's loss signal by default";
+	EXPECT_TRUE(set_config_key(&c, "recovery", "timeout", &err));
+	EXPECT_EQ(c.recovery, Recovery::timeout);
+	EXPECT_TRUE(set_config_key(&c, "recovery", "atp", &err));
+	EXPECT_EQ(c.recovery, Recovery::atp);
+	for (const char *bad : {"", "ATP", "timer", "timeout ", "switchml"}) {
+		EXPECT_FALSE(set_config_key(&c, "recovery", bad, &err)) << bad;
+		EXPECT_EQ(err, std::string("bad value '") + bad + "' for worker config key 'recovery' (atp, timeout)");
+		EXPECT_EQ(c.recovery, Recovery::atp) << "a refused value changes nothing";
+	}
+}
+
 TEST(Config, ValidateExplainsProblems)
 {
 	WorkerConfig c;

@@ -360,6 +360,14 @@ void add_text_keys(KeyTable *t, WorkerConfig *c)
 		{"goat_aggregators",
 		 text_key([c](const std::string &s) { return goat_aggregators(s, &c->goat_aggregators); },
 			  "node:first-end,...")},
+		{"recovery", text_key(
+				     [c](const std::string &s) {
+					     if (s != "atp" && s != "timeout")
+						     return false;
+					     c->recovery = s == "atp" ? Recovery::atp : Recovery::timeout;
+					     return true;
+				     },
+				     "atp, timeout")},
 		{"a2tp_bypass", text_key(
 					[c](const std::string &s) {
 						if (s != "window" && s != "hash")

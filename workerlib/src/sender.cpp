@@ -463,7 +463,9 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
 		rtt_.srtt_ns()};
 	cc_->on_ack(a);
-	for (uint32_t i = 0; i < o.lost; i++) {
+	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
+	 * the fragment waits for the timer. */
+	for (uint32_t i = 0; cfg_.recovery == Recovery::atp && i < o.lost; i++) {
 		queue_retransmit(win_.lost_at(i));
 		bump(C_FAST_RETX);
 		cc_->on_loss(CcLoss{win_.lost_at(i), win_.next(), false});

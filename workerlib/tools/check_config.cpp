@@ -108,6 +108,7 @@ void add_flow(json &j, const ina::WorkerConfig &c)
 	j["initial_rto_us"] = c.rtt.initial_rto_ns / 1000;
 	j["max_backoff"] = c.rtt.max_backoff;
 	j["timeout_burst"] = c.timeout_burst;
+	j["recovery"] = c.recovery == ina::Recovery::atp ? "atp" : "timeout";
 	j["reorder_window_pct"] = c.reorder_window_pct;
 	j["delay_target_us"] = c.delay_target_ns / 1000;
 	j["window_capacity"] = c.window_capacity;

@@ -64,6 +64,16 @@ struct GoatAggregators {
 	uint32_t first = 0, end = 0;
 };
 
+/* How a sender recovers a lost fragment (key `recovery`). atp: ATP's
+ * loss signal, three ACKs of later fragments (ina/worker/send_window.h),
+ * resends it at once, and the retransmission timer catches the rest;
+ * timeout: the timer alone, as SwitchML (the baseline of ATP's Figure 10,
+ * docs/figures.md). */
+enum class Recovery : uint8_t {
+	atp,
+	timeout,
+};
+
 struct WorkerConfig {
 	uint16_t job_id = 1;
 	/* The job's run (docs/protocol.md, "Epochs"): the epoch the switch
@@ -140,6 +150,7 @@ struct WorkerConfig {
 	 * lab that kept jobs crawling for tens of seconds); later holes are
 	 * found by the out-of-order rules once the oldest is ACKed. */
 	uint32_t timeout_burst = 32;
+	Recovery recovery = Recovery::atp;
 	/* Reorder window of the out-of-order loss rule, in percent of the
 	 * smoothed RTT (ina/worker/send_window.h); 0: three later ACKs alone
 	 * declare a loss. */
@@ -248,7 +259,8 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements (or auto), ps_query_timeout_ms, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
  * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
- * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, reorder_window_pct, delay_target_us,
+ * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, recovery (atp | timeout),
+ * reorder_window_pct, delay_target_us,
  * window_capacity, stall_timeout_ms; for the roce transport roce_ring, roce_ranks, roce_next
  * (successor IP[:port]), roce_listen (IP[:port]), roce_window, roce_msg_bytes, roce_mtu,
  * roce_timeout_us, roce_gid_index, roce_ib_port, roce_setup_timeout_ms. False with a one-line
