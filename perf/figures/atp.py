@@ -19,6 +19,7 @@ import tempfile
 
 import atp_fig10
 import atp_fig13
+import atp_fig13bc
 import atp_fig20
 from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
 
@@ -167,5 +168,6 @@ FIGURES = {
     "atp_fig14": (fig14, "ATP Fig. 14: hash vs linear vs static allocation, 1..8 jobs (lab)"),
     **atp_fig10.FIGURES,
     **atp_fig13.FIGURES,
+    **atp_fig13bc.FIGURES,
     **atp_fig20.FIGURES,
 }

@@ -16,7 +16,7 @@ worker, a window of its slots (window = range - 1); hash keeps the PTA's
 window (ATP's window does not follow the aggregators: a fragment that
 finds its aggregator held goes on to the PS) over all the aggregators.
 Figs. 13b and c (aggregations at the PS and in the switch per 10 ms) are
-not made: the lab reads the switches' counters once, at the end of a run.
+atp_fig13bc.py's, from the workers' traces.
 """
 from common import (CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology,
                     median, run_topology)
@@ -153,7 +153,7 @@ def fig13(ctx):
         "(SwitchML's worker sends one packet per slot); dynamic: index hash over all the "
         f"aggregators, window {PTA_PER_JOB - 1} at every share",
         "ours: all jobs' bytes per worker over the time until the last finished (Gb/s); Figs. 13b and "
-        "13c (per 10 ms traces) are not made: the lab reads the switch counters once, at the end",
+        "13c (per 10 ms traces): atp_fig13b, atp_fig13c",
     ]
     return Result("atp_fig13", "ATP Fig. 13a: dynamic vs static allocation, 3 jobs",
                   "aggregators, % of PTA", "aggregation throughput, Gb/s (all jobs)", pts,

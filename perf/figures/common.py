@@ -66,6 +66,7 @@ class Result:
     failures: list = field(default_factory=list)       # runs that did not
     logscale: bool = False
     logscale_x: bool = False  # x spans decades (loss rates)
+    dense_x: bool = False     # x is time: no tick per point
 
     def verdict(self):
         """One line: the direction, then the ratios against the paper's."""
@@ -172,7 +173,8 @@ def plot(res, path):
     xs = sorted({p.x for p in res.points})
     if res.logscale_x:
         ax.set_xscale("log")
-    ax.set_xticks(xs)
+    if not res.dense_x:
+        ax.set_xticks(xs)
     if res.logscale_x:
         ax.set_xticklabels([fmt(x) for x in xs])
     if res.logscale:

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -78,6 +79,7 @@ struct Options {
 	double go_timeout_s = 120;
 	std::string trace_path;
 	uint32_t trace_interval_ms = 10;
+	uint32_t compute_ms = 0;
 };
 
 /* This worker's part of a plan from ina-goat-plan (docs/goat.md): its
@@ -214,6 +216,9 @@ int parse_options(int argc, char **argv, Options &o)
 		       "write the worker's counters every --trace-interval-ms to this file, one JSON object per line");
 	app.add_option("--trace-interval-ms", o.trace_interval_ms, "the --trace interval (default 10)")
 		->check(CLI::Range(1u, 60000u));
+	app.add_option("--compute-ms", o.compute_ms,
+		       "between rounds, this long without traffic, as a training step's compute phase (an off phase)")
+		->check(CLI::Range(0u, 3600000u));
 	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
 	app.add_flag("--json", o.json, "print one JSON object");
 	app.add_flag("--check-config", o.check_config,
@@ -395,6 +400,18 @@ bool wait_showing(ina::AllreduceHandle &h, const ina::Worker &w, Progress &p, St
 	return h.wait(err);
 }
 
+/* --compute-ms: the off phase between two rounds, traced like the rounds. */
+void compute_phase(uint32_t ms, const ina::Worker &w, StatsTrace &trace)
+{
+	const uint64_t end = steady_us() + ms * 1000ull;
+	for (uint64_t now = steady_us(); now < end; now = steady_us()) {
+		const uint64_t step = trace.enabled() ? trace.interval_ms() * 1000ull : end - now;
+		std::this_thread::sleep_for(std::chrono::microseconds(std::min(step, end - now)));
+		if (trace.enabled())
+			trace.sample(steady_us(), w.stats());
+	}
+}
+
 Outcome run_rounds(ina::Worker &w, Options &o)
 {
 	const ina::WorkerConfig &cfg = w.config(); /* the fragment size the job uses */
@@ -424,6 +441,8 @@ Outcome run_rounds(ina::Worker &w, Options &o)
 	progress.line.due(steady_us()); /* starts its clock */
 	progress.last_us = steady_us();
 	for (uint32_t round = 0; round < o.rounds && r.ok; round++) {
+		if (round)
+			compute_phase(o.compute_ms, w, trace);
 		memcpy(buf.data(), input.data(), n * sizeof(float));
 		auto t0 = std::chrono::steady_clock::now();
 		const double cpu0 = process_cpu_seconds();
