@@ -44,6 +44,7 @@ LAB_KEYS = {
     "switch": [],
     "host": [],
     "job": [],
+    "background": [],
 }
 SWITCH_KEYS = {
     "name": None,
@@ -60,6 +61,19 @@ HOST_KEYS = {
     "name": None,
     "switch": None,
     "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
+}
+# [[background]]: one iperf3 flow (lablib/background.py).
+BACKGROUND_KEYS = {
+    "name": "",
+    "from": None,
+    "to": None,
+    "protocol": "tcp",
+    "rate_mbps": 0.0,  # 0: TCP as fast as it goes (UDP needs a rate)
+    "streams": 1,
+    "congestion": "",  # TCP congestion control (iperf3 -C); "": the kernel's default
+    "ecn": False,      # TCP: negotiate ECN, so the switches' CE marks slow the flow
+    "start_s": 0.0,    # on the jobs' clock; negative: before the workers start
+    "stop_s": 0.0,     # 0: until the jobs end
 }
 JOB_KEYS = {
     "id": None,
@@ -158,7 +172,8 @@ def build_plan(raw, path, overrides):
     _plan_ports(switches, hosts, by_switch, overrides)
     _plan_neighbours(switches, hosts, adj)
     jobs = _plan_jobs(lab, path, by_switch, by_host, adj, overrides)
-    return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
+    background = _plan_background(lab, path, by_host)
+    return {"background": background, "name": name, "description": lab["description"], "path": os.path.abspath(path),
             "subnet": str(net), "elements": lab["elements"], "elements_named": lab["elements_named"],
             "gc_timeout_ms": lab["gc_timeout_ms"],
             "job_share": lab["job_share"],
@@ -344,6 +359,36 @@ def _plan_jobs(lab, path, by_switch, by_host, adj, overrides):
         ps["role"] = "ps"
         ps.setdefault("ps_jobs", []).append(j["id"])
     return jobs
+
+
+def _plan_background(lab, path, by_host):
+    """Each [[background]] flow, checked, with its name and server port."""
+    flows = []
+    for i, t in enumerate(lab["background"]):
+        where = f"{path}: background[{i}]"
+        f = _check_keys(t, BACKGROUND_KEYS, where)
+        f["name"] = f["name"] or f"bg{i + 1}"
+        _name(f["name"], where)
+        for k in ("from", "to"):
+            if f[k] not in by_host:
+                raise TopologyError(f"{where}: {k} '{f[k]}' is not a [[host]]")
+        if f["from"] == f["to"]:
+            raise TopologyError(f"{where}: from and to are the same host")
+        if f["protocol"] not in ("tcp", "udp"):
+            raise TopologyError(f"{where}: protocol must be \"tcp\" or \"udp\", got {f['protocol']!r}")
+        if f["rate_mbps"] < 0 or (f["protocol"] == "udp" and not f["rate_mbps"]):
+            raise TopologyError(f"{where}: rate_mbps must be >= 0 (0: unlimited, TCP only)")
+        if f["congestion"] and not NAME_RE.match(f["congestion"]):
+            raise TopologyError(f"{where}: congestion {f['congestion']!r} is not a congestion control name")
+        if not 1 <= f["streams"] <= 16:
+            raise TopologyError(f"{where}: streams must be 1..16")
+        if f["stop_s"] and f["stop_s"] <= f["start_s"]:
+            raise TopologyError(f"{where}: stop_s must be after start_s (or 0: until the jobs end)")
+        f["port"] = 5201 + i
+        flows.append(f)
+    if len({f["name"] for f in flows}) != len(flows):
+        raise TopologyError(f"{path}: two background flows with the same name")
+    return flows
 
 
 def _tree_hops(a, b, parent, depth):
