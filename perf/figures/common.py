@@ -103,6 +103,12 @@ class Context:
     log: object = sys.stderr
 
 
+def lab_prefix(figure):
+    """The lab prefix of a figure's runs, its own so that labs of several
+    figures (or people) never share namespaces: atp_fig16 -> inalabatp16."""
+    return "inalab" + figure.replace("_fig", "").replace("_", "")[:8]
+
+
 def fmt(v, digits=3):
     if v is None:
         return "-"

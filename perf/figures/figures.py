@@ -55,7 +55,8 @@ def main():
         return 0
     if not a.figure:
         ap.error("name a FIGURE (--list names them)")
-    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick)
+    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick,
+                         prefix=common.lab_prefix(a.figure))
     fn = FIGURES[a.figure][0]
     # SIGTERM as Ctrl-C: a running lab is taken down before we exit.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
