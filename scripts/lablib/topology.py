@@ -61,6 +61,7 @@ HOST_KEYS = {
     "name": None,
     "switch": None,
     "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
+    "rate_gbps": 0.0,  # the switch port facing this host sends at this rate (0: the switch's)
 }
 # [[background]]: one iperf3 flow (lablib/background.py).
 BACKGROUND_KEYS = {
@@ -243,6 +244,8 @@ def _plan_hosts(lab, net, path, by_switch):
             raise TopologyError(f"{where}: '{h['name']}' is also a switch name")
         if i >= 250:
             raise TopologyError(f"{where}: at most 250 hosts")
+        if not 0 <= h["rate_gbps"] <= 1000:
+            raise TopologyError(f"{where}: rate_gbps must be 0..1000")
         h["index"] = i
         h["ip"] = str(net.network_address + 256 + (i + 1))
         h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, 0x00, i + 1)
@@ -289,7 +292,7 @@ def _plan_ports(switches, hosts, by_switch, overrides):
         return p
 
     for h in hosts:
-        add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])
+        add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])["rate_gbps"] = h["rate_gbps"]
     for s in switches:
         if s["uplink"]:
             add_port(s, s["uplink"], "switch", s["drop_rate"])
