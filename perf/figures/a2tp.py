@@ -188,8 +188,8 @@ TEXT9 = ("§6.5: \"The average iteration time of ATP increases with the heavier 
 
 def fig9_params(quick):
     if quick:
-        return {"levels": [0.25, 0.1], "aggregators": 256, "tensor": 1 << 20, "iterations": 2}
-    return {"levels": [0.25, 0.2, 0.15, 0.1], "aggregators": 256, "tensor": 1 << 20, "iterations": 3}
+        return {"levels": [0.25, 0.1], "aggregators": 128, "tensor": 1 << 20, "iterations": 2}
+    return {"levels": [0.25, 0.2, 0.15, 0.1], "aggregators": 128, "tensor": 1 << 20, "iterations": 3}
 
 
 def scheme_args(scheme, k, aggregators, jobs=2):
