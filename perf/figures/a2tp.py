@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A²TP (seed 000) figures in the lab.
 
+Fig. 7(a) (§6.3): two jobs' total aggregation throughput as job B's
+straggling level goes 1 -> 0.2, for the static partition, ATP and A²TP.
+
 Fig. 9 (§6.5): the non-straggler job's iteration time beside a straggling
 job, the straggling level going 0.25 -> 0.1, for SwitchML's static
 partition, ATP and A²TP.
@@ -206,13 +209,19 @@ def scheme_args(scheme, k, aggregators, jobs=2):
              "--set", "max_rto_us=1000000"], "none")
 
 
-def fig9_run(ctx, prm, level, scheme):
+def two_jobs(ctx, prm, level, scheme, tag):
     """Job 1 (A) beside job 2 (B), whose second worker straggles at
-    `level`: A's point (its mean iteration time) and why the run was not
-    exact (or None)."""
+    `level`, both under `scheme`: the report and why the run was not exact
+    (or None)."""
     args = {k: scheme_args(scheme, k, prm["aggregators"]) for k in range(2)}
-    rep, bad = run_topology(ctx, topology(prm, 2, {1: level}, lambda k: args[k][0],
-                                          lambda k: args[k][1]), f"9-{scheme}-{level}")
+    return run_topology(ctx, topology(prm, 2, {1: level}, lambda k: args[k][0],
+                                      lambda k: args[k][1]), f"{tag}-{scheme}-{level}")
+
+
+def fig9_run(ctx, prm, level, scheme):
+    """A's point (its mean iteration time) beside B straggling at `level`,
+    and why the run was not exact (or None)."""
+    rep, bad = two_jobs(ctx, prm, level, scheme, "9")
     js = {j["id"]: j for j in rep.get("jobs", [])}
     a, b = js.get(1, {}), js.get(2, {})
     it = (a.get("seconds") or 0) / prm["iterations"]
@@ -276,7 +285,85 @@ def fig9(ctx):
                   not off, off, ratios, notes, exact=not failures, failures=failures)
 
 
+# ---- Fig. 7(a) ------------------------------------------------------------
+
+TEXT7 = ("§6.3: \"the aggregation throughputs of the dynamic solutions (A²TP and ATP) are higher than "
+         "that of the static solution (SwitchML) in all cases\"; \"the aggregation throughputs of "
+         "SwitchML and ATP decrease with increasing stragglers level, while A²TP still maintains the "
+         "high throughput\"")
+
+
+def fig7_params(quick):
+    if quick:
+        return {"levels": [1.0, 0.6, 0.2], "aggregators": 128, "tensor": 1 << 20, "iterations": 1}
+    return {"levels": [1.0, 0.8, 0.6, 0.4, 0.2], "aggregators": 128, "tensor": 1 << 20,
+            "iterations": 2}
+
+
+def fig7_run(ctx, prm, level, scheme):
+    """The two jobs' total aggregation throughput with B straggling at
+    `level`, and why the run was not exact (or None)."""
+    rep, bad = two_jobs(ctx, prm, level, scheme, "7")
+    js = {j["id"]: j for j in rep.get("jobs", [])}
+    total = sum(job_gbps(prm, j) for j in js.values())
+    detail = {"in switch %": in_switch(rep), "A Gb/s": job_gbps(prm, js.get(1, {})),
+              "B Gb/s": job_gbps(prm, js.get(2, {}))}
+    print(f"fig7: level {level} {scheme}: {total:.3f} Gb/s, {detail}", file=ctx.log, flush=True)
+    return Point(level, scheme, total, None, "", detail), bad
+
+
+def fig7_direction(pts):
+    """ATP and A²TP above static at every level; static and ATP lower at
+    the heaviest straggling than without; A²TP keeps at least 90 % of its
+    throughput without a straggler."""
+    v = {(p.x, p.series): p.ours for p in pts}
+    levels = sorted({p.x for p in pts}, reverse=True)
+    off = []
+    for x in levels:
+        for dyn in ("atp", "a2tp"):
+            if not v[(x, dyn)] > v[(x, "static")]:
+                off.append(f"level {x}: {dyn} {v[(x, dyn)]:.3f} Gb/s not above static {v[(x, 'static')]:.3f}")
+    hi, lo = levels[0], levels[-1]
+    for s in ("static", "atp"):
+        if not v[(lo, s)] < v[(hi, s)]:
+            off.append(f"{s}: {v[(lo, s)]:.3f} Gb/s at level {lo} not below {v[(hi, s)]:.3f} at {hi}")
+    if v[(lo, "a2tp")] < 0.9 * v[(hi, "a2tp")]:
+        off.append(f"a2tp: {v[(lo, 'a2tp')]:.3f} Gb/s at level {lo}, below 90 % of {v[(hi, 'a2tp')]:.3f} at {hi}")
+    return off
+
+
+def fig7(ctx):
+    why = lab_can_run(ctx.build)
+    if why:
+        raise CannotRun(why)
+    prm = fig7_params(ctx.quick)
+    pts, failures = [], []
+    for level in prm["levels"]:
+        for scheme in SCHEMES9:
+            p, bad = fig7_run(ctx, prm, level, scheme)
+            p.how = "no number in the text (§6.3 states the order: note)"
+            pts.append(p)
+            if bad:
+                failures.append(f"level {level} {scheme}: {bad}")
+    off = fig7_direction(pts)
+    notes = [
+        "paper: Fig. 7(a), two microbenchmark jobs of 4 workers (each its PS) on 450 aggregators, "
+        "B's straggling level from 1 to 0.2; " + TEXT7 + "; Fig. 7(b) (aggregators 100 % to 50 % "
+        "of PTA) is not run here",
+        f"scaled: two jobs of {WORKERS} workers and a PS each, one ina-switchd of {prm['aggregators']} "
+        f"aggregators, ports at {RATE_GBPS} Gb/s with ECN from {ECN} packets, "
+        f"{prm['tensor'] * 4 >> 20} MB per worker x {prm['iterations']} iteration(s); B's second "
+        "worker behind a port at level x the rate; the schemes as in a2tp_fig9",
+        "ours: the sum of both jobs' bytes per worker over each job's own time, Gb/s",
+    ]
+    return Result("a2tp_fig7", "A²TP Fig. 7(a): aggregation throughput vs straggling level",
+                  "straggling level (job B)", "aggregation throughput, Gb/s (both jobs)", pts,
+                  "ATP and A²TP above static; static and ATP fall as B straggles, A²TP holds",
+                  not off, off, [], notes, exact=not failures, failures=failures)
+
+
 FIGURES = {
+    "a2tp_fig7": (fig7, "A²TP Fig. 7(a): two jobs' throughput beside a straggler, level 1..0.2 (lab)"),
     "a2tp_fig9": (fig9, "A²TP Fig. 9: job A's iteration time beside a straggler, level 0.25..0.1 (lab)"),
     "a2tp_fig12": (fig12, "A²TP Fig. 12: aggregation throughput vs threshold H, N = 2 and 8 (lab)"),
 }
