@@ -148,7 +148,8 @@ class Flows:
         out["measured_at"] = "receiver" if src is recv else "sender"
         out["retransmits"] = sent.get("retransmits")
         out["gbps_during_jobs"] = _rate_within(srv, f.get("started_at_s"), 0.0, jobs_s)
-        out["error"] = None if cli else "iperf3 client wrote no report"
+        out["error"] = None if cli else ("iperf3 client wrote no report" if f.get("client")
+                                         else "not started: the jobs ended before start_s")
         if cli and cli.get("error") and not cli["error"].startswith("interrupt"):
             out["error"] = cli["error"]
         out["ok"] = out["error"] is None and out["bytes"] > 0
