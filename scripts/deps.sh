@@ -12,7 +12,7 @@ PKGS=(
   libgtest-dev libgmock-dev
   libbpf-dev libxdp-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
-  iproute2 iputils-ping procps psmisc ethtool tcpdump tshark
+  iproute2 iputils-ping procps psmisc ethtool tcpdump tshark iperf3
   python3-scapy
   libglpk-dev
   libssl-dev

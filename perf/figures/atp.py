@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ATP (seed 001) figures in the lab.
 
+Fig. 16 (§5.5, "With non-ATP traffic"): one job's aggregation goodput
+with and without background TCP flows into one of its workers' links;
+ATP's congestion control should take near its fair share of that link,
+and both kinds of traffic together near the link's rate.
+
 Fig. 14 (§5.4.2, "Effectiveness of ATP's Hashing Scheme"): aggregation
 throughput of 1..8 jobs on one switch with 100 % of the peak-throughput
 aggregators (PTA), for ATP's hash-based dynamic allocation, linear dynamic
@@ -164,8 +169,135 @@ def fig14(ctx):
                   notes, exact=not failures, failures=failures)
 
 
+# Fig. 16: the switch ports' rate (Gb/s) and ECN threshold (packets) that
+# both ATP and the background TCP flows react to.
+ECN16 = 20
+TEXT16 = ("§5.5: \"ATP is able to achieve near the fair share of the bottleneck link (the uplink "
+          "from this worker) and that the sum of goodput from both traffic types is close to link rate\"")
+
+
+def fig16_topology(prm, flows):
+    """One job of `workers` workers (cc atp) and `flows` TCP flows, each from
+    its own host into worker w0's port, started before the workers."""
+    workers = [f"w{i}" for i in range(prm["workers"])]
+    hosts = ["ps0"] + workers + [f"bg{i}" for i in range(flows)]
+    lines = [f'description = "ATP Fig. 16: one job beside {flows} background flows"',
+             "[[switch]]", 'name = "sw0"', f"rate_gbps = {prm['rate_gbps']}",
+             f"ecn_threshold = {ECN16}"]
+    lines += [f'\n[[host]]\nname = "{h}"\nswitch = "sw0"' for h in hosts]
+    lines += ["", "[[job]]", "id = 1", 'ps = "ps0"',
+              "workers = [" + ", ".join(f'"{w}"' for w in workers) + "]",
+              f"tensor = {prm['tensor']}", f"iterations = {prm['iterations']}", 'cc = "atp"']
+    for i in range(flows):
+        # Cubic with ECN: a TCP that reacts to the switch's CE marks as ATP
+        # does to its ECN flag (the machine's default, BBR, ignores them).
+        lines += ["", "[[background]]", f'name = "bg{i}"', f'from = "bg{i}"', 'to = "w0"',
+                  'congestion = "cubic"', "ecn = true", f"start_s = {-prm['lead_s']}"]
+    return "\n".join(lines) + "\n"
+
+
+def fig16_params(quick):
+    if quick:
+        return {"flows": [0, 2], "workers": 2, "tensor": 1 << 22, "iterations": 1,
+                "rate_gbps": RATE_GBPS, "lead_s": 1.0}
+    return {"flows": [0, 1, 2], "workers": 3, "tensor": 1 << 23, "iterations": 1,
+            "rate_gbps": RATE_GBPS, "lead_s": 2.0}
+
+
+def fig16_run(ctx, prm, flows):
+    """One lab run: its points (atp, and with flows non-atp and their sum)
+    and whether it was exact (None) or why not."""
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix=f"fig16-{flows}-",
+                                     delete=False) as f:
+        f.write(fig16_topology(prm, flows))
+    try:
+        rep = run_lab(ctx, f.name, ["--driver", "af_xdp"])
+    finally:
+        os.unlink(f.name)
+    bad = lab_exact(rep)
+    bg = rep.get("background", [])
+    if not bad and (len(bg) != flows or not all(b["ok"] for b in bg)):
+        bad = "background flows did not all run: " + "; ".join(
+            f"{b['name']}: {b['error']}" for b in bg)
+    j = (rep.get("jobs") or [{}])[0]
+    atp = j.get("goodput_gbps") or 0.0
+    other = sum(b.get("gbps_during_jobs") or 0.0 for b in bg)
+    detail = {"job s": j.get("seconds"), "ECN marks": j.get("ecn_marks"),
+              "retransmits": j.get("retransmits"),
+              "TCP retransmits": sum(b.get("retransmits") or 0 for b in bg) if bg else None}
+    print(f"fig16: {flows} flows: atp {atp:.3f} Gb/s, non-atp {other:.3f} Gb/s, {detail}",
+          file=ctx.log, flush=True)
+    pts = [Point(flows, "atp", atp, None, "", detail)]
+    if flows:
+        pts += [Point(flows, "non-atp", other, None, "", {}),
+                Point(flows, "sum", atp + other, None, "", {})]
+    return pts, bad
+
+
+def fig16_direction(pts, rate):
+    """The text's claims, as max-min fairness: with more background flows
+    than its demand leaves room for (link / (flows + 1) below its goodput
+    alone: Fig. 16b), the job gets less than alone; it always keeps a real
+    share (at least half its max-min share, min(alone, link / (flows +
+    1)): not starved by TCP) and the background carries something. Returns
+    what breaks them and the ratios against the text's "near the fair share"
+    and "close to link rate"."""
+    v = {(p.x, p.series): p.ours for p in pts}
+    alone = v.get((0, "atp"))
+    off, ratios = [], []
+    for n in sorted({p.x for p in pts if p.x}):
+        atp, other = v[(n, "atp")], v[(n, "non-atp")]
+        fair = min(alone, rate / (n + 1)) if alone else rate / (n + 1)
+        if alone is not None and rate / (n + 1) < alone and not atp < alone:
+            off.append(f"{n} flows: atp {atp:.3f} Gb/s not below {alone:.3f} alone")
+        if atp < 0.5 * fair:
+            off.append(f"{n} flows: atp {atp:.3f} Gb/s below half its max-min share {fair:.3f}")
+        if other <= 0:
+            off.append(f"{n} flows: the background carried nothing while the job ran")
+        why = (f"alone, the job reaches {alone / rate:.0%} of the link's {rate} Gb/s here (two "
+               "shared CPUs run the switch, workers, PS and iperf3)") if alone else ""
+        ratios.append(Ratio(f"atp / max-min share at {n} flows", atp / fair, 1.0, why))
+        ratios.append(Ratio(f"(atp + non-atp) / link at {n} flows", (atp + other) / rate, 1.0, why))
+    return off, ratios
+
+
+def fig16(ctx):
+    why = lab_can_run(ctx.build)
+    if why:
+        raise CannotRun(why)
+    prm = fig16_params(ctx.quick)
+    pts, failures = [], []
+    for flows in prm["flows"]:
+        p, bad = fig16_run(ctx, prm, flows)
+        pts += p
+        if bad:
+            failures.append(f"{flows} flows: {bad}")
+    for p in pts:
+        p.how = "no number in the text (§5.5 states the sharing: note)"
+    off, ratios = fig16_direction(pts, prm["rate_gbps"])
+    notes = [
+        "paper: a job of 6 workers and 1 PS at 100 Gb/s, background flows on the link to one "
+        "worker from t = 0, the job from t = 25 s, goodput over time (Fig. 16b, microbenchmark); "
+        "the text gives no number, only " + TEXT16,
+        f"scaled: one job of {prm['workers']} workers (cc atp), {prm['tensor'] * 4 >> 20} MB per worker x "
+        f"{prm['iterations']} iteration(s), every switch port at {prm['rate_gbps']} Gb/s with ECN "
+        f"marking from {ECN16} packets; 0..{max(prm['flows'])} iperf3 TCP flows (cubic, ECN) from "
+        f"their own hosts into worker w0's port, started {prm['lead_s']} s before the workers "
+        "(lab [[background]], docs/lab.md)",
+        "ours: atp = the job's goodput per worker (bytes per worker over the slowest worker's "
+        "time); non-atp = the flows' goodput at their receiver while the job ran; the job's max-min "
+        "share = min(its goodput alone, link / (flows + 1))",
+    ]
+    return Result("atp_fig16", "ATP Fig. 16: aggregation goodput with non-ATP traffic",
+                  "background TCP flows", "goodput, Gb/s", pts,
+                  "less than alone where the fair share is below it; at least half the max-min "
+                  "share; both carry",
+                  not off, off, ratios, notes, exact=not failures, failures=failures)
+
+
 FIGURES = {
     "atp_fig14": (fig14, "ATP Fig. 14: hash vs linear vs static allocation, 1..8 jobs (lab)"),
+    "atp_fig16": (fig16, "ATP Fig. 16: aggregation goodput beside background TCP flows (lab)"),
     **atp_fig10.FIGURES,
     **atp_fig13.FIGURES,
     **atp_fig13bc.FIGURES,

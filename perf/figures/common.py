@@ -113,6 +113,12 @@ def median(xs):
     return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
 
 
+def lab_prefix(figure):
+    """The lab prefix of a figure's runs, its own so that labs of several
+    figures (or people) never share namespaces: atp_fig16 -> inalabatp16."""
+    return "inalab" + figure.replace("_fig", "").replace("_", "")[:8]
+
+
 def fmt(v, digits=3):
     if v is None:
         return "-"

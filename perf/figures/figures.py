@@ -10,7 +10,7 @@ it was read), writes a PNG with both (--out, FIGURE.png) and ends with a
 verdict line: "same direction, every ratio within 20 % of the paper's", or
 which point is off and why. --quick: fewer points and smaller tensors, one
 iteration, about two minutes for a whole figure on a two-CPU machine.
-Figures that run the lab (atp_*) need root; the goat_* ones replay
+Figures that run the lab (atp_*, a2tp_*) need root; the goat_* ones replay
 perf/goat_sim and need only the build.
 
 Exit status: 0 when the figure ran (whatever its verdict; --json says
@@ -29,11 +29,12 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from lablib import cli  # noqa: E402
 
+import a2tp  # noqa: E402
 import atp  # noqa: E402
 import common  # noqa: E402
 import goat  # noqa: E402
 
-FIGURES = {**goat.FIGURES, **atp.FIGURES}
+FIGURES = {**goat.FIGURES, **atp.FIGURES, **a2tp.FIGURES}
 SKIP = 77
 
 
@@ -55,10 +56,8 @@ def main():
         return 0
     if not a.figure:
         ap.error("name a FIGURE (--list names them)")
-    # A lab prefix of its own per figure (inalab + 8 letters or digits):
-    # two figures' labs, or a figure's and another lab's, never collide.
-    prefix = "inalab" + a.figure.replace("_", "")[:8]
-    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick, prefix=prefix)
+    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick,
+                         prefix=common.lab_prefix(a.figure))
     fn = FIGURES[a.figure][0]
     # SIGTERM as Ctrl-C: a running lab is taken down before we exit.
     signal.signal(signal.SIGTERM, signal.default_int_handler)

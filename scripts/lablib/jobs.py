@@ -17,6 +17,7 @@ import time
 
 import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
 
+from . import background
 from . import lab as labmod
 from . import netns
 from . import procs
@@ -291,8 +292,17 @@ def run_jobs(lab, plan, build_dirs, args):
         job["size_bytes"] = job["tensor"] * 4
         job["rounds"] = job["iterations"]
 
+    try:
+        flows = background.Flows(lab, plan, lab.log)
+    except background.BackgroundError as e:
+        raise JobError(str(e))
     ps_procs = _start_ps(lab, plan, switches, ps_bin, transport, kernel)
-    t0 = time.monotonic()
+    flows.serve()
+    # Flows with a negative start run that long before the workers start.
+    t0 = time.monotonic() + background.lead_s(plan)
+    while time.monotonic() < t0:
+        flows.tick(time.monotonic() - t0)
+        time.sleep(0.02)
     pending = _worker_starts(plan, worker_bin, transport, args, hosts)
     # Workers of one start time begin together: each sets up its transport
     # and its data, creates its ready file and waits for the batch's go file
@@ -316,6 +326,7 @@ def run_jobs(lab, plan, build_dirs, args):
             return snap
 
         _start_due_workers(lab, run, pending, now, counters, go_file, timeout)
+        flows.tick(now)
         kills = []
         for f in faults:
             if not f["done"] and f["when"].due(now, counters, run.killed):
@@ -329,7 +340,9 @@ def run_jobs(lab, plan, build_dirs, args):
             break
         time.sleep(0.05)
     wall = time.monotonic() - t0
-    return _finish_run(lab, plan, run, wall)
+    report = _finish_run(lab, plan, run, wall)
+    report["background"] = flows.finish(wall)
+    return report
 
 
 class _Run:
@@ -746,4 +759,5 @@ def format_report(r):
             lines.append("  errors: " + "; ".join(j["errors"]))
         if j["admission_drops"] or j["gc_frees"]:
             lines.append(f"  switch: admission drops {j['admission_drops']}, GC frees {j['gc_frees']}")
+    lines += background.format_flows(r.get("background", []))
     return "\n".join(lines)

@@ -87,6 +87,8 @@ def switch_config(plan, sw, driver, jobs_in_config=True, stats_interval_s=1):
                   f"device = {_q(switch_device(sw, p, driver, i, netns.link_mtu(plan)))}"]
         if p["drop_rate"]:
             lines.append(f"drop_rate = {_num(p['drop_rate'])}")
+        if p.get("rate_gbps"):
+            lines.append(f"rate_gbps = {_num(p['rate_gbps'])}")
         for n in p["neighbours"]:
             lines += ["[[port.neighbour]]", f"ip = {_q(n['ip'])}  # {n['name']}",
                       f"mac = {_q(n['mac'])}"]

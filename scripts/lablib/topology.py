@@ -44,6 +44,7 @@ LAB_KEYS = {
     "switch": [],
     "host": [],
     "job": [],
+    "background": [],
 }
 SWITCH_KEYS = {
     "name": None,
@@ -61,6 +62,20 @@ HOST_KEYS = {
     "switch": None,
     "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
     "worker_args": [],  # extra arguments of the worker on this host, after its job's
+    "rate_gbps": 0.0,  # the switch port facing this host sends at this rate (0: the switch's)
+}
+# [[background]]: one iperf3 flow (lablib/background.py).
+BACKGROUND_KEYS = {
+    "name": "",
+    "from": None,
+    "to": None,
+    "protocol": "tcp",
+    "rate_mbps": 0.0,  # 0: TCP as fast as it goes (UDP needs a rate)
+    "streams": 1,
+    "congestion": "",  # TCP congestion control (iperf3 -C); "": the kernel's default
+    "ecn": False,      # TCP: negotiate ECN, so the switches' CE marks slow the flow
+    "start_s": 0.0,    # on the jobs' clock; negative: before the workers start
+    "stop_s": 0.0,     # 0: until the jobs end
 }
 JOB_KEYS = {
     "id": None,
@@ -162,7 +177,8 @@ def build_plan(raw, path, overrides):
     _plan_ports(switches, hosts, by_switch, overrides)
     _plan_neighbours(switches, hosts, adj)
     jobs = _plan_jobs(lab, path, by_switch, by_host, adj, overrides)
-    return {"name": name, "description": lab["description"], "path": os.path.abspath(path),
+    background = _plan_background(lab, path, by_host)
+    return {"background": background, "name": name, "description": lab["description"], "path": os.path.abspath(path),
             "subnet": str(net), "elements": lab["elements"], "elements_named": lab["elements_named"],
             "gc_timeout_ms": lab["gc_timeout_ms"],
             "job_share": lab["job_share"],
@@ -232,6 +248,8 @@ def _plan_hosts(lab, net, path, by_switch):
             raise TopologyError(f"{where}: '{h['name']}' is also a switch name")
         if i >= 250:
             raise TopologyError(f"{where}: at most 250 hosts")
+        if not 0 <= h["rate_gbps"] <= 1000:
+            raise TopologyError(f"{where}: rate_gbps must be 0..1000")
         h["index"] = i
         h["ip"] = str(net.network_address + 256 + (i + 1))
         h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, 0x00, i + 1)
@@ -278,7 +296,7 @@ def _plan_ports(switches, hosts, by_switch, overrides):
         return p
 
     for h in hosts:
-        add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])
+        add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])["rate_gbps"] = h["rate_gbps"]
     for s in switches:
         if s["uplink"]:
             add_port(s, s["uplink"], "switch", s["drop_rate"])
@@ -348,6 +366,36 @@ def _plan_jobs(lab, path, by_switch, by_host, adj, overrides):
         ps["role"] = "ps"
         ps.setdefault("ps_jobs", []).append(j["id"])
     return jobs
+
+
+def _plan_background(lab, path, by_host):
+    """Each [[background]] flow, checked, with its name and server port."""
+    flows = []
+    for i, t in enumerate(lab["background"]):
+        where = f"{path}: background[{i}]"
+        f = _check_keys(t, BACKGROUND_KEYS, where)
+        f["name"] = f["name"] or f"bg{i + 1}"
+        _name(f["name"], where)
+        for k in ("from", "to"):
+            if f[k] not in by_host:
+                raise TopologyError(f"{where}: {k} '{f[k]}' is not a [[host]]")
+        if f["from"] == f["to"]:
+            raise TopologyError(f"{where}: from and to are the same host")
+        if f["protocol"] not in ("tcp", "udp"):
+            raise TopologyError(f"{where}: protocol must be \"tcp\" or \"udp\", got {f['protocol']!r}")
+        if f["rate_mbps"] < 0 or (f["protocol"] == "udp" and not f["rate_mbps"]):
+            raise TopologyError(f"{where}: rate_mbps must be >= 0 (0: unlimited, TCP only)")
+        if f["congestion"] and not NAME_RE.match(f["congestion"]):
+            raise TopologyError(f"{where}: congestion {f['congestion']!r} is not a congestion control name")
+        if not 1 <= f["streams"] <= 16:
+            raise TopologyError(f"{where}: streams must be 1..16")
+        if f["stop_s"] and f["stop_s"] <= f["start_s"]:
+            raise TopologyError(f"{where}: stop_s must be after start_s (or 0: until the jobs end)")
+        f["port"] = 5201 + i
+        flows.append(f)
+    if len({f["name"] for f in flows}) != len(flows):
+        raise TopologyError(f"{path}: two background flows with the same name")
+    return flows
 
 
 def _tree_hops(a, b, parent, depth):

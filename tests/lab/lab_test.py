@@ -14,6 +14,7 @@ ina-worker processes, driven by scripts/lab (the same tool users run).
   lab_test.py --build DIR hijack               forged control messages for another job
   lab_test.py --build DIR jumbo                768-element fragments (3158-byte frames)
   lab_test.py --build DIR jumbo_shaped         the same through 0.2 Gb/s links with ECN
+  lab_test.py --build DIR background           TCP and UDP iperf3 flows beside a job, through switchd
   lab_test.py --build DIR goat-vs-atp          GOAT plan over two switches vs ATP's first switch
   lab_test.py --build DIR goat-split           GOAT plan splitting sub-models between nodes
   lab_test.py --build DIR udp-hosts            workers and PS on kernel UDP sockets
@@ -292,6 +293,79 @@ def t_jumbo_shaped(build):
     j = r["jobs"][0]
     check(j["ecn_marks"] is not None and j["ecn_marks"] > 0,
           f"the shaped ports marked ECN ({j['ecn_marks']} marks): the queue built up at the switch")
+
+
+BACKGROUND_TOPOLOGY = """
+description = "one job of two workers beside two iperf3 flows, 0.2 Gb/s links"
+[[switch]]
+name = "sw0"
+rate_gbps = 0.2
+ecn_threshold = 20
+[[host]]
+name = "ps0"
+switch = "sw0"
+[[host]]
+name = "w0"
+switch = "sw0"
+[[host]]
+name = "w1"
+switch = "sw0"
+[[host]]
+name = "bg0"
+switch = "sw0"
+[[job]]
+id = 1
+ps = "ps0"
+workers = ["w0", "w1"]
+tensor = 1048576
+iterations = 1
+cc = "atp"
+[[background]]
+name = "tcp"
+from = "bg0"
+to = "w0"
+congestion = "cubic"
+ecn = true
+start_s = -1.0
+[[background]]
+name = "udp"
+from = "bg0"
+to = "ps0"
+protocol = "udp"
+rate_mbps = 20.0
+start_s = -1.0
+"""
+
+
+def t_background(build):
+    # Non-aggregation traffic crosses ina-switchd's ports with the job's: a
+    # TCP flow into w0's port (its parameter packets' port) and a UDP flow
+    # into the PS's, both started before the workers. The job stays exact,
+    # both flows carry traffic while it runs.
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="background-") as t:
+        t.write(BACKGROUND_TOPOLOGY.replace('to = "ps0"', 'to = "nohost"'))
+        t.flush()
+        rc, _, err = lab("gen", t.name, "--out", tempfile.mkdtemp(prefix="bg-gen-"), check_rc=False)
+        check(rc != 0 and "background[1]: to 'nohost' is not a [[host]]" in err,
+              f"a flow to an unknown host is refused naming it (exit {rc}: {err.strip()})")
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="background-") as t:
+        t.write(BACKGROUND_TOPOLOGY)
+        t.flush()
+        r = run(t.name, build)
+    show(r)
+    assert_exact(r)
+    flows = {f["name"]: f for f in r.get("background", [])}
+    for f in flows.values():
+        print(f"  background {f['name']}: {f['gbps']:.3f} Gb/s over {f['seconds']:.2f} s, "
+              f"{f['gbps_during_jobs']} Gb/s while the job ran, error {f['error']}")
+    check(set(flows) == {"tcp", "udp"}, f"the report names both flows: {sorted(flows)}")
+    for f in flows.values():
+        check(f["ok"], f"flow {f['name']} ran: {f['error']}")
+    tcp, udp = flows["tcp"], flows["udp"]
+    check(0.02 < tcp["gbps"] <= 0.21, f"TCP through a 0.2 Gb/s port: {tcp['gbps']:.3f} Gb/s")
+    check(tcp["gbps_during_jobs"] is not None and tcp["gbps_during_jobs"] > 0.005,
+          f"TCP carried traffic while the job ran: {tcp['gbps_during_jobs']}")
+    check(0.01 < udp["gbps"] <= 0.025, f"UDP at 20 Mb/s arrived at about 20 Mb/s: {udp['gbps']:.4f} Gb/s")
 
 
 def fixed_window_args(window):
@@ -792,8 +866,8 @@ def main():
              "loss": t_loss, "kill-worker": t_kill_worker, "restart-switch": t_restart_switch,
              "spoof": t_spoof, "hoard": t_hoard, "forge": t_forge, "hijack": t_hijack, "jumbo": t_jumbo,
              "jumbo_shaped": t_jumbo_shaped, "goat-vs-atp": t_goat_vs_atp, "goat-split": t_goat_split,
-             "udp-hosts": t_udp_hosts, "af-packet": t_af_packet, "e2e-bench": t_e2e_bench, "capture": t_capture,
-             "worker-trace": t_worker_trace}
+             "udp-hosts": t_udp_hosts, "background": t_background, "af-packet": t_af_packet, "e2e-bench": t_e2e_bench,
+             "capture": t_capture, "worker-trace": t_worker_trace}
     if a.test not in tests:
         print(f"unknown test {a.test}")
         return 2
