@@ -28,6 +28,8 @@ instead of seconds (docs/figures.md).
 import os
 import tempfile
 
+import a2tp_fig11
+
 from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
 
 # Every switch port's rate (Gb/s) and ECN threshold (packets): low enough
@@ -446,6 +448,7 @@ def fig7b(ctx):
 
 
 FIGURES = {
+    **a2tp_fig11.FIGURES,
     "a2tp_fig7b": (fig7b, "A²TP Fig. 7(b): two jobs' throughput on 100..50 % of PTA, a straggler (lab)"),
     "a2tp_fig7": (fig7, "A²TP Fig. 7(a): two jobs' throughput beside a straggler, level 1..0.2 (lab)"),
     "a2tp_fig9": (fig9, "A²TP Fig. 9: job A's iteration time beside a straggler, level 0.25..0.1 (lab)"),
