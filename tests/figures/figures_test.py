@@ -215,6 +215,25 @@ def a2tp_fig7b_checks(res):
     return errs
 
 
+def a2tp_fig10_checks(res):
+    """A²TP Fig. 10: what holds here in every run (docs/figures.md): static,
+    each job its share of the aggregators, is slower with the most jobs than
+    with the fewest and never falls back to the PS. ATP's and A²TP's times
+    against the number of jobs, and A²TP against the others, are printed:
+    between 1, 2 and 4 jobs ATP's order varied from run to run."""
+    v = {(p["x"], p["series"]): p for p in res["points"]}
+    ns = sorted({p["x"] for p in res["points"]})
+    errs = []
+    for s in ("static",):
+        if not v[(ns[-1], s)]["ours"] > v[(ns[0], s)]["ours"]:
+            errs.append(f"{s}: {v[(ns[-1], s)]['ours']:.3f} s at {ns[-1]} jobs not above "
+                        f"{v[(ns[0], s)]['ours']:.3f} s at {ns[0]}")
+    for n in ns:
+        if v[(n, "static")]["detail"]["in switch %"] < 99.99:
+            errs.append(f"static at {n} jobs fell back to the PS: {v[(n, 'static')]['detail']}")
+    return errs
+
+
 def a2tp_fig11_checks(res):
     """A²TP Fig. 11: the trace covers every background step (an estimate
     per step, each in (0, 1]) and the job's throughput is lower under the
@@ -237,11 +256,12 @@ def a2tp_fig11_checks(res):
 CHECKS = {"atp_fig10": atp_fig10_checks, "atp_fig13": atp_fig13_checks, "atp_fig13b": atp_fig13b_checks,
           "atp_fig13c": atp_fig13c_checks, "atp_fig14": atp_fig14_checks, "atp_fig20": atp_fig20_checks,
           "a2tp_fig12": a2tp_fig12_checks, "a2tp_fig9": a2tp_fig9_checks, "a2tp_fig7": a2tp_fig7_checks,
-          "a2tp_fig7b": a2tp_fig7b_checks, "a2tp_fig11": a2tp_fig11_checks}
+          "a2tp_fig7b": a2tp_fig7b_checks, "a2tp_fig11": a2tp_fig11_checks,
+          "a2tp_fig10": a2tp_fig10_checks}
 # Figures whose direction is printed, not asserted: their checks assert
 # the part of it that reproduces here (docs/figures.md says why).
 DIRECTION_PRINTED = ("atp_fig13", "atp_fig13b", "atp_fig13c", "atp_fig14", "a2tp_fig12", "a2tp_fig9",
-                     "a2tp_fig7", "a2tp_fig7b", "a2tp_fig11")
+                     "a2tp_fig7", "a2tp_fig7b", "a2tp_fig10", "a2tp_fig11")
 
 
 def main():
