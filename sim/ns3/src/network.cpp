@@ -134,7 +134,14 @@ bool Network::all_done() const
 void Network::run()
 {
 	for (auto &w : workers_)
-		ns3::Simulator::ScheduleNow([p = w.get()] { p->start(); });
+		ns3::Simulator::ScheduleNow([this, p = w.get()] {
+			/* The run ends with the last worker's last result, not at
+			 * the time limit: what is still on the wires then is late. */
+			p->start([this] {
+				if (all_done())
+					ns3::Simulator::Stop();
+			});
+		});
 	ns3::Simulator::Stop(ns3::Seconds(opt_.max_time_s));
 	const auto t0 = std::chrono::steady_clock::now();
 	ns3::Simulator::Run();

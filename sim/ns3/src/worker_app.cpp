@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "worker_app.h"
 
+#include <utility>
+
 #include <ns3/packet.h>
 #include <ns3/simulator.h>
 
@@ -36,8 +38,9 @@ void WorkerApp::attach(ns3::Ptr<ns3::NetDevice> dev)
 		this));
 }
 
-void WorkerApp::start()
+void WorkerApp::start(std::function<void()> on_done)
 {
+	on_done_ = std::move(on_done);
 	submit();
 	poll();
 }
@@ -80,9 +83,7 @@ void WorkerApp::check_result()
  * at once (a training loop with no compute between all-reduces). */
 void WorkerApp::poll()
 {
-	if (done())
-		return;
-	uint64_t next = w_->poll(now_ns());
+	uint64_t next = done() ? UINT64_MAX : w_->poll(now_ns());
 	while (!done() && h_.done()) {
 		std::string err;
 		if (!h_.wait(&err)) {
@@ -97,7 +98,13 @@ void WorkerApp::poll()
 			next = w_->poll(now_ns());
 		}
 	}
-	if (done() || next == UINT64_MAX)
+	if (done()) {
+		timer_.Cancel();
+		if (on_done_)
+			std::exchange(on_done_, nullptr)();
+		return;
+	}
+	if (next == UINT64_MAX)
 		return;
 	/* One timer event at a time, at the library's next check. */
 	if (timer_.IsRunning() && timer_at_ <= next)

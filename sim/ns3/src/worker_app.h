@@ -11,6 +11,7 @@
 #define INA_SIM_WORKER_APP_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +36,8 @@ public:
 	WorkerApp(std::unique_ptr<SteppedWorker> w, SimTransport *tx, uint32_t rank, uint32_t ranks,
 		  uint64_t tensor, uint32_t iterations);
 	void attach(ns3::Ptr<ns3::NetDevice> dev);
-	void start();
+	/* `on_done` runs once, when the last iteration ended or the worker failed. */
+	void start(std::function<void()> on_done);
 
 	bool done() const { return iteration_ >= iterations_ || failed_; }
 	bool failed() const { return failed_; }
@@ -59,6 +61,7 @@ private:
 	uint32_t iterations_, iteration_ = 0;
 	std::vector<float> data_;
 	AllreduceHandle h_;
+	std::function<void()> on_done_;
 	ns3::EventId timer_;
 	uint64_t timer_at_ = 0;
 	std::vector<uint64_t> ends_;
