@@ -42,6 +42,7 @@ def programs(build, src):
         "ina-trace": [PY, os.path.join(src, "tools", "ina-trace")],
         "sim-plan": [PY, os.path.join(src, "scripts", "sim-plan")],
         "sim-topology": [PY, os.path.join(src, "scripts", "sim-topology")],
+        "sim-leaf-spine": [PY, os.path.join(src, "scripts", "sim-leaf-spine")],
     }
     for rel in ("perf/e2e_bench/e2e_bench.py", "perf/e2e_bench/gloo_worker.py",
                 "perf/switchd_bench/switchd_bench.py", "perf/lab_figures.py", "perf/host_bench/host_bench.py",

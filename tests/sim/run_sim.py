@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Runs one lab topology in the ns-3 model and checks its results.
 
-  run_sim.py INA_SIM SIM_PLAN TOPOLOGY [--min-share X] [--max-share X]
-             [--min-retransmits N] [--min-collisions N] [-- INA_SIM_ARGS...]
+  run_sim.py INA_SIM PLAN_TOOL [TOPOLOGY] [--plan-args ARGS] [--min-share X] [--max-share X]
+             [--min-absorbed X] [--min-retransmits N] [--min-collisions N] [-- INA_SIM_ARGS...]
+
+PLAN_TOOL writes the plan (scripts/sim-plan TOPOLOGY, or scripts/sim-leaf-spine
+with --plan-args) with -o FILE.
 
 Fails unless every job finished every iteration with the exact sum at every
 worker, and its share of fragments aggregated in the network (and its
@@ -19,7 +22,8 @@ import tempfile
 def run(args, sim_args):
     with tempfile.TemporaryDirectory() as d:
         plan, out = os.path.join(d, "plan.json"), os.path.join(d, "out.json")
-        subprocess.run([args.sim_plan, args.topology, "-o", plan], check=True)
+        cmd = [args.plan_tool] + ([args.topology] if args.topology else []) + args.plan_args.split()
+        subprocess.run(cmd + ["-o", plan], check=True)
         p = subprocess.run([args.ina_sim, plan, "--json", out] + sim_args, capture_output=True, text=True,
                            timeout=args.timeout)
         print(p.stdout, end="")
@@ -42,6 +46,9 @@ def check(args, rc, res):
         share = j["in_network_share"]
         if not args.min_share <= share <= args.max_share:
             errors.append(f"{name}: in-network share {share:.3f} outside [{args.min_share}, {args.max_share}]")
+        if j["absorbed_share"] < args.min_absorbed:
+            errors.append(f"{name}: the switches absorbed {j['absorbed_share']:.3f} of the workers' packets, "
+                          f"expected at least {args.min_absorbed}")
         if j["retransmits"] < args.min_retransmits:
             errors.append(f"{name}: {j['retransmits']} retransmits, expected at least {args.min_retransmits}")
     collisions = sum(s["collisions"] for s in res["switches"])
@@ -61,8 +68,10 @@ def main():
         argv, sim_args = argv[:i], argv[i + 1:]
     ap = argparse.ArgumentParser()
     ap.add_argument("ina_sim")
-    ap.add_argument("sim_plan")
-    ap.add_argument("topology")
+    ap.add_argument("plan_tool")
+    ap.add_argument("topology", nargs="?")
+    ap.add_argument("--plan-args", default="")
+    ap.add_argument("--min-absorbed", type=float, default=0.0)
     ap.add_argument("--min-share", type=float, default=1.0)
     ap.add_argument("--max-share", type=float, default=1.0)
     ap.add_argument("--min-retransmits", type=int, default=0)

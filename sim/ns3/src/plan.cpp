@@ -37,6 +37,7 @@ PlanSwitch switch_of(const json &s)
 		PlanPort port;
 		port.peer = p.at("peer");
 		port.to_switch = p.at("peer_kind") == "switch";
+		port.up = p.value("up", false);
 		port.drop_rate = p.value("drop_rate", 0.0);
 		for (const json &n : p.at("neighbours")) {
 			port.neighbour_ips.push_back(ip_of(n.at("ip")));

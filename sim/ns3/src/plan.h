@@ -17,6 +17,9 @@ namespace ina::sim {
 struct PlanPort {
 	std::string peer;
 	bool to_switch = false;
+	/* Toward the spine of a leaf-spine (scripts/sim-leaf-spine): one of
+	 * several equal-cost ports to the same addresses. */
+	bool up = false;
 	std::vector<uint32_t> neighbour_ips;        /* hosts and switches behind the port */
 	std::vector<std::string> neighbour_names;
 	double drop_rate = 0;

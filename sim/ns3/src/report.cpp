@@ -63,6 +63,7 @@ json job_json(const JobHosts &jh, bool *exact)
 	const PsJobStats *ps = jh.ps->ps().job_stats(jh.job->id);
 	const uint64_t completed = ps ? ps->completed.get() : 0;
 	const uint64_t in_net = ps ? ps->completed_in_network.get() : 0;
+	const uint64_t ps_packets = ps ? ps->packets.get() : 0;
 	const std::vector<double> its = iteration_ms(jh);
 	*exact = done && wrong == 0 && its.size() == jh.job->iterations;
 	json j = {{"id", jh.job->id}, {"mode", jh.job->mode}, {"workers", jh.workers.size()},
@@ -70,7 +71,11 @@ json job_json(const JobHosts &jh, bool *exact)
 		  {"iteration_ms", its}, {"done", done}, {"wrong_values", wrong}, {"exact", *exact},
 		  {"fragments_completed", completed}, {"completed_in_network", in_net},
 		  {"in_network_share", completed ? static_cast<double>(in_net) / completed : 0.0},
-		  {"packets_sent", sum.packets_sent}, {"retransmits", sum.retransmits},
+		  {"packets_sent", sum.packets_sent}, {"ps_packets", ps_packets},
+		  /* What the switches absorbed of the workers' packets: rack-scale
+		   * jobs leave the racks' sums to the PS, so in_network_share
+		   * alone would say 0. */
+		  {"absorbed_share", sum.packets_sent ? 1.0 - static_cast<double>(ps_packets) / sum.packets_sent : 0.0}, {"retransmits", sum.retransmits},
 		  {"timeouts", sum.timeouts}, {"fast_retransmits", sum.fast_retransmits},
 		  {"ecn_acks", sum.ecn_acks}, {"collision_acks", sum.col_acks}, {"remaps", sum.remaps},
 		  {"bypass_sent", sum.bypass_sent}, {"host_tx_drops", tx_drops},
@@ -99,7 +104,9 @@ void job_text(std::ostream &o, const json &j)
 	for (double ms : j["iteration_ms"])
 		o << ' ' << std::fixed << std::setprecision(3) << ms;
 	o << "\n  in network: " << j["completed_in_network"] << " of " << j["fragments_completed"]
-	  << " fragments (" << std::setprecision(1) << 100.0 * j["in_network_share"].get<double>() << "%)\n";
+	  << " fragments complete (" << std::setprecision(1) << 100.0 * j["in_network_share"].get<double>()
+	  << "%); the PS received " << j["ps_packets"] << " of the workers' " << j["packets_sent"] << " packets ("
+	  << 100.0 * j["absorbed_share"].get<double>() << "% absorbed)\n";
 	o << "  retransmits: " << j["retransmits"] << " (timeouts " << j["timeouts"] << ", fast "
 	  << j["fast_retransmits"] << "), ECN ACKs " << j["ecn_acks"] << ", collisions at PS "
 	  << j["ps_collisions"] << "\n";

@@ -56,7 +56,7 @@ SwitchNode::SwitchNode(const PlanSwitch &sw, const Plan &plan, uint32_t elements
 				       : static_cast<uint32_t>(std::ceil(plan.job_share * sw.aggregators));
 	for (uint32_t i = 0; i < sw.ports.size(); i++)
 		for (uint32_t ip : sw.ports[i].neighbour_ips)
-			route_.emplace(ip, i);
+			route_[ip].push_back(i);
 	for (const PlanJob &j : plan.jobs)
 		job_ports_[j.id] = ports_toward(sw, j);
 	buf_.resize(65536);
@@ -82,10 +82,20 @@ bool SwitchNode::receive(uint32_t port, ns3::Ptr<const ns3::Packet> p)
 	return true;
 }
 
-int SwitchNode::port_of(uint32_t ip) const
+int SwitchNode::port_of(const uint8_t *frame, uint32_t len) const
 {
-	auto it = route_.find(ip);
-	return it == route_.end() ? -1 : static_cast<int>(it->second);
+	auto it = route_.find(dst_ip_of(frame, len));
+	if (it == route_.end())
+		return -1;
+	const std::vector<uint32_t> &ports = it->second;
+	if (ports.size() == 1)
+		return static_cast<int>(ports[0]);
+	/* ECMP: source and destination IPv4, UDP source port. */
+	uint64_t h = 0;
+	if (len >= kEthHdr + 20 + 2)
+		h = (uint64_t{ina_load32(frame + kEthHdr + 12)} << 16) ^ ina_load16(frame + kEthHdr + 20);
+	h = (h ^ it->first) * 0x9E3779B97F4A7C15ull;
+	return static_cast<int>(ports[(h >> 32) % ports.size()]);
 }
 
 bool SwitchNode::above_ecn_threshold(uint32_t port) const
@@ -109,7 +119,7 @@ void SwitchNode::handle(uint32_t in_port, uint8_t *frame, uint32_t len)
 	if (!(v.flags & INA_F_ACK) && v.type == INA_TYPE_DATA) {
 		/* As switchd's aggregate stage: congestion on the way to the PS
 		 * is told to the aggregator before it sees the packet. */
-		const int out = port_of(dst_ip_of(frame, len));
+		const int out = port_of(frame, len);
 		if (out >= 0 && above_ecn_threshold(static_cast<uint32_t>(out)) && !(v.flags & INA_F_ECN)) {
 			add_flags(frame + off, INA_F_ECN);
 			v.flags |= INA_F_ECN;
@@ -133,7 +143,7 @@ void SwitchNode::handle(uint32_t in_port, uint8_t *frame, uint32_t len)
 
 void SwitchNode::forward(const uint8_t *frame, uint32_t len)
 {
-	const int port = port_of(dst_ip_of(frame, len));
+	const int port = port_of(frame, len);
 	if (port < 0) {
 		c_.no_route++;
 		return;
@@ -146,9 +156,17 @@ void SwitchNode::multicast(uint16_t job, uint32_t in_port, const uint8_t *frame,
 	auto it = job_ports_.find(job);
 	if (it == job_ports_.end())
 		return;
-	for (uint32_t port : it->second)
-		if (port != in_port)
+	const bool from_above = sw_.ports[in_port].up;
+	std::vector<uint32_t> up;
+	for (uint32_t port : it->second) {
+		if (sw_.ports[port].up)
+			up.push_back(port);
+		else if (port != in_port)
 			send(port, frame, len);
+	}
+	/* One copy up, through the job's spine; none back up from above. */
+	if (!from_above && !up.empty())
+		send(up[(job * 0x9E3779B1u >> 16) % up.size()], frame, len);
 }
 
 void SwitchNode::send(uint32_t port, const uint8_t *frame, uint32_t len)

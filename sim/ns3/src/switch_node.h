@@ -8,6 +8,13 @@
  * run through ina::process(), and sent where the verdict says: on by its
  * destination IP, replicated to the job's ports (a parameter packet), or
  * dropped. The forwarding and multicast tables come from the plan.
+ *
+ * Where several ports lead to an address (a leaf-spine's uplinks) the port
+ * is picked by a hash of the frame's addresses and UDP source port (ECMP:
+ * the worker sets the source port from the aggregator index, so a job's
+ * fragments spread over the spines). A parameter packet is replicated down
+ * toward the job's workers, and up through one uplink (by the job's hash)
+ * only when it did not come from above.
  */
 #ifndef INA_SIM_SWITCH_NODE_H
 #define INA_SIM_SWITCH_NODE_H
@@ -53,7 +60,7 @@ private:
 	void multicast(uint16_t job, uint32_t in_port, const uint8_t *frame, uint32_t len);
 	void send(uint32_t port, const uint8_t *frame, uint32_t len);
 	bool above_ecn_threshold(uint32_t port) const;
-	int port_of(uint32_t ip) const;
+	int port_of(const uint8_t *frame, uint32_t len) const;
 
 	PlanSwitch sw_;
 	std::unique_ptr<AggregatorTable> table_;
@@ -61,7 +68,7 @@ private:
 	SwitchCounters c_;
 	uint32_t share_;
 	std::vector<ns3::Ptr<ns3::NetDevice>> ports_;
-	std::map<uint32_t, uint32_t> route_;                  /* IPv4 -> port */
+	std::map<uint32_t, std::vector<uint32_t>> route_;     /* IPv4 -> ports */
 	std::map<uint16_t, std::vector<uint32_t>> job_ports_; /* job -> ports toward its workers */
 	std::vector<uint8_t> buf_;
 };
