@@ -107,6 +107,7 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 		return false;
 	}
 	jh.ps = ps.get();
+	auto expected = std::make_shared<ExpectedSums>(static_cast<uint32_t>(j.workers.size()), j.tensor);
 	for (const PlanWorker &w : j.workers) {
 		const PlanHost *h = plan_.host(w.host);
 		WorkerConfig c;
@@ -123,9 +124,8 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 			*error = where + w.host + ": " + *error;
 			return false;
 		}
-		workers_.push_back(std::make_unique<WorkerApp>(std::move(sw), txp, w.rank,
-							       static_cast<uint32_t>(j.workers.size()), j.tensor,
-							       j.iterations));
+		workers_.push_back(
+			std::make_unique<WorkerApp>(std::move(sw), txp, w.rank, expected, j.tensor, j.iterations));
 		workers_.back()->attach(host_devs_[w.host]);
 		jh.workers.push_back(workers_.back().get());
 	}

@@ -30,11 +30,24 @@ namespace ina::sim {
 float tensor_value(uint32_t rank, uint32_t iteration, uint64_t i);
 constexpr double kExactScale = 1048576.0;
 
+/* The exact sums of a job's iterations, computed once for all its workers. */
+class ExpectedSums {
+public:
+	ExpectedSums(uint32_t ranks, uint64_t tensor) : ranks_(ranks), tensor_(tensor) {}
+	const std::vector<float> &of(uint32_t iteration);
+
+private:
+	uint32_t ranks_;
+	uint64_t tensor_;
+	uint32_t iteration_ = UINT32_MAX;
+	std::vector<float> sums_;
+};
+
 class WorkerApp {
 public:
-	/* `ranks`: the job's worker count, for the expected sums. */
-	WorkerApp(std::unique_ptr<SteppedWorker> w, SimTransport *tx, uint32_t rank, uint32_t ranks,
-		  uint64_t tensor, uint32_t iterations);
+	/* `expected`: the job's, shared by its workers. */
+	WorkerApp(std::unique_ptr<SteppedWorker> w, SimTransport *tx, uint32_t rank,
+		  std::shared_ptr<ExpectedSums> expected, uint64_t tensor, uint32_t iterations);
 	void attach(ns3::Ptr<ns3::NetDevice> dev);
 	/* `on_done` runs once, when the last iteration ended or the worker failed. */
 	void start(std::function<void()> on_done);
@@ -56,7 +69,8 @@ private:
 
 	std::unique_ptr<SteppedWorker> w_;
 	SimTransport *tx_; /* owned by w_ */
-	uint32_t rank_, ranks_;
+	uint32_t rank_;
+	std::shared_ptr<ExpectedSums> expected_;
 	uint64_t tensor_;
 	uint32_t iterations_, iteration_ = 0;
 	std::vector<float> data_;
