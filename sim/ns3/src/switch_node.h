@@ -43,7 +43,8 @@ struct SwitchCounters {
 
 class SwitchNode {
 public:
-	/* `share`: the aggregators one job may hold (job_share x table). */
+	/* The table: the switch's aggregators of `elements` values; a job may
+	 * hold the plan's job_share of them. gc_timeout_ns: as switchd's. */
 	SwitchNode(const PlanSwitch &sw, const Plan &plan, uint32_t elements, uint64_t gc_timeout_ns);
 	/* Port i's device, in the plan's port order; call once per port. */
 	void attach(uint32_t port, ns3::Ptr<ns3::NetDevice> dev);
@@ -66,7 +67,7 @@ private:
 	std::unique_ptr<AggregatorTable> table_;
 	PipelineCounters counters_;
 	SwitchCounters c_;
-	uint32_t share_;
+	uint32_t share_; /* process()'s share: kNoShareLimit at job_share 1 */
 	std::vector<ns3::Ptr<ns3::NetDevice>> ports_;
 	std::map<uint32_t, std::vector<uint32_t>> route_;     /* IPv4 -> ports */
 	std::map<uint16_t, std::vector<uint32_t>> job_ports_; /* job -> ports toward its workers */
