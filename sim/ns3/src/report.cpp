@@ -80,6 +80,9 @@ json job_json(const JobHosts &jh, bool *exact)
 		  {"ecn_acks", sum.ecn_acks}, {"collision_acks", sum.col_acks}, {"remaps", sum.remaps},
 		  {"bypass_sent", sum.bypass_sent}, {"host_tx_drops", tx_drops},
 		  {"ps_collisions", ps ? ps->collisions.get() : 0}, {"errors", errors}};
+	/* The PS's every counter of the job (docs/ps.md), for a run to read. */
+	for (const PsCounterInfo &c : ps_job_counters())
+		j["ps"][c.name] = ps ? (ps->*c.field).get() : 0;
 	return j;
 }
 
