@@ -15,6 +15,9 @@ PKGS=(
   iproute2 iputils-ping procps psmisc ethtool tcpdump tshark iperf3
   python3-scapy
   libglpk-dev
+  # the ns-3 model (sim/ns3/); ns-3's pkg-config files link libgsl.so and
+  # libsqlite3.so, which only their -dev packages ship
+  libns3-dev libgsl-dev libsqlite3-dev
   libssl-dev
   universal-ctags
   python3-torch python3-matplotlib

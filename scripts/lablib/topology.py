@@ -246,13 +246,16 @@ def _plan_hosts(lab, net, path, by_switch):
             raise TopologyError(f"{where}: switch '{h['switch']}' is not a [[switch]]")
         if h["name"] in by_switch:
             raise TopologyError(f"{where}: '{h['name']}' is also a switch name")
-        if i >= 250:
-            raise TopologyError(f"{where}: at most 250 hosts")
+        # 250 hosts per /24 from .1.1 on: the lab's hosts, and the ns-3
+        # model's (docs/sim.md) larger ones.
+        block, k = divmod(i, 250)
+        if block >= 250 or 256 * (block + 2) > net.num_addresses:
+            raise TopologyError(f"{where}: subnet {net} holds at most {250 * min(250, net.num_addresses // 256 - 1)} hosts")
         if not 0 <= h["rate_gbps"] <= 1000:
             raise TopologyError(f"{where}: rate_gbps must be 0..1000")
         h["index"] = i
-        h["ip"] = str(net.network_address + 256 + (i + 1))
-        h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, 0x00, i + 1)
+        h["ip"] = str(net.network_address + 256 * (block + 1) + (k + 1))
+        h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, block, k + 1)
         h["prefixlen"] = net.prefixlen
         hosts.append(h)
     by_host = {h["name"]: h for h in hosts}

@@ -32,6 +32,7 @@ def programs(build, src):
         "ina-worker": [os.path.join(build, "workerlib", "ina-worker")],
         "ina-gen": [os.path.join(build, "perf", "switchd_bench", "ina-gen")],
         "ina-goat-plan": [os.path.join(build, "goat", "ina-goat-plan")],
+        "ina-sim": [os.path.join(build, "sim", "ns3", "ina-sim")],
     }
     out = {k: v for k, v in bins.items() if os.path.exists(v[0])}
     scripts = {
@@ -39,6 +40,9 @@ def programs(build, src):
         "demo.sh": ["bash", os.path.join(src, "scripts", "demo.sh")],
         "ddp-demo.sh": ["bash", os.path.join(src, "scripts", "ddp-demo.sh")],
         "ina-trace": [PY, os.path.join(src, "tools", "ina-trace")],
+        "sim-plan": [PY, os.path.join(src, "scripts", "sim-plan")],
+        "sim-topology": [PY, os.path.join(src, "scripts", "sim-topology")],
+        "sim-leaf-spine": [PY, os.path.join(src, "scripts", "sim-leaf-spine")],
     }
     for rel in ("perf/e2e_bench/e2e_bench.py", "perf/e2e_bench/gloo_worker.py",
                 "perf/switchd_bench/switchd_bench.py", "perf/lab_figures.py", "perf/host_bench/host_bench.py",

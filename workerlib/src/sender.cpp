@@ -195,7 +195,7 @@ void Sender::take_new_tensors()
 		stream_end_ += t->nfrags;
 		t->as_float.assign(t->nfrags, 0);
 		if (active_.empty())
-			last_progress_ns_ = now_ns();
+			last_progress_ns_ = clock();
 		active_.push_back(std::move(t));
 	}
 	inbox_nonempty_.store(false, std::memory_order_relaxed);
@@ -548,15 +548,20 @@ void Sender::fail_all(const std::string &why)
 	std::fill(retx_queued_.begin(), retx_queued_.end(), 0);
 }
 
+uint64_t Sender::clock() const
+{
+	return stepped_ ? stepped_now_ : now_ns();
+}
+
 void Sender::run()
 {
 	while (!stop_.load(std::memory_order_relaxed)) {
 		take_new_tensors();
-		uint64_t now = now_ns();
 		if (active_.empty()) {
 			/* Nothing of ours in flight: forward other threads'
 			 * ACKs, then sleep until a tensor arrives. */
 			if (cfg_.threads > 1) {
+				const uint64_t now = clock();
 				uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, 0);
 				for (uint32_t i = 0; i < n; i++)
 					handle_frame(rxbufs_[i].data, rxbufs_[i].len, now);
@@ -568,32 +573,51 @@ void Sender::run()
 				inbox_cv_.wait_for(g, std::chrono::microseconds(cfg_.threads > 1 ? kIdleWaitUs : 100000));
 			continue;
 		}
-		bool pushed_back = pump_send(now);
-		const bool slept = !pushed_back && coalesce(now);
-		uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, pushed_back ? 0 : receive_wait_us(now));
-		if (n && !slept)
-			acks_in_bursts_ = n >= std::max<uint32_t>(2, std::min(cc_->window() / 8, kRxBatch / 2));
-		rx_backlog_ = n == kRxBatch;
-		now = now_ns();
-		for (uint32_t i = 0; i < n; i++)
-			handle_frame(rxbufs_[i].data, rxbufs_[i].len, now);
-		for (auto &r : rings_) {
-			const PsMessage *m;
-			while ((m = r->peek()) != nullptr) {
-				handle_message(tensor_of_seq(m->seq), *m, now);
-				r->pop();
-			}
-		}
-		/* Timeouts only with the receive ring drained: a thread that was
-		 * not on a CPU for a while finds ACKs waiting, and must not take
-		 * the fragments they complete for lost. */
-		if (n < kRxBatch && now >= next_timer_ns_)
-			check_timeouts(now);
+		turn(clock());
 	}
 	/* Tensors handed over but not taken yet fail too: no caller waits
 	 * for ever on a closed worker. */
 	take_new_tensors();
 	fail_all("worker closed");
+}
+
+uint32_t Sender::turn(uint64_t now)
+{
+	bool pushed_back = pump_send(now);
+	/* Stepped, nothing sleeps: the caller's clock moves between polls. */
+	const bool slept = !stepped_ && !pushed_back && coalesce(now);
+	const uint32_t wait_us = stepped_ || pushed_back ? 0 : receive_wait_us(now);
+	uint32_t n = tx_->recv(rxbufs_.data(), kRxBatch, wait_us);
+	if (n && !slept)
+		acks_in_bursts_ = n >= std::max<uint32_t>(2, std::min(cc_->window() / 8, kRxBatch / 2));
+	rx_backlog_ = n == kRxBatch;
+	now = clock();
+	for (uint32_t i = 0; i < n; i++)
+		handle_frame(rxbufs_[i].data, rxbufs_[i].len, now);
+	for (auto &r : rings_) {
+		const PsMessage *m;
+		while ((m = r->peek()) != nullptr) {
+			handle_message(tensor_of_seq(m->seq), *m, now);
+			r->pop();
+		}
+	}
+	/* Timeouts only with the receive ring drained: a thread that was
+	 * not on a CPU for a while finds ACKs waiting, and must not take
+	 * the fragments they complete for lost. */
+	if (n < kRxBatch && now >= next_timer_ns_)
+		check_timeouts(now);
+	return n;
+}
+
+uint64_t Sender::poll(uint64_t now)
+{
+	stepped_now_ = now;
+	take_new_tensors();
+	/* As run() loops at once after a round that received: the ACKs it
+	 * handled may have opened the window. */
+	while (!active_.empty() && turn(now) > 0)
+		take_new_tensors();
+	return active_.empty() ? UINT64_MAX : next_timer_ns_;
 }
 
 /* A wake-up costs a system call and a context switch: 4 workers polling

@@ -46,6 +46,16 @@ public:
 	~Sender();
 	void start();
 	void stop();
+	/* Driven by the caller's clock instead of a thread (a simulator,
+	 * ina/worker/stepped.h): call before the first poll(), never with
+	 * start(). */
+	void set_stepped() { stepped_ = true; }
+	/* One round of run()'s loop at time `now` (ns), repeated while
+	 * frames came in: takes new tensors, sends what the window allows,
+	 * handles the frames the transport holds, checks the timer. Never
+	 * waits. Returns when the timer wants the next round, UINT64_MAX with
+	 * nothing in flight. */
+	uint64_t poll(uint64_t now);
 
 	/* Scheduler side. */
 	void give(std::shared_ptr<TensorState> t);
@@ -65,6 +75,12 @@ private:
 	};
 
 	void run();
+	/* One round of the loop with tensors active: send, receive (waiting
+	 * in a thread, not when stepped), handle, timers. Returns the
+	 * frames received. */
+	uint32_t turn(uint64_t now);
+	/* The thread's monotonic clock, or the stepped caller's time. */
+	uint64_t clock() const;
 	void take_new_tensors();
 	TensorState *tensor_of_k(uint64_t k, uint32_t *frag);
 	TensorState *tensor_of_seq(uint32_t seq);
@@ -144,6 +160,8 @@ private:
 	std::atomic<double> straggling_{1.0};
 	std::atomic<uint64_t> srtt_{0}, rto_{0};
 	std::atomic<bool> stop_{false};
+	bool stepped_ = false;
+	uint64_t stepped_now_ = 0; /* poll()'s time */
 	std::thread th_;
 };
 

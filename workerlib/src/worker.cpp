@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ina/codec.h"
+#include "ina/worker/stepped.h"
 #include "roce_worker.h"
 #include "worker_impl.h"
 
@@ -220,6 +221,62 @@ bool WorkerImpl::start(std::string *error)
 	for (auto &s : senders_)
 		s->start();
 	return true;
+}
+
+bool WorkerImpl::start_stepped(std::unique_ptr<Transport> tx, std::string *error)
+{
+	if (cfg_.threads != 1) {
+		*error = "threads: a stepped worker runs one sender, got " + std::to_string(cfg_.threads);
+		return false;
+	}
+	if (cfg_.elements_per_packet == 0 || cfg_.elements_per_packet > frame_elements(tx->max_frame())) {
+		*error = "elements: a stepped worker needs a size its transport carries (1.." +
+			 std::to_string(frame_elements(tx->max_frame())) + "), got " +
+			 std::to_string(cfg_.elements_per_packet);
+		return false;
+	}
+	senders_.push_back(std::make_unique<Sender>(this, 0, std::move(tx), cfg_, job_flows(cfg_)));
+	senders_[0]->set_stepped();
+	return true;
+}
+
+namespace {
+
+/* The stepped face of a WorkerImpl that runs no thread. */
+class SteppedWorkerImpl final : public SteppedWorker {
+public:
+	explicit SteppedWorkerImpl(const WorkerConfig &cfg) : w_(cfg) {}
+	bool start(std::unique_ptr<Transport> tx, std::string *error) { return w_.start_stepped(std::move(tx), error); }
+	AllreduceHandle allreduce_async(float *data, size_t n, std::string *error) override
+	{
+		return w_.allreduce_async(data, n, error);
+	}
+	uint64_t poll(uint64_t now_ns) override { return w_.poll(now_ns); }
+	WorkerStats stats() const override { return w_.stats(); }
+	const WorkerConfig &config() const override { return w_.config(); }
+
+private:
+	WorkerImpl w_;
+};
+
+} /* namespace */
+
+std::unique_ptr<SteppedWorker> SteppedWorker::open(const WorkerConfig &cfg, std::unique_ptr<Transport> tx,
+						   std::string *error)
+{
+	std::string err;
+	if (!tx)
+		err = "no transport";
+	else if (cfg.transport.kind == "roce")
+		err = "transport roce: NetReduce has no stepped worker";
+	else if (validate(cfg, &err)) {
+		auto w = std::make_unique<SteppedWorkerImpl>(cfg);
+		if (w->start(std::move(tx), &err))
+			return w;
+	}
+	if (error)
+		*error = err;
+	return nullptr;
 }
 
 std::unique_ptr<Worker> Worker::open(const WorkerConfig &cfg, std::string *error)

@@ -30,6 +30,9 @@ public:
 	WorkerImpl(const WorkerConfig &cfg);
 	~WorkerImpl() override;
 	bool start(std::string *error);
+	/* ina/worker/stepped.h: one sender on `tx`, no thread; poll() runs it. */
+	bool start_stepped(std::unique_ptr<Transport> tx, std::string *error);
+	uint64_t poll(uint64_t now_ns) { return senders_[0]->poll(now_ns); }
 	bool size_fragments(Transport &t, std::string *error);
 
 	bool allreduce(float *data, size_t n, std::string *error) override;

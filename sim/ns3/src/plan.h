@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The plan of a simulated network: the lab's plan (scripts/lablib/
+ * topology.py computes it from a config/labs/ TOML file; scripts/sim-plan
+ * writes it as JSON), so that the simulator and the lab give a topology the
+ * same addresses, ports, levels, bits and fan-in.
+ */
+#ifndef INA_SIM_PLAN_H
+#define INA_SIM_PLAN_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ina::sim {
+
+struct PlanPort {
+	std::string peer;
+	bool to_switch = false;
+	/* Toward the spine of a leaf-spine (scripts/sim-leaf-spine): one of
+	 * several equal-cost ports to the same addresses. */
+	bool up = false;
+	std::vector<uint32_t> neighbour_ips;        /* hosts and switches behind the port */
+	std::vector<std::string> neighbour_names;
+	double drop_rate = 0;
+};
+
+struct PlanSwitch {
+	std::string name;
+	uint16_t id = 0;
+	uint32_t ip = 0;
+	uint8_t mac[6] = {};
+	uint32_t aggregators = 4096;
+	uint32_t ecn_threshold = 0; /* packets in an egress queue; 0: no marks */
+	double rate_gbps = 0;       /* 0: the simulation's link rate */
+	uint32_t queue_capacity = 1024;
+	std::vector<PlanPort> ports;
+};
+
+struct PlanHost {
+	std::string name;
+	std::string sw; /* the switch it hangs off */
+	uint32_t ip = 0;
+	uint8_t mac[6] = {};
+};
+
+struct PlanWorker {
+	std::string host;
+	uint32_t rank = 0;
+	uint8_t start_level = 0;
+	uint16_t agg_node = 0;
+	uint8_t bit[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+};
+
+struct PlanJob {
+	uint16_t id = 0;
+	std::string name, mode, ps, cc;
+	uint8_t levels = 1;
+	uint8_t fan_in[4] = {};
+	std::vector<PlanWorker> workers;
+	std::vector<std::string> switches; /* those that aggregate for it */
+	uint64_t tensor = 0;
+	uint32_t iterations = 1;
+	uint32_t window = 0;
+};
+
+struct Plan {
+	std::string name;
+	uint32_t elements = 0;
+	uint32_t aggregators = 4096;
+	uint64_t gc_timeout_ms = 1000;
+	double job_share = 1.0;
+	std::vector<PlanSwitch> switches;
+	std::vector<PlanHost> hosts;
+	std::vector<PlanJob> jobs;
+
+	const PlanHost *host(const std::string &name) const;
+	const PlanSwitch *sw(const std::string &name) const;
+};
+
+/* Reads the JSON plan at `path`; false with a one-line *error. */
+bool read_plan(const std::string &path, Plan *out, std::string *error);
+
+} /* namespace ina::sim */
+
+#endif /* INA_SIM_PLAN_H */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "ps_app.h"
+
+#include <ns3/packet.h>
+#include <ns3/simulator.h>
+
+#include "sim_transport.h"
+
+namespace ina::sim {
+
+namespace {
+
+constexpr int64_t kTickUs = 1000;
+
+uint64_t now_us()
+{
+	return static_cast<uint64_t>(ns3::Simulator::Now().GetMicroSeconds());
+}
+
+} /* namespace */
+
+PsApp::PsApp(const Endpoint &self, ns3::Ptr<ns3::NetDevice> dev) : ps_(self), dev_(std::move(dev)), buf_(65536)
+{
+	dev_->SetReceiveCallback(ns3::MakeBoundCallback(
+		+[](PsApp *a, ns3::Ptr<ns3::NetDevice>, ns3::Ptr<const ns3::Packet> p, uint16_t,
+		    const ns3::Address &) { return a->receive(p); },
+		this));
+}
+
+void PsApp::start(std::function<bool()> running)
+{
+	running_ = std::move(running);
+	ns3::Simulator::Schedule(ns3::MicroSeconds(kTickUs), [this] { tick(); });
+}
+
+bool PsApp::receive(ns3::Ptr<const ns3::Packet> p)
+{
+	const uint32_t len = p->GetSize();
+	if (len > buf_.size())
+		return true;
+	p->CopyData(buf_.data(), len);
+	const uint64_t now = now_us();
+	ps_.handle(buf_.data(), len, now, tx_);
+	flush();
+	ps_.tick(now, tx_);
+	flush();
+	return true;
+}
+
+void PsApp::tick()
+{
+	ps_.tick(now_us(), tx_);
+	flush();
+	if (running_())
+		ns3::Simulator::Schedule(ns3::MicroSeconds(kTickUs), [this] { tick(); });
+}
+
+void PsApp::flush()
+{
+	for (uint32_t i = 0; i < tx_.size(); i++)
+		if (!send_frame(dev_, tx_.data(i), tx_.len(i)))
+			tx_drops_++;
+	tx_.clear();
+}
+
+} /* namespace ina::sim */

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Runs one lab topology in the ns-3 model and checks its results.
+
+  run_sim.py INA_SIM PLAN_TOOL [TOPOLOGY] [--plan-args ARGS] [--min-share X] [--max-share X]
+             [--min-absorbed X] [--min-retransmits N] [--min-collisions N] [-- INA_SIM_ARGS...]
+
+PLAN_TOOL writes the plan (scripts/sim-plan TOPOLOGY, or scripts/sim-leaf-spine
+with --plan-args) with -o FILE.
+
+Fails unless every job finished every iteration with the exact sum at every
+worker, and its share of fragments aggregated in the network (and its
+retransmissions, the switches' collisions) lies where the arguments say.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(args, sim_args):
+    with tempfile.TemporaryDirectory() as d:
+        plan, out = os.path.join(d, "plan.json"), os.path.join(d, "out.json")
+        cmd = [args.plan_tool] + ([args.topology] if args.topology else []) + args.plan_args.split()
+        subprocess.run(cmd + ["-o", plan], check=True)
+        p = subprocess.run([args.ina_sim, plan, "--json", out] + sim_args, capture_output=True, text=True,
+                           timeout=args.timeout)
+        print(p.stdout, end="")
+        print(p.stderr, end="", file=sys.stderr)
+        if not os.path.exists(out):
+            raise SystemExit(f"ina-sim exited {p.returncode} without results")
+        with open(out, encoding="utf-8") as f:
+            return p.returncode, json.load(f)
+
+
+def check(args, rc, res):
+    errors = []
+    if rc != 0:
+        errors.append(f"ina-sim exited {rc}")
+    for j in res["jobs"]:
+        name = f"job {j['id']}"
+        if not j["exact"] or j["wrong_values"] or len(j["iteration_ms"]) != j["iterations"]:
+            errors.append(f"{name}: not every iteration exact ({j['wrong_values']} wrong values, "
+                          f"{len(j['iteration_ms'])} of {j['iterations']} iterations, {j['errors']})")
+        share = j["in_network_share"]
+        if not args.min_share <= share <= args.max_share:
+            errors.append(f"{name}: in-network share {share:.3f} outside [{args.min_share}, {args.max_share}]")
+        if j["absorbed_share"] < args.min_absorbed:
+            errors.append(f"{name}: the switches absorbed {j['absorbed_share']:.3f} of the workers' packets, "
+                          f"expected at least {args.min_absorbed}")
+        if j["retransmits"] < args.min_retransmits:
+            errors.append(f"{name}: {j['retransmits']} retransmits, expected at least {args.min_retransmits}")
+    collisions = sum(s["collisions"] for s in res["switches"])
+    if collisions < args.min_collisions:
+        errors.append(f"switches: {collisions} collisions, expected at least {args.min_collisions}")
+    for s in res["switches"]:
+        if s["occupied_at_end"]:
+            errors.append(f"switch {s['name']}: {s['occupied_at_end']} aggregators still held at the end")
+    return errors
+
+
+def main():
+    argv = sys.argv[1:]
+    sim_args = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, sim_args = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ina_sim")
+    ap.add_argument("plan_tool")
+    ap.add_argument("topology", nargs="?")
+    ap.add_argument("--plan-args", default="")
+    ap.add_argument("--min-absorbed", type=float, default=0.0)
+    ap.add_argument("--min-share", type=float, default=1.0)
+    ap.add_argument("--max-share", type=float, default=1.0)
+    ap.add_argument("--min-retransmits", type=int, default=0)
+    ap.add_argument("--min-collisions", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=120)
+    args = ap.parse_args(argv)
+    rc, res = run(args, sim_args)
+    errors = check(args, rc, res)
+    for e in errors:
+        print("FAIL: " + e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
