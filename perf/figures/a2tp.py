@@ -30,7 +30,7 @@ import tempfile
 
 import a2tp_fig11
 
-from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
+from common import Point, Ratio, Result, lab_exact, require_lab, run_lab, sweep
 
 # Every switch port's rate (Gb/s) and ECN threshold (packets): low enough
 # that the links, not the two CPUs, bound a run, as in atp.py.
@@ -152,9 +152,7 @@ def fig12_direction(pts):
 
 
 def fig12(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig12_params(ctx.quick)
     pts, failures = [], []
     for jobs in prm["jobs"]:
@@ -258,18 +256,12 @@ def fig9_direction(pts):
 
 
 def fig9(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig9_params(ctx.quick)
-    pts, failures = [], []
-    for level in prm["levels"]:
-        for scheme in SCHEMES9:
-            p, bad = fig9_run(ctx, prm, level, scheme)
-            p.how = "no number in the text at a level (§6.5 states the gains 'up to': note)"
-            pts.append(p)
-            if bad:
-                failures.append(f"level {level} {scheme}: {bad}")
+    pts, failures = sweep(ctx, prm["levels"], SCHEMES9, lambda c, x, s: fig9_run(c, prm, x, s),
+                          lambda x, s: f"level {x} {s}")
+    for p in pts:
+        p.how = "no number in the text at a level (§6.5 states the gains 'up to': note)"
     off, ratios = fig9_direction(pts)
     notes = [
         "paper: two jobs of 4 workers (A and B, each its PS) on 450 aggregators, training VGG16, "
@@ -337,18 +329,12 @@ def fig7_direction(pts):
 
 
 def fig7(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig7_params(ctx.quick)
-    pts, failures = [], []
-    for level in prm["levels"]:
-        for scheme in SCHEMES9:
-            p, bad = fig7_run(ctx, prm, level, scheme)
-            p.how = "no number in the text (§6.3 states the order: note)"
-            pts.append(p)
-            if bad:
-                failures.append(f"level {level} {scheme}: {bad}")
+    pts, failures = sweep(ctx, prm["levels"], SCHEMES9, lambda c, x, s: fig7_run(c, prm, x, s),
+                          lambda x, s: f"level {x} {s}")
+    for p in pts:
+        p.how = "no number in the text (§6.3 states the order: note)"
     off = fig7_direction(pts)
     notes = [
         "paper: Fig. 7(a), two microbenchmark jobs of 4 workers (each its PS) on 450 aggregators, "
@@ -419,18 +405,12 @@ def fig7b_direction(pts):
 
 
 def fig7b(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig7b_params(ctx.quick)
-    pts, failures = [], []
-    for share in prm["shares"]:
-        for scheme in SCHEMES9:
-            p, bad = fig7b_run(ctx, prm, share, scheme)
-            p.how = "no number in the text at a point (§6.3 states the gains 'up to': note)"
-            pts.append(p)
-            if bad:
-                failures.append(f"{p.x} % of PTA {scheme}: {bad}")
+    pts, failures = sweep(ctx, prm["shares"], SCHEMES9, lambda c, x, s: fig7b_run(c, prm, x, s),
+                          lambda x, s: f"{x} % of PTA {s}")
+    for p in pts:
+        p.how = "no number in the text at a point (§6.3 states the gains 'up to': note)"
     off, ratios = fig7b_direction(pts)
     notes = [
         "paper: Fig. 7(b), two microbenchmark jobs of 4 workers on 100 % to 50 % of PTA (900 "
@@ -500,17 +480,10 @@ def fig10_direction(pts):
 
 
 def fig10(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig10_params(ctx.quick)
-    pts, failures = [], []
-    for jobs in prm["jobs"]:
-        for scheme in SCHEMES9:
-            p, bad = fig10_run(ctx, prm, jobs, scheme)
-            pts.append(p)
-            if bad:
-                failures.append(f"{jobs} jobs {scheme}: {bad}")
+    pts, failures = sweep(ctx, prm["jobs"], SCHEMES9, lambda c, x, s: fig10_run(c, prm, x, s),
+                          lambda x, s: f"{x} jobs {s}")
     off, ratios = fig10_direction(pts)
     notes = [
         "paper: 1-8 identical jobs of 4 workers, at most 4 workers of different jobs per server, "

@@ -15,7 +15,7 @@ workers traced every TRACE_MS (ina-worker --trace): the first worker's
 ACKs per interval are the job's throughput, its `straggling` A²TP's
 estimate gamma (eq. (3)).
 """
-from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology, run_topology
+from common import Point, Ratio, Result, lab_exact, lab_topology, require_lab, run_topology
 
 RATE_GBPS = 0.2
 ECN = 20
@@ -70,9 +70,7 @@ def per_step(smp, step_s):
 
 
 def fig11(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = params(ctx.quick)
     rep = run_topology(ctx, topology(prm), "a2tp-fig11", ["--driver", "af_xdp"], timeout=300)
     bad = lab_exact(rep)

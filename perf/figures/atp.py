@@ -26,7 +26,7 @@ import atp_fig10
 import atp_fig13
 import atp_fig13bc
 import atp_fig20
-from common import CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, run_lab
+from common import Point, Ratio, Result, lab_exact, require_lab, run_lab
 
 SCHEMES = ("hash", "linear", "static")
 # Each job's aggregators under the static partition, the fixed window of
@@ -134,9 +134,7 @@ def fig14_direction(pts):
 
 
 def fig14(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig14_params(ctx.quick)
     pts, failures = [], []
     for jobs in prm["jobs"]:
@@ -262,9 +260,7 @@ def fig16_direction(pts, rate):
 
 
 def fig16(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig16_params(ctx.quick)
     pts, failures = [], []
     for flows in prm["flows"]:

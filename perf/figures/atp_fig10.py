@@ -14,7 +14,7 @@ per-host `worker_args`). The two series are the worker key `recovery`
 then the timer) and `timeout` (the timer alone), both with the same
 fixed timer, so only the loss signal differs.
 """
-from common import (CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology,
+from common import (Point, Result, lab_exact, lab_topology, require_lab,
                     median, run_topology)
 
 SERIES = {"atp": "atp", "switchml": "timeout"}
@@ -129,9 +129,7 @@ def fig10_direction(pts):
 
 
 def fig10(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig10_params(ctx.quick)
     failures = []
     runs, base = fig10_measure(ctx, prm, failures)

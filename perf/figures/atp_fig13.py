@@ -18,7 +18,7 @@ finds its aggregator held goes on to the PS) over all the aggregators.
 Figs. 13b and c (aggregations at the PS and in the switch per 10 ms) are
 atp_fig13bc.py's, from the workers' traces.
 """
-from common import (CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology,
+from common import (Point, Ratio, Result, lab_exact, lab_topology, require_lab,
                     median, run_topology)
 
 JOBS = 3
@@ -132,9 +132,7 @@ def fig13_direction(pts):
 
 
 def fig13(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig13_params(ctx.quick)
     failures = []
     pts = fig13_points(ctx, prm, failures)

@@ -22,7 +22,7 @@ PS in that interval. The off phase is ina-worker's --compute-ms between two
 rounds of job 3.
 """
 from atp_fig13 import ELEMENTS, JOBS, PTA_PER_JOB, QUEUE, RTO_ARGS, WORKERS
-from common import (CannotRun, Point, Result, lab_can_run, lab_exact, lab_topology, median,
+from common import (Point, Result, lab_exact, lab_topology, median, require_lab,
                     run_topology)
 
 TRACE_MS = 10
@@ -102,9 +102,7 @@ def fig13b_params(quick):
 
 
 def fig13b(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig13b_params(ctx.quick)
     failures = []
     iv = run_traced(ctx, prm, 100, None, failures)
@@ -168,9 +166,7 @@ def in_phases(t, phases):
 
 
 def fig13c(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig13c_params(ctx.quick)
     failures = []
     iv = run_traced(ctx, prm, 33, JOBS - 1, failures)

@@ -13,7 +13,7 @@ links, not the two CPUs, bound a job, ATP's congestion control and
 hash-based allocation (the worker defaults). Per pair of jobs three runs:
 each job alone, then both together, started at the same moment.
 """
-from common import (CannotRun, Point, Ratio, Result, lab_can_run, lab_exact, lab_topology,
+from common import (Point, Ratio, Result, lab_exact, lab_topology, require_lab,
                     median, run_topology)
 
 # Rate of every switch port (Gb/s): low enough that a job's links, not the
@@ -156,9 +156,7 @@ def fig20_direction(pts):
 
 
 def fig20(ctx):
-    why = lab_can_run(ctx.build)
-    if why:
-        raise CannotRun(why)
+    require_lab(ctx)
     prm = fig20_params(ctx.quick)
     failures = []
     measured = {sizes: fig20_pair(ctx, prm, sizes, failures) for sizes in prm["pairs"]}

@@ -260,6 +260,27 @@ class CannotRun(Exception):
     """The figure needs what this machine lacks (the reason): exit 77."""
 
 
+def require_lab(ctx):
+    """Raises CannotRun unless a lab can run here (lab_can_run)."""
+    why = lab_can_run(ctx.build)
+    if why:
+        raise CannotRun(why)
+
+
+def sweep(ctx, xs, series, run, label):
+    """run(ctx, x, s) -> (Point, why not exact or None) for every x and
+    series, x outermost: the points and the failures, each named
+    label(x, s)."""
+    pts, failures = [], []
+    for x in xs:
+        for s in series:
+            p, bad = run(ctx, x, s)
+            pts.append(p)
+            if bad:
+                failures.append(f"{label(x, s)}: {bad}")
+    return pts, failures
+
+
 def toml_value(v):
     """A TOML scalar or list of scalars (the lab topology's keys)."""
     if isinstance(v, bool):
