@@ -28,6 +28,7 @@
 #include "stages/admission.p4"
 #include "stages/parse.p4"
 #include "stages/filter.p4"
+#include "stages/fair_share.p4"
 #include "stages/aggregator_id.p4"
 #include "stages/aggregator_bitmap.p4"
 #include "stages/aggregator_count.p4"
@@ -371,7 +372,10 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     admission() admission_0;
     parse() parse_0;
     filter() filter_0;
+    share_flag() share_flag_0;
     aggregator_id() aggregator_id_0;
+    share_holder() share_holder_0;
+    share_held() share_held_0;
     aggregator_bitmap() aggregator_bitmap_0;
     aggregator_count() aggregator_count_0;
     value_rows() value_rows_0;
@@ -410,6 +414,11 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         switch_config_0.apply(hdr, meta);
         value_rows_0.apply(hdr, meta);
         forward_0.apply(hdr, meta);
+        /* The fair share's flag (fair_share.p4), in both passes: read by
+         * the first, changed by a crossing packet's second. First in
+         * control order: its key (side) is what filter writes in the first
+         * pass, and the lookup waits for nothing. */
+        share_flag_0.apply(hdr, meta);
         if (meta.second == 0) {
             /* Facts, then the decisions of admission and of parse and
              * filter side by side (the stage controls say why); a packet
@@ -423,7 +432,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 meta.reason = CTR_NONE;
             } else {
                 aggregator_id_0.apply(hdr, meta);
+                share_holder_0.apply(hdr, meta);
                 aggregator_bitmap_0.apply(hdr, meta);
+                share_held_0.apply(hdr, meta);
                 aggregator_count_0.apply(hdr, meta);
             }
         }

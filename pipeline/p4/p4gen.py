@@ -10,6 +10,7 @@ configuration.
     ina-switchd --check-config switch.toml > switch.json
     p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.json > cmds.txt
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
+    p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's lanes)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -30,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import wire  # noqa: E402
 
 # INA_LANES of the program per target (constants.p4's defaults), --lanes
-P4_LANES = {"bmv2": 31, "tofino": 15}
+P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # two passes of INA_LANES (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
@@ -60,7 +61,10 @@ ADM_LEVEL_KEYS = 5
 NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
 NO_SHARE_LIMIT = 0xFFFFFFFF   # a job's share when it may hold the whole table
 T_GOAT = INGRESS + ".parse_0.goat_children"
-T_LANE_CLIPS = INGRESS + ".aggregator_value_0.lane_clips"
+T_LANE_CLIPS = INGRESS + ".aggregator_value_0."
+# One lane_clips table per 15 lanes (a ternary key holds 524 bits, 33 per
+# lane): lane_clips, lane_clips_1, lane_clips_2.
+LANES_PER_CLIPS = 15
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op
 # (VALUE_ADD or VALUE_ADD_READ, 2 &&& 0b110) and an element at a limit.
 VALUE_ADDING = (2, 6)
@@ -390,10 +394,22 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
     }
 
 
+def lane_clips_table(lane):
+    """The overflow-test table of a lane: one per LANES_PER_CLIPS lanes."""
+    g = lane // LANES_PER_CLIPS
+    return "lane_clips" if g == 0 else f"lane_clips_{g}"
+
+
 def lane_clips(lanes):
-    """(priority, lane, limit) of lane_clips' entries: two per lane."""
-    return [(2 * lane + k + 1, lane, limit)
+    """(table, priority, lane, limit) of the lane_clips tables' entries: two
+    per lane, in the table of the lane's group."""
+    return [(lane_clips_table(lane), 2 * lane + k + 1, lane, limit)
             for lane in range(lanes) for k, limit in enumerate(LANE_LIMITS)]
+
+
+def lane_clips_tables(lanes):
+    """The lane_clips tables of a build with this many lanes."""
+    return sorted({lane_clips_table(lane) for lane in range(lanes)}, key=len)
 
 
 def emit_bmv2(pl):
@@ -414,12 +430,14 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
-    for prio, lane, limit in lane_clips(pl["lanes"]):
-        # Every lane's key: validity and element, wildcards but this one's.
+    for table, prio, lane, limit in lane_clips(pl["lanes"]):
+        # Every key of the lane's table: validity and element, wildcards but
+        # this lane's.
+        group = [i for i in range(pl["lanes"]) if lane_clips_table(i) == table]
         keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if i == lane else "0&&&0 0&&&0"
-                        for i in range(pl["lanes"]))
-        out.append(f"table_add {T_LANE_CLIPS} set_clipped {VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} "
-                   f"{keys} => {prio}")
+                        for i in group)
+        out.append(f"table_add {T_LANE_CLIPS}{table} set_clipped "
+                   f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys} => {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # A range and ternary table: the last number is the entry's priority
         # (the lowest wins). Per range: a zero bitmap, a bitmap within the
@@ -492,7 +510,9 @@ def emit_tofino(pl, program="ina_tna"):
         "          eg.egress_ina_0.ecn_threshold, ig.parse_0.goat_children,",
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
-        "          ig.admission_0.worker_admission, ig.aggregator_value_0.lane_clips):",
+        "          ig.admission_0.worker_admission,",
+        "          " + ", ".join(f"ig.aggregator_value_0.{t}" for t in lane_clips_tables(pl["lanes"]))
+        + "):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
         f"elements={c['elements']}, switch_id={c['switch_id']}, gc_timeout={c['gc_timeout']}, "
@@ -512,8 +532,8 @@ def emit_tofino(pl, program="ina_tna"):
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
     out += tofino_admission(pl["admission"])
-    for prio, lane, limit in lane_clips(pl["lanes"]):
-        out.append(f"ig.aggregator_value_0.lane_clips.add_with_set_clipped("
+    for table, prio, lane, limit in lane_clips(pl["lanes"]):
+        out.append(f"ig.aggregator_value_0.{table}.add_with_set_clipped("
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
                    f"elem_{lane}_valid=1, elem_{lane}_valid_mask=1, elem_{lane}={limit:#x}, "
                    f"elem_{lane}_mask=0xffffffff, MATCH_PRIORITY={prio})")
@@ -545,7 +565,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config", help="resolved configuration: the JSON of "
                     "`ina-switchd --check-config FILE`, or - for stdin")
-    ap.add_argument("--target", choices=("bmv2", "tofino"), required=True)
+    ap.add_argument("--target", choices=("bmv2", "tofino", "tofino2"), required=True,
+                    help="tofino2: the Tofino entries for the Tofino 2 build's lanes")
     ap.add_argument("--port-map", default="",
                     help="config port (index or device name) = P4 port, comma separated; "
                          "default: port i is P4 port i")
@@ -554,12 +575,14 @@ def main(argv=None):
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
-                         "default build, 31 on BMv2, 15 on Tofino; elements are capped at "
-                         "twice that)")
+                         "default build, 31 on BMv2, 15 on Tofino, 21 on Tofino 2; "
+                         "elements are capped at twice that)")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
     if a.lanes is None:
         a.lanes = P4_LANES[a.target]
+    # Tofino 2 runs the Tofino entries; only its default lanes differ.
+    a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
         return 2

@@ -112,6 +112,22 @@ def generated(binary, tmp):
     check(len(clips) == 30 and "elem_14=0x80000000" in clips[-1],
           f"tofino default build: 30 lane_clips entries ({len(clips)})")
     t = p4gen("--target", "tofino", "--lanes", "31", path)
+    # One lane_clips table per 15 lanes (a ternary key holds 524 bits).
+    for table, n, last in (("lane_clips", 30, "elem_14="), ("lane_clips_1", 30, "elem_29="),
+                           ("lane_clips_2", 2, "elem_30=")):
+        got = [x for x in t.stdout.splitlines() if f".{table}.add_with_set_clipped" in x]
+        check(len(got) == n and last in got[-1] and f"aggregator_value_0.{table}" in t.stdout,
+              f"tofino, 31 lanes: {n} {table} entries ({len(got)})")
+    # The default Tofino 2 build has 21 lanes: 42 elements, 42 entries in two tables.
+    t2 = p4gen("--target", "tofino2", path)
+    clips2 = [x for x in t2.stdout.splitlines() if "add_with_set_clipped" in x]
+    check(t2.returncode == 0 and "elements=42," in t2.stdout and len(clips2) == 42
+          and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_20=" in clips2[-1],
+          f"tofino2 default build: 21 lanes ({len(clips2)} lane_clips entries)")
+    b31 = [x for x in p4gen("--target", "bmv2", path).stdout.splitlines()
+           if ".lane_clips_2 set_clipped" in x]
+    check(len(b31) == 2 and b31[0].endswith("2&&&6 1&&&1 0x7fffffff&&&0xffffffff => 61"),
+          f"bmv2: lane_clips_2 holds lane 30 only ({b31[:1]})")
     check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.

@@ -69,9 +69,11 @@ def sources_hash():
 
 
 def default_lanes(target):
-    """INA_LANES of a build without -D: constants.p4's default for Tofino."""
+    """INA_LANES of a build without -D: constants.p4's default for the target
+    (Tofino 2 first, then Tofino 1)."""
+    test = r"__TARGET_TOFINO__ == 2" if target == "tofino2" else r"defined\(__TARGET_TOFINO__\)"
     with open(os.path.join(P4, "include", "constants.p4")) as f:
-        m = re.search(r"#if defined\(__TARGET_TOFINO__\)\s*#define INA_LANES (\d+)", f.read())
+        m = re.search(r"#(?:el)?if " + test + r"\s*#define INA_LANES (\d+)", f.read())
     return int(m.group(1)) if m else None
 
 

@@ -38,11 +38,14 @@ const bit<16> INA_F_FLOAT = 0x80;
  * a stage has four, so the lanes a pass holds are what the stages between
  * the control registers and aggregator_flags leave (docs/p4.md, "Tofino
  * back end"). 2 * INA_LANES elements take two passes (ATP Appendix C).
- * Tofino 1 builds the most that fit its 12 stages by default; BMv2 has no
+ * Tofino 1 and Tofino 2 build the most that fit their 12 and 20 stages by
+ * default (pipeline/p4/fit/); BMv2 has no
  * such limit and builds 31 (62 elements, the protocol default), running
  * the same two passes so that both targets execute one program. */
 #ifndef INA_LANES
-#if defined(__TARGET_TOFINO__)
+#if __TARGET_TOFINO__ == 2
+#define INA_LANES 21
+#elif defined(__TARGET_TOFINO__)
 #define INA_LANES 15
 #else
 #define INA_LANES 31

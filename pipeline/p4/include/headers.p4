@@ -132,6 +132,10 @@ struct ina_headers_t {
 const bit<8> SIDE_CLAIMED = 0x1;
 const bit<8> SIDE_AGGREGATED = 0x2;
 const bit<8> SIDE_MULTICAST = 0x8;
+/* Not counters: the fair share's job_full operation of the second pass
+ * (Tofino, stages/fair_share.p4), riding in the pass state's side byte. */
+const bit<8> SIDE_FULL_SET = 0x10;
+const bit<8> SIDE_FULL_CLEAR = 0x20;
 
 /* Configuration of the switch program, one entry (table ina_config). */
 struct ina_config_t {
@@ -180,9 +184,13 @@ struct ina_meta_t {
     verdict_t adm_verdict;   /* the verdict of a packet admission skips */
     bit<32> share;         /* aggregators the job may hold (0xFFFFFFFF: no limit) */
 
-    /* fair share (docs/pipeline.md "Fair share"; v1model only, docs/p4.md) */
-    bit<1>  at_share;      /* the job holds its share: a gradient claims nothing */
-    bit<16> holder;        /* the job whose key aggregator_id cleared */
+    /* fair share (docs/pipeline.md "Fair share"; docs/p4.md) */
+    bit<8>  at_share;      /* the job holds its share: a gradient claims nothing
+                            * (Tofino: the job_full word, 0 or 1) */
+    bit<16> holder;        /* the job whose key aggregator_id set or cleared */
+    bit<32> share_m1;      /* Tofino: share - 1, for the claim's crossing test */
+    pred_t  held_pred;     /* Tofino: PRED_LO when job_full must change (a
+                            * crossing of the share), fair_share.p4 */
 
     /* parse: the packet's level and the facts filter's `classify` decides on */
     bit<1>  is_ina;

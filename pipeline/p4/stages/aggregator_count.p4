@@ -84,6 +84,16 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
                   advance, value_op);
         meta.need_second = meta.two_rows;
     }
+    /* The same for a packet that crosses its job's share (Tofino's fair
+     * share, fair_share.p4): side carries the job_full change, which the
+     * second pass makes, so the packet takes one whatever its elements. */
+    action registers_cross(verdict_t verdict, reason_t reason, bit<8> side, flags_op_t flags_op,
+                           bit<16> set_flags, bit<1> write_bitmaps, bit<1> carry_flags,
+                           bit<1> advance, value_op_t value_op) {
+        registers(verdict, reason, side, flags_op, set_flags, write_bitmaps, carry_flags,
+                  advance, value_op);
+        meta.need_second = 1;
+    }
     /* ATP Figure 7 box 7: already aggregated; the aggregator keeps the
      * copy's congestion mark only. */
     action duplicate() {
@@ -103,6 +113,11 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.flags_in = 0;
         meta.carry_flags = 1;
     }
+    action resend_flushed_cross() {
+        resend_flushed();
+        meta.side = SIDE_FULL_CLEAR;
+        meta.need_second = 1;
+    }
     table count_verdict {
         key = {
             meta.cls        : ternary;
@@ -111,57 +126,84 @@ control aggregator_count(inout ina_headers_t hdr, inout ina_meta_t meta) {
             meta.count_pred : ternary;
             meta.fan_in     : ternary;
             hdr.ina.level   : ternary;
+            meta.held_pred  : ternary;
         }
-        actions = { registers; registers_add; registers_write; duplicate; resend_flushed; NoAction; }
+        actions = { registers; registers_add; registers_write; registers_cross; duplicate;
+                    resend_flushed; resend_flushed_cross; NoAction; }
         const default_action = NoAction();
         const entries = {
+            /* Tofino's fair share (fair_share.p4): a packet whose job_held
+             * update crosses the share (held_pred PRED_LO; never on BMv2,
+             * whose count is exact) is the packet below, with a second
+             * pass that sets or clears job_full. */
+            (CLASS_GRADIENT, ID_REFUSED, _, _, _, _, PRED_LO) :
+                registers_cross(VERDICT_DOWNSTREAM, CTR_share_refusals, SIDE_FULL_CLEAR,
+                          FLAGS_NONE, INA_F_RESEND | INA_F_COLLISION, 0, 0, 1, VALUE_NONE);
+            (CLASS_GRADIENT, ID_CLAIMED, _, _, 1, _, PRED_LO) :
+                registers_cross(VERDICT_DOWNSTREAM, CTR_completed,
+                          SIDE_CLAIMED | SIDE_AGGREGATED | SIDE_FULL_SET, FLAGS_INIT, 0, 1, 1, 1,
+                          VALUE_WRITE);
+            (CLASS_GRADIENT, ID_CLAIMED, _, _, _, _, PRED_LO) :
+                registers_cross(VERDICT_DROP, CTR_aggregated, SIDE_CLAIMED | SIDE_FULL_SET,
+                          FLAGS_INIT, 0, 0, 0, 0, VALUE_WRITE);
+            (CLASS_RESEND, ID_RELEASED, 0, _, _, 0, PRED_LO) :
+                registers_cross(VERDICT_DOWNSTREAM, CTR_resend_merged,
+                          SIDE_AGGREGATED | SIDE_FULL_CLEAR, FLAGS_READ_CLEAR, 0, 1, 1, 1,
+                          VALUE_ADD_READ);
+            (CLASS_RESEND, ID_RELEASED, _, _, _, 0, PRED_LO) :
+                registers_cross(VERDICT_DOWNSTREAM, CTR_resend_merged, SIDE_FULL_CLEAR,
+                          FLAGS_READ_CLEAR, 0, 1, 1, 1, VALUE_READ);
+            (CLASS_RESEND, ID_RELEASED, _, _, _, _, PRED_LO) : resend_flushed_cross();
+            (CLASS_ACK, ID_RELEASED, _, _, _, _, PRED_LO) :
+                registers_cross(VERDICT_MULTICAST, CTR_ack_freed, SIDE_MULTICAST | SIDE_FULL_CLEAR,
+                          FLAGS_CLEAR, 0, 0, 0, 0, VALUE_NONE);
             /* Box 2: on to the PS marked as resent so that later levels do
              * not aggregate it; the holder learns of it via Col. */
-            (CLASS_GRADIENT, ID_COLLIDE, _, _, _, _) :
+            (CLASS_GRADIENT, ID_COLLIDE, _, _, _, _, _) :
                 registers(VERDICT_DOWNSTREAM, CTR_collision, 0, FLAGS_SET_COL,
                           INA_F_RESEND | INA_F_COLLISION, 0, 0, 1, VALUE_NONE);
             /* Fair share: like box 2, but the aggregator is empty and stays
              * so; no holder to tell, so no Col. The PS sums it. */
-            (CLASS_GRADIENT, ID_REFUSED, _, _, _, _) :
+            (CLASS_GRADIENT, ID_REFUSED, _, _, _, _, _) :
                 registers(VERDICT_DOWNSTREAM, CTR_share_refusals, 0, FLAGS_NONE,
                           INA_F_RESEND | INA_F_COLLISION, 0, 0, 1, VALUE_NONE);
             /* A claim: complete at once when the fan-in is 1. */
-            (CLASS_GRADIENT, ID_CLAIMED, _, _, 1, _) :
+            (CLASS_GRADIENT, ID_CLAIMED, _, _, 1, _, _) :
                 registers_write(VERDICT_DOWNSTREAM, CTR_completed, SIDE_CLAIMED | SIDE_AGGREGATED,
                           FLAGS_INIT, 0, 1, 1, 1, VALUE_WRITE);
-            (CLASS_GRADIENT, ID_CLAIMED, _, _, _, _) :
+            (CLASS_GRADIENT, ID_CLAIMED, _, _, _, _, _) :
                 registers_write(VERDICT_DROP, CTR_aggregated, SIDE_CLAIMED, FLAGS_INIT, 0, 0, 0, 0,
                           VALUE_WRITE);
-            (CLASS_GRADIENT, ID_MATCH, 0, PRED_LO, _, _) :
+            (CLASS_GRADIENT, ID_MATCH, 0, PRED_LO, _, _, _) :
                 registers_add(VERDICT_DOWNSTREAM, CTR_completed, SIDE_AGGREGATED, FLAGS_MERGE, 0, 1,
                           1, 1, VALUE_ADD_READ);
-            (CLASS_GRADIENT, ID_MATCH, 0, _, _, _) :
+            (CLASS_GRADIENT, ID_MATCH, 0, _, _, _, _) :
                 registers_add(VERDICT_DROP, CTR_aggregated, 0, FLAGS_MERGE, 0, 0, 0, 0, VALUE_ADD);
-            (CLASS_GRADIENT, ID_MATCH, _, _, _, _) : duplicate();
-            (CLASS_RESEND, ID_MISS, _, _, _, _) :
+            (CLASS_GRADIENT, ID_MATCH, _, _, _, _, _) : duplicate();
+            (CLASS_RESEND, ID_MISS, _, _, _, _, _) :
                 registers(VERDICT_DOWNSTREAM, CTR_resend_forwarded, 0, FLAGS_NONE, 0, 0, 0, 1,
                           VALUE_NONE);
             /* Someone else's aggregator: a collision like Figure 7's box 2,
              * so the holder learns of it (Col) and the PS re-hashes. */
-            (CLASS_RESEND, ID_COLLIDE, _, _, _, _) :
+            (CLASS_RESEND, ID_COLLIDE, _, _, _, _, _) :
                 registers(VERDICT_DOWNSTREAM, CTR_collision, 0, FLAGS_SET_COL, INA_F_COLLISION,
                           0, 0, 1, VALUE_NONE);
             /* Figure 17, first level: merge and flush the partial; a copy
              * whose bits are in already only reads it. */
-            (CLASS_RESEND, ID_RELEASED, 0, _, _, 0) :
+            (CLASS_RESEND, ID_RELEASED, 0, _, _, 0, _) :
                 registers_add(VERDICT_DOWNSTREAM, CTR_resend_merged, SIDE_AGGREGATED,
                           FLAGS_READ_CLEAR, 0, 1, 1, 1, VALUE_ADD_READ);
-            (CLASS_RESEND, ID_RELEASED, _, _, _, 0) :
+            (CLASS_RESEND, ID_RELEASED, _, _, _, 0, _) :
                 registers_add(VERDICT_DOWNSTREAM, CTR_resend_merged, 0, FLAGS_READ_CLEAR, 0, 1, 1,
                           1, VALUE_READ);
-            (CLASS_RESEND, ID_RELEASED, _, _, _, _) : resend_flushed();
-            (CLASS_ACK, ID_MISS, _, _, _, _) :
+            (CLASS_RESEND, ID_RELEASED, _, _, _, _, _) : resend_flushed();
+            (CLASS_ACK, ID_MISS, _, _, _, _, _) :
                 registers(VERDICT_MULTICAST, CTR_ack_unmatched, SIDE_MULTICAST, FLAGS_NONE, 0, 0,
                           0, 0, VALUE_NONE);
-            (CLASS_ACK, ID_RELEASED, _, _, _, _) :
+            (CLASS_ACK, ID_RELEASED, _, _, _, _, _) :
                 registers(VERDICT_MULTICAST, CTR_ack_freed, SIDE_MULTICAST, FLAGS_CLEAR, 0, 0, 0,
                           0, VALUE_NONE);
-            (CLASS_ACK, ID_RELEASED_STALE, _, _, _, _) :
+            (CLASS_ACK, ID_RELEASED_STALE, _, _, _, _, _) :
                 registers(VERDICT_MULTICAST, CTR_gc_freed, SIDE_MULTICAST, FLAGS_CLEAR, 0, 0, 0,
                           0, VALUE_NONE);
         }

@@ -40,9 +40,10 @@
  * which a stateful ALU's constant cannot hold). The overflow test looks
  * only at what the add returns: a lane whose new word is at INT32_MAX or
  * INT32_MIN counts as a clip (it clipped, it was held, or it landed there
- * exactly), as in pipeline/src/value_simd.cpp. It is one ternary lookup,
- * `lane_clips`, on the adding packet's value_op (VALUE_ADD or
- * VALUE_ADD_READ) and the returned elements, after the last lane. The
+ * exactly), as in pipeline/src/value_simd.cpp. It is a ternary lookup,
+ * `lane_clips` (and `lane_clips_1`, `lane_clips_2` past 15 lanes), on the
+ * adding packet's value_op (VALUE_ADD or VALUE_ADD_READ) and the returned
+ * elements, after the lanes. The
  * exact test (old ^ sum) & (v ^ sum) is a chain of five dependent ALU
  * operations and three more PHV words per lane, which Tofino cannot place
  * (docs/p4.md, "The overflow test").
@@ -120,13 +121,17 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
     /* The overflow test of an adding packet (value_op VALUE_ADD or
      * VALUE_ADD_READ: 2 &&& 0b110): one of its elements, as the lanes
-     * returned them, is at INT32_MAX or INT32_MIN. One ternary lookup on
-     * the elements themselves, two entries per lane written by the
-     * control plane (p4gen.py, which knows the build's lanes), the other
-     * lanes don't care: a test per lane and an OR of their results took two
-     * more stages after the last lane. A present element only (the
-     * validity bit is in the key: an absent element's container may hold
-     * another field's value). */
+     * returned them, is at INT32_MAX or INT32_MIN. A ternary lookup on the
+     * elements themselves, two entries per lane written by the control
+     * plane (p4gen.py, which knows the build's lanes), the other lanes
+     * don't care: a test per lane and an OR of their results took two more
+     * stages after the last lane. A present element only (the validity bit
+     * is in the key: an absent element's container may hold another
+     * field's value). One table per 15 lanes (lane_clips for
+     * lanes 0..14, lane_clips_1 for 15..29, lane_clips_2 for 30): a
+     * ternary key holds at most 524 bits, 33 per lane and the value
+     * action; each table sets the same bits, so any one that matches is
+     * the clip (docs/p4.md, "The overflow test"). */
     table lane_clips {
         key = {
             meta.value_op : ternary;
@@ -190,6 +195,15 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.elems[14].isValid() : ternary @name("elem_14_valid");
             hdr.elems[14].v : ternary @name("elem_14");
 #endif
+        }
+        actions = { set_clipped; NoAction; }
+        const default_action = NoAction();
+        size = 64;
+    }
+#if INA_LANES > 15
+    table lane_clips_1 {
+        key = {
+            meta.value_op : ternary;
 #if INA_LANES > 15
             hdr.elems[15].isValid() : ternary @name("elem_15_valid");
             hdr.elems[15].v : ternary @name("elem_15");
@@ -250,6 +264,16 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.elems[29].isValid() : ternary @name("elem_29_valid");
             hdr.elems[29].v : ternary @name("elem_29");
 #endif
+        }
+        actions = { set_clipped; NoAction; }
+        const default_action = NoAction();
+        size = 64;
+    }
+#endif
+#if INA_LANES > 30
+    table lane_clips_2 {
+        key = {
+            meta.value_op : ternary;
 #if INA_LANES > 30
             hdr.elems[30].isValid() : ternary @name("elem_30_valid");
             hdr.elems[30].v : ternary @name("elem_30");
@@ -259,6 +283,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         const default_action = NoAction();
         size = 64;
     }
+#endif
 
     INA_LANE(0)
 #if INA_LANES > 1
@@ -449,6 +474,12 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
         INA_LANE_APPLY(30)
 #endif
         lane_clips.apply();
+#if INA_LANES > 15
+        lane_clips_1.apply();
+#endif
+#if INA_LANES > 30
+        lane_clips_2.apply();
+#endif
     }
 }
 
