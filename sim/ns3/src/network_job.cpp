@@ -65,6 +65,7 @@ bool worker_config(const PlanJob &j, const PlanWorker &w, const Plan &plan, cons
 	if (j.window)
 		keys.emplace_back("initial_window", std::to_string(j.window));
 	keys.insert(keys.end(), opt.worker_keys.begin(), opt.worker_keys.end());
+	keys.insert(keys.end(), j.worker_keys.begin(), j.worker_keys.end());
 	for (const auto &kv : keys) {
 		std::string err;
 		if (!set_config_key(c, kv.first, kv.second, &err)) {
