@@ -128,6 +128,7 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 		workers_.push_back(
 			std::make_unique<WorkerApp>(std::move(sw), txp, w.rank, expected, j.tensor, j.iterations));
 		workers_.back()->attach(host_devs_[w.host]);
+		workers_.back()->set_timer_jitter(opt_.timer_jitter_ns);
 		jh.workers.push_back(workers_.back().get());
 	}
 	jobs_.push_back(jh);
