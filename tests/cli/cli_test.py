@@ -43,6 +43,8 @@ def programs(build, src):
         "sim-plan": [PY, os.path.join(src, "scripts", "sim-plan")],
         "sim-topology": [PY, os.path.join(src, "scripts", "sim-topology")],
         "sim-leaf-spine": [PY, os.path.join(src, "scripts", "sim-leaf-spine")],
+        "sim-vs-lab": [PY, os.path.join(src, "scripts", "sim-vs-lab")],
+        "sim-a2tp-fig13": [PY, os.path.join(src, "scripts", "sim-a2tp-fig13")],
     }
     for rel in ("perf/e2e_bench/e2e_bench.py", "perf/e2e_bench/gloo_worker.py",
                 "perf/switchd_bench/switchd_bench.py", "perf/lab_figures.py", "perf/host_bench/host_bench.py",

@@ -81,6 +81,9 @@ bool Network::link_switches(std::string *error)
 				}
 				nodes_[h->name] = ns3::CreateObject<ns3::Node>();
 				auto d = link(nodes_[s.name], nodes_[h->name], gbps, s.queue_capacity);
+				if (opt_.host_rate_gbps > 0)
+					d.second->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(
+						static_cast<uint64_t>(opt_.host_rate_gbps * 1e9))));
 				switches_[si]->attach(pi, d.first);
 				host_devs_[h->name] = d.second;
 				continue;

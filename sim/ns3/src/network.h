@@ -27,6 +27,10 @@ namespace ina::sim {
 
 struct SimOptions {
 	double rate_gbps = 100;  /* links whose switch names no rate_gbps */
+	/* A host's own transmitter, where > 0: the lab shapes only the switch's
+	 * egress (rate_gbps), a host sends into its veth unshaped. */
+	double host_rate_gbps = 0;
+	uint64_t timer_jitter_ns = 1000; /* a worker's timer fires up to this late, at random */
 	uint64_t delay_ns = 1000; /* propagation delay of every link */
 	uint32_t elements = 0;    /* 0: the plan's */
 	double drop = 0;          /* random loss on every link, per frame */

@@ -65,6 +65,7 @@ bool worker_config(const PlanJob &j, const PlanWorker &w, const Plan &plan, cons
 	if (j.window)
 		keys.emplace_back("initial_window", std::to_string(j.window));
 	keys.insert(keys.end(), opt.worker_keys.begin(), opt.worker_keys.end());
+	keys.insert(keys.end(), j.worker_keys.begin(), j.worker_keys.end());
 	for (const auto &kv : keys) {
 		std::string err;
 		if (!set_config_key(c, kv.first, kv.second, &err)) {
@@ -127,6 +128,7 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 		workers_.push_back(
 			std::make_unique<WorkerApp>(std::move(sw), txp, w.rank, expected, j.tensor, j.iterations));
 		workers_.back()->attach(host_devs_[w.host]);
+		workers_.back()->set_timer_jitter(opt_.timer_jitter_ns);
 		jh.workers.push_back(workers_.back().get());
 	}
 	jobs_.push_back(jh);

@@ -76,6 +76,10 @@ PlanJob job_of(const json &j)
 	b.tensor = j.at("tensor");
 	b.iterations = j.at("iterations");
 	b.window = j.value("window", 0u);
+	if (j.contains("worker_keys"))
+		for (const auto &kv : j.at("worker_keys").items())
+			b.worker_keys.emplace_back(kv.key(), kv.value().is_string() ? kv.value().get<std::string>()
+										    : kv.value().dump());
 	return b;
 }
 

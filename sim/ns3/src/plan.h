@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ina::sim {
@@ -62,6 +63,9 @@ struct PlanJob {
 	uint64_t tensor = 0;
 	uint32_t iterations = 1;
 	uint32_t window = 0;
+	/* The plan's own worker keys for this job ("worker_keys": {KEY: VALUE}),
+	 * applied after --worker's: e.g. a static index range per job. */
+	std::vector<std::pair<std::string, std::string>> worker_keys;
 };
 
 struct Plan {

@@ -54,6 +54,13 @@ void WorkerApp::attach(ns3::Ptr<ns3::NetDevice> dev)
 		this));
 }
 
+void WorkerApp::set_timer_jitter(uint64_t ns)
+{
+	jitter_ns_ = ns;
+	if (ns && !jitter_)
+		jitter_ = ns3::CreateObject<ns3::UniformRandomVariable>();
+}
+
 void WorkerApp::start(std::function<void()> on_done)
 {
 	on_done_ = std::move(on_done);
@@ -120,11 +127,14 @@ void WorkerApp::poll()
 	if (next == UINT64_MAX)
 		return;
 	/* One timer event at a time, at the library's next check. */
-	if (timer_.IsRunning() && timer_at_ <= next)
+	if (timer_.IsRunning() && timer_want_ <= next)
 		return;
 	timer_.Cancel();
 	const uint64_t now = now_ns();
+	timer_want_ = next;
 	timer_at_ = next > now ? next : now + 1;
+	if (jitter_ns_)
+		timer_at_ += static_cast<uint64_t>(jitter_->GetValue(0, static_cast<double>(jitter_ns_)));
 	timer_ = ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<int64_t>(timer_at_ - now)),
 					  [this] { poll(); });
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <ns3/random-variable-stream.h>
 #include <ns3/event-id.h>
 #include <ns3/net-device.h>
 
@@ -60,6 +61,10 @@ public:
 	uint64_t wrong_values() const { return wrong_; }
 	WorkerStats stats() const { return w_->stats(); }
 	const SimTransport &transport() const { return *tx_; }
+	/* Fires the library's timer up to `ns` late, uniformly at random: a
+	 * host's scheduling noise. Without it every worker's timer keeps its
+	 * phase exactly, from run to run and round to round. */
+	void set_timer_jitter(uint64_t ns);
 
 private:
 	bool receive(ns3::Ptr<const ns3::Packet> p);
@@ -77,7 +82,9 @@ private:
 	AllreduceHandle h_;
 	std::function<void()> on_done_;
 	ns3::EventId timer_;
-	uint64_t timer_at_ = 0;
+	uint64_t timer_at_ = 0, timer_want_ = 0;
+	uint64_t jitter_ns_ = 0;
+	ns3::Ptr<ns3::UniformRandomVariable> jitter_;
 	std::vector<uint64_t> ends_;
 	uint64_t wrong_ = 0;
 	bool failed_ = false;

@@ -47,6 +47,11 @@ int main(int argc, char **argv)
 	app.add_option("plan", plan_path, "the plan, JSON (scripts/sim-plan LAB.toml)")->required();
 	app.add_option("--rate-gbps", opt.rate_gbps, "link rate where the topology names none")
 		->check(ina::finite_range(0.001, 10000));
+	app.add_option("--host-rate-gbps", opt.host_rate_gbps,
+		       "a host's own transmit rate (0: its link's), e.g. the lab's unshaped veth")
+		->check(ina::finite_range(0, 10000));
+	app.add_option("--timer-jitter-ns", opt.timer_jitter_ns,
+		       "a worker's timer fires up to this late, uniformly at random (host noise)");
 	app.add_option("--delay-ns", opt.delay_ns, "propagation delay of every link");
 	app.add_option("--elements", opt.elements, "values per fragment (0: the plan's)")
 		->check(CLI::Range(0u, static_cast<unsigned>(INA_MAX_ELEMENTS)));
