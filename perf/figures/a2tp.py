@@ -30,7 +30,7 @@ import tempfile
 
 import a2tp_fig11
 
-from common import Point, Ratio, Result, lab_exact, require_lab, run_lab, sweep
+from common import Point, Ratio, Result, in_switch, lab_exact, require_lab, run_lab, sweep
 
 # Every switch port's rate (Gb/s) and ECN threshold (packets): low enough
 # that the links, not the two CPUs, bound a run, as in atp.py.
@@ -77,14 +77,6 @@ def run_topology(ctx, text, tag):
 def job_gbps(prm, j):
     """A job's aggregation throughput: its bytes per worker over its own time."""
     return prm["tensor"] * 4 * prm["iterations"] * 8 / j["seconds"] / 1e9 if j.get("seconds") else 0.0
-
-
-def in_switch(rep):
-    """The share (%) of all jobs' fragments the switch aggregated completely."""
-    js = rep.get("jobs", [])
-    done = sum(j.get("ps_completed") or 0 for j in js)
-    got = sum((j.get("share_switch") or 0) * (j.get("ps_completed") or 0) for j in js)
-    return 100 * got / done if done else None
 
 
 def h_args(h):

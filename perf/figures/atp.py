@@ -26,7 +26,7 @@ import atp_fig10
 import atp_fig13
 import atp_fig13bc
 import atp_fig20
-from common import Point, Ratio, Result, lab_exact, require_lab, run_lab
+from common import Point, Ratio, Result, all_jobs_gbps, in_switch, lab_exact, require_lab, run_lab
 
 SCHEMES = ("hash", "linear", "static")
 # Each job's aggregators under the static partition, the fixed window of
@@ -97,14 +97,9 @@ def fig14_run(ctx, prm, jobs, scheme):
         os.unlink(f.name)
     bad = lab_exact(rep)
     js = rep.get("jobs", [])
-    # All jobs start together: their bytes over the time until the last
-    # one finished is what the switch and the PS link carried together.
-    slowest = max((j["seconds"] for j in js), default=0)
-    total = len(js) * prm["tensor"] * 4 * prm["iterations"] * 8 / slowest / 1e9 if slowest else 0.0
-    done = sum(j.get("ps_completed") or 0 for j in js)
-    in_switch = sum((j.get("share_switch") or 0) * (j.get("ps_completed") or 0) for j in js)
+    total, slowest = all_jobs_gbps(rep, prm["tensor"] * 4 * prm["iterations"])
     detail = {
-        "in switch %": 100 * in_switch / done if done else None,
+        "in switch %": in_switch(rep),
         "collisions": sum(j.get("collisions_switch") or 0 for j in js),
         "retransmits": sum(j.get("retransmits") or 0 for j in js),
         "slowest s": slowest,

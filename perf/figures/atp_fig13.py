@@ -18,7 +18,7 @@ finds its aggregator held goes on to the PS) over all the aggregators.
 Figs. 13b and c (aggregations at the PS and in the switch per 10 ms) are
 atp_fig13bc.py's, from the workers' traces.
 """
-from common import (Point, Ratio, Result, lab_exact, lab_topology, require_lab,
+from common import (Point, Ratio, Result, all_jobs_gbps, in_switch, lab_exact, lab_topology, require_lab,
                     median, run_topology)
 
 JOBS = 3
@@ -79,11 +79,8 @@ def fig13_run(ctx, prm, pct, scheme):
     rep = run_topology(ctx, fig13_topology(prm, pct, scheme), f"fig13-{scheme}", ["--driver", "af_xdp"])
     bad = lab_exact(rep)
     js = rep.get("jobs", [])
-    slowest = max((j["seconds"] for j in js), default=0)
-    total = len(js) * prm["tensor"] * 4 * prm["iterations"] * 8 / slowest / 1e9 if slowest else 0.0
-    done = sum(j.get("ps_completed") or 0 for j in js)
-    in_switch = sum((j.get("share_switch") or 0) * (j.get("ps_completed") or 0) for j in js)
-    share = 100 * in_switch / done if done else 0.0
+    total, _ = all_jobs_gbps(rep, prm["tensor"] * 4 * prm["iterations"])
+    share = in_switch(rep) or 0.0
     col = sum(j.get("collisions_switch") or 0 for j in js)
     print(f"fig13: {pct} % {scheme}: {total:.3f} Gb/s, {share:.0f} % in switch, {col} collisions, "
           f"{sum(j.get('retransmits') or 0 for j in js)} retransmits", file=ctx.log, flush=True)

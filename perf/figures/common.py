@@ -260,6 +260,24 @@ class CannotRun(Exception):
     """The figure needs what this machine lacks (the reason): exit 77."""
 
 
+def all_jobs_gbps(rep, bytes_per_worker):
+    """All jobs of a report, started together: their bytes per worker over
+    the time until the last one finished (what the switch and the PS links
+    carried together), and that time."""
+    js = rep.get("jobs", [])
+    slowest = max((j["seconds"] for j in js), default=0)
+    return (len(js) * bytes_per_worker * 8 / slowest / 1e9 if slowest else 0.0), slowest
+
+
+def in_switch(rep):
+    """The share (%) of all jobs' fragments the switches aggregated
+    completely; None when the PS completed none."""
+    js = rep.get("jobs", [])
+    done = sum(j.get("ps_completed") or 0 for j in js)
+    got = sum((j.get("share_switch") or 0) * (j.get("ps_completed") or 0) for j in js)
+    return 100 * got / done if done else None
+
+
 def require_lab(ctx):
     """Raises CannotRun unless a lab can run here (lab_can_run)."""
     why = lab_can_run(ctx.build)
