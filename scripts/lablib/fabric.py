@@ -37,12 +37,16 @@ def fat_tree(k):
     return edges + aggs + cores, [e["name"] for e in edges]
 
 
-def hosts_and_jobs(racks, hosts, jobs, ps_switch=None):
+def hosts_and_jobs(racks, hosts, jobs, ps_switch=None, spread=False):
     """`hosts` workers per rack (h<rack>x<i>) and `jobs` jobs, each with
     hosts/jobs workers in every rack; job j's PS on a host of its own
-    (ps<j>, listed first) on `ps_switch` or on rack j mod racks:
+    (ps<j>, listed first) on `ps_switch`, or on rack j mod racks, or with
+    `spread` on rack j * racks / jobs (a fat-tree's PSs in different pods):
     (host tables, [(ps, workers)])."""
-    out = [{"name": f"ps{j}", "switch": ps_switch or racks[j % len(racks)]} for j in range(jobs)]
+    def ps_rack(j):
+        return racks[j * len(racks) // jobs if spread else j % len(racks)]
+
+    out = [{"name": f"ps{j}", "switch": ps_switch or ps_rack(j)} for j in range(jobs)]
     for r, rack in enumerate(racks):
         out += [{"name": f"h{r}x{h}", "switch": rack} for h in range(hosts)]
     per = hosts // jobs
