@@ -88,6 +88,8 @@ def worker_command(binary, plan, job, w, transport, extra):
         cmd += ["--set", f"initial_window={job['window']}"]
     if w["agg_node"]:
         cmd += ["--set", f"agg_node={w['agg_node']}"]
+    if w.get("compute_us"):
+        cmd += ["--compute-ms", str(w["compute_us"] // 1000)]
     if job.get("goat_plan"):
         cmd += ["--goat-plan", job["goat_plan"], "--goat-worker", w["name"]]
     # The host's own arguments after its job's: one worker of a job can

@@ -312,7 +312,20 @@ class Lab:
 
 
 def load_plan(topo, labs_dir, overrides=None):
-    return topology.load(topology.resolve(topo, labs_dir), overrides)
+    """The topology's plan, checked for what the lab can build."""
+    plan = topology.load(topology.resolve(topo, labs_dir), overrides)
+    for s in plan["switches"]:
+        if len(s["uplinks"]) > 1:
+            raise topology.TopologyError(
+                f"{plan['path']}: switch {s['name']} has {len(s['uplinks'])} uplinks: the lab builds trees "
+                f"(one uplink per switch); several paths are for the ns-3 model (scripts/sim-plan, docs/sim.md)")
+    for j in plan["jobs"]:
+        for w in j["workers"]:
+            if w["compute_us"] % 1000:
+                raise topology.TopologyError(
+                    f"{plan['path']}: job {j['id']}: worker {w['name']}: compute_us {w['compute_us']}: the lab's "
+                    f"workers take whole milliseconds (ina-worker --compute-ms)")
+    return plan
 
 
 def sweep_all(log=print):

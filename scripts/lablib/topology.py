@@ -49,6 +49,10 @@ LAB_KEYS = {
 SWITCH_KEYS = {
     "name": None,
     "uplink": "",
+    # Several parents (a leaf-spine's spines, a fat-tree's aggregation or
+    # core switches): a multi-path network, for the ns-3 model only
+    # (docs/sim.md); the lab runs trees (lablib/lab.py refuses it).
+    "uplinks": [],
     "aggregators": None,  # default: the lab's
     "lcores": None,       # data-path lcores; default: the lab's
     "drop_rate": 0.0,     # random drop on every egress port of this switch
@@ -63,6 +67,7 @@ HOST_KEYS = {
     "drop_rate": 0.0,  # random drop at the switch port facing this host (egress)
     "worker_args": [],  # extra arguments of the worker on this host, after its job's
     "rate_gbps": 0.0,  # the switch port facing this host sends at this rate (0: the switch's)
+    "compute_us": 0,   # the worker's compute phase between two iterations (0: its job's)
 }
 # [[background]]: one iperf3 flow (lablib/background.py).
 BACKGROUND_KEYS = {
@@ -90,6 +95,7 @@ JOB_KEYS = {
     "scale": 0.0,            # quantization scale; 0: default (1e8)
     "value_range": 1.0,      # worker tensors are uniform in [-value_range, value_range)
     "start_delay_s": 0.0,
+    "compute_us": 0,         # each worker's compute phase between two iterations, microseconds
     # Each worker's counters every trace_ms (ina-worker --trace), in the
     # report as the job's "traces"; 0: none.
     "trace_ms": 0,
@@ -173,7 +179,7 @@ def build_plan(raw, path, overrides):
     lab, name, net = _lab_settings(raw, path, overrides)
     switches, by_switch = _plan_switches(lab, net, path, overrides)
     hosts, by_host = _plan_hosts(lab, net, path, by_switch)
-    adj = _switch_tree(switches, by_switch, path)
+    adj = _switch_graph(switches, by_switch, path)
     _plan_ports(switches, hosts, by_switch, overrides)
     _plan_neighbours(switches, hosts, adj)
     jobs = _plan_jobs(lab, path, by_switch, by_host, adj, overrides)
@@ -253,6 +259,8 @@ def _plan_hosts(lab, net, path, by_switch):
             raise TopologyError(f"{where}: subnet {net} holds at most {250 * min(250, net.num_addresses // 256 - 1)} hosts")
         if not 0 <= h["rate_gbps"] <= 1000:
             raise TopologyError(f"{where}: rate_gbps must be 0..1000")
+        if not 0 <= h["compute_us"] <= 60_000_000:
+            raise TopologyError(f"{where}: compute_us must be 0..60000000 (microseconds)")
         h["index"] = i
         h["ip"] = str(net.network_address + 256 * (block + 1) + (k + 1))
         h["mac"] = _mac(0x02, 0x18, 0x00, 0x01, block, k + 1)
@@ -264,46 +272,80 @@ def _plan_hosts(lab, net, path, by_switch):
     return hosts, by_host
 
 
-def _switch_tree(switches, by_switch, path):
-    """The switches' neighbours over their uplinks, {name: [names]}, checked
-    to form one tree."""
+def _uplinks_of(s, by_switch, path):
+    """A [[switch]]'s parents: `uplink` or `uplinks`, checked."""
+    where = f"{path}: switch {s['name']}"
+    if s["uplink"] and s["uplinks"]:
+        raise TopologyError(f"{where}: name 'uplink' or 'uplinks', not both")
+    ups = [s["uplink"]] if s["uplink"] else list(s["uplinks"])
+    for u in ups:
+        if not isinstance(u, str) or u not in by_switch or u == s["name"]:
+            raise TopologyError(f"{where}: uplink {u!r} is not another [[switch]]")
+    if len(set(ups)) != len(ups):
+        raise TopologyError(f"{where}: an uplink is named twice")
+    return ups
+
+
+def _switch_graph(switches, by_switch, path):
+    """The switches' neighbours over their uplinks, {name: [names]}, checked:
+    connected, no switch above itself, and one tree where no switch names
+    several uplinks."""
     adj = {s["name"]: [] for s in switches}
     for s in switches:
-        if s["uplink"]:
-            if s["uplink"] not in by_switch or s["uplink"] == s["name"]:
-                raise TopologyError(f"{path}: switch {s['name']}: uplink '{s['uplink']}' is not another [[switch]]")
-            adj[s["name"]].append(s["uplink"])
-            adj[s["uplink"]].append(s["name"])
-    # The switch graph must be a tree (one path between any two switches).
-    seen, stack, edges = set(), [switches[0]["name"]], sum(1 for s in switches if s["uplink"])
+        s["uplinks"] = _uplinks_of(s, by_switch, path)
+        s["uplink"] = s["uplinks"][0] if s["uplinks"] else ""
+        for u in s["uplinks"]:
+            adj[s["name"]].append(u)
+            adj[u].append(s["name"])
+    seen, stack = set(), [switches[0]["name"]]
     while stack:
         n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        stack.extend(adj[n])
-    if len(seen) != len(switches) or edges != len(switches) - 1:
-        raise TopologyError(f"{path}: switches and uplinks must form one tree")
+        if n not in seen:
+            seen.add(n)
+            stack.extend(adj[n])
+    if len(seen) != len(switches):
+        raise TopologyError(f"{path}: switches and uplinks must connect every switch")
+    # Uplinks point up: following them never comes back (no cycle).
+    state = {}
+
+    def climb(n):
+        state[n] = 1
+        for u in by_switch[n]["uplinks"]:
+            if state.get(u) == 1 or (u not in state and climb(u)):
+                return True
+        state[n] = 2
+        return False
+
+    if any(n not in state and climb(n) for n in by_switch):
+        raise TopologyError(f"{path}: uplinks form a cycle (a switch is above itself)")
     return adj
 
 
+def is_multipath(plan):
+    """Whether some switch has several uplinks (several paths between two
+    switches): the ns-3 model's networks, not the lab's."""
+    return any(len(s["uplinks"]) > 1 for s in plan["switches"])
+
+
 def _plan_ports(switches, hosts, by_switch, overrides):
-    """Links: host <-> its switch, switch <-> its uplink, with their drop
-    rates (the topology's, then --egress-drop). Switch-side interface names are the
-    peer's name, so `ip -n <sw> link` reads like the topology."""
-    def add_port(sw, peer, peer_kind, drop_rate):
+    """Links: host <-> its switch, switch <-> each of its uplinks, with their
+    drop rates (the topology's, then --egress-drop). Switch-side interface
+    names are the peer's name, so `ip -n <sw> link` reads like the topology.
+    A port toward an uplink is `up` (the ns-3 model's multicast sends one
+    copy up, over one of them)."""
+    def add_port(sw, peer, peer_kind, drop_rate, up=False):
         p = {"name": peer, "peer": peer, "peer_kind": peer_kind, "index": len(sw["ports"]),
              "mac": _mac(0x02, 0x18, 0x10 + sw["index"], 0x00, 0x00, len(sw["ports"]) + 1),
-             "drop_rate": drop_rate, "neighbours": []}
+             "drop_rate": drop_rate, "up": up, "neighbours": []}
         sw["ports"].append(p)
         return p
 
     for h in hosts:
         add_port(by_switch[h["switch"]], h["name"], "host", h["drop_rate"])["rate_gbps"] = h["rate_gbps"]
     for s in switches:
-        if s["uplink"]:
-            add_port(s, s["uplink"], "switch", s["drop_rate"])
-            add_port(by_switch[s["uplink"]], s["name"], "switch", by_switch[s["uplink"]]["drop_rate"])
+        for u in s["uplinks"]:
+            add_port(s, u, "switch", s["drop_rate"], up=True)
+            add_port(by_switch[u], s["name"], "switch", by_switch[u]["drop_rate"])
     for s in switches:
         for p in s["ports"]:
             if s["drop_rate"] and not p["drop_rate"]:
@@ -319,29 +361,41 @@ def _plan_ports(switches, hosts, by_switch, overrides):
             p["drop_rate"] = rate
 
 
-def _plan_neighbours(switches, hosts, adj):
-    """Every port's neighbours: the hosts and switches reached through it."""
-    # Next hop from every switch toward every switch (tree: BFS per switch).
-    def first_hops(src):
-        hop = {src: None}
-        queue = [src]
-        while queue:
-            n = queue.pop(0)
+def _distances(adj):
+    """Hops between every two switches, {a: {b: n}} (BFS from each)."""
+    out = {}
+    for src in adj:
+        d, queue = {src: 0}, [src]
+        for n in queue:
             for m in adj[n]:
-                if m not in hop:
-                    hop[m] = m if n == src else hop[n]
+                if m not in d:
+                    d[m] = d[n] + 1
                     queue.append(m)
-        return hop
+        out[src] = d
+    return out
 
+
+def _plan_neighbours(switches, hosts, adj):
+    """Every port's neighbours: the hosts and switches it leads to on a
+    shortest path. In a tree one port per address; where several
+    neighbours are equally close (a multi-path network) each of their
+    ports lists it (the ns-3 model spreads over them, ECMP)."""
+    dist = _distances(adj)
     for s in switches:
-        hop = first_hops(s["name"])
+        me = s["name"]
         port_of = {p["name"]: p for p in s["ports"]}
+
+        def via(target):
+            return [n for n in adj[me] if dist[n][target] == dist[me][target] - 1]
+
         for h in hosts:
-            via = h["name"] if h["switch"] == s["name"] else hop[h["switch"]]
-            port_of[via]["neighbours"].append({"ip": h["ip"], "mac": h["mac"], "name": h["name"]})
+            entry = {"ip": h["ip"], "mac": h["mac"], "name": h["name"]}
+            for n in ([h["name"]] if h["switch"] == me else via(h["switch"])):
+                port_of[n]["neighbours"].append(entry)
         for o in switches:
             if o is not s:
-                port_of[hop[o["name"]]]["neighbours"].append({"ip": o["ip"], "mac": o["mac"], "name": o["name"]})
+                for n in via(o["name"]):
+                    port_of[n]["neighbours"].append({"ip": o["ip"], "mac": o["mac"], "name": o["name"]})
         s["depth_from"] = {}
 
 
@@ -418,6 +472,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
     where, mode = _check_job(j, where, by_host, overrides)
     root = by_host[j["ps"]]["switch"]
     parent, depth = _tree_from(root, adj)
+    _check_one_path(j, where, mode, root, adj, by_host)
     workers = [by_host[w] for w in j["workers"]]
 
     def path_of(w):
@@ -459,6 +514,7 @@ def plan_job(j, where, by_switch, by_host, adj, overrides):
         levels, fan_in, wl = _rack_levels(where, workers, on_path, order, by_switch)
     for w, entry in zip(workers, wl):
         entry["path"] = path_of(w)
+        entry["compute_us"] = w["compute_us"] or j["compute_us"]
     if levels > wire.INA_MAX_LEVELS:
         raise TopologyError(f"{where}: {levels} levels, at most {wire.INA_MAX_LEVELS}")
     if any(f > wire.INA_BITMAP_BITS for f in fan_in):
@@ -492,9 +548,34 @@ def _check_job(j, where, by_host, overrides):
             j[k] = overrides[k]
     if j["id"] in overrides.get("start_delay", {}):
         j["start_delay_s"] = overrides["start_delay"][j["id"]]
+    if not 0 <= j["compute_us"] <= 60_000_000:
+        raise TopologyError(f"{where}: compute_us must be 0..60000000 (microseconds)")
     if not isinstance(j["trace_ms"], int) or not 0 <= j["trace_ms"] <= 60000:
         raise TopologyError(f"{where}: trace_ms must be 0..60000 (milliseconds; 0: no trace)")
     return where, mode
+
+
+def _check_one_path(j, where, mode, root, adj, by_host):
+    """Modes tree and goat aggregate along the one path from each worker to
+    the PS; in a multi-path network that holds only for some jobs (all in
+    the PS's rack, say). Rack-scale jobs aggregate in the workers' own
+    switches and take any path from there."""
+    if mode not in ("tree", "goat"):
+        return
+    paths, queue = {root: 1}, [root]
+    dist = {root: 0}
+    for n in queue:
+        for m in adj[n]:
+            if m not in dist:
+                dist[m] = dist[n] + 1
+                paths[m] = 0
+                queue.append(m)
+            if dist[m] == dist[n] + 1:
+                paths[m] += paths[n]
+    for w in j["workers"]:
+        if paths[by_host[w]["switch"]] > 1:
+            raise TopologyError(f"{where}: mode {mode} needs one path from each worker to the PS, and "
+                                f"{w} has {paths[by_host[w]['switch']]} (several uplinks); use mode = \"rack\"")
 
 
 def _tree_from(root, adj):

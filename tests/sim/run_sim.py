@@ -2,14 +2,20 @@
 """Runs one lab topology in the ns-3 model and checks its results.
 
   run_sim.py INA_SIM PLAN_TOOL [TOPOLOGY] [--plan-args ARGS] [--min-share X] [--max-share X]
-             [--min-absorbed X] [--min-retransmits N] [--min-collisions N] [-- INA_SIM_ARGS...]
+             [--min-absorbed X] [--min-retransmits N] [--min-collisions N]
+             [--ecmp PREFIX]... [--busy PREFIX:N]... [--slower A:B:RATIO]...
+             [--min-flow-bytes N] [-- INA_SIM_ARGS...]
 
 PLAN_TOOL writes the plan (scripts/sim-plan TOPOLOGY, or scripts/sim-leaf-spine
-with --plan-args) with -o FILE.
+or scripts/sim-topology --plan with --plan-args) with -o FILE.
 
 Fails unless every job finished every iteration with the exact sum at every
 worker, and its share of fragments aggregated in the network (and its
 retransmissions, the switches' collisions) lies where the arguments say.
+--ecmp: some switch named PREFIX... sent frames out of two or more of its
+uplink ports. --busy: at least N switches named PREFIX... sent frames.
+--slower: job A's time (the sum of its iterations) is at least RATIO times
+job B's. --min-flow-bytes: every background flow delivered that many bytes.
 """
 import argparse
 import json
@@ -51,12 +57,45 @@ def check(args, rc, res):
                           f"expected at least {args.min_absorbed}")
         if j["retransmits"] < args.min_retransmits:
             errors.append(f"{name}: {j['retransmits']} retransmits, expected at least {args.min_retransmits}")
+    errors += check_network(args, res)
     collisions = sum(s["collisions"] for s in res["switches"])
     if collisions < args.min_collisions:
         errors.append(f"switches: {collisions} collisions, expected at least {args.min_collisions}")
     for s in res["switches"]:
         if s["occupied_at_end"]:
             errors.append(f"switch {s['name']}: {s['occupied_at_end']} aggregators still held at the end")
+    return errors
+
+
+def check_network(args, res):
+    """What the paths, the jobs' times and the background flows show."""
+    errors = []
+    switches = res["switches"]
+    for prefix in args.ecmp:
+        spread = [s["name"] for s in switches if s["name"].startswith(prefix)
+                  and sum(1 for p in s["ports"] if p["up"] and p["tx"]) >= 2]
+        if not spread:
+            errors.append(f"no switch named {prefix}... sent on two or more of its uplinks (no ECMP there)")
+        else:
+            print(f"ECMP at {', '.join(spread)}")
+    for spec in args.busy:
+        prefix, n = spec.rsplit(":", 1)
+        busy = [s["name"] for s in switches if s["name"].startswith(prefix) and s["tx"]]
+        if len(busy) < int(n):
+            errors.append(f"switches named {prefix}...: {len(busy)} sent frames ({busy}), expected at least {n}")
+    ms = {j["id"]: sum(j["iteration_ms"]) for j in res["jobs"]}
+    for spec in args.slower:
+        a, b, ratio = spec.split(":")
+        a, b, ratio = int(a), int(b), float(ratio)
+        print(f"job {a}: {ms[a]:.3f} ms, job {b}: {ms[b]:.3f} ms (ratio {ms[a] / ms[b]:.2f}, at least {ratio})")
+        if ms[a] < ratio * ms[b]:
+            errors.append(f"job {a} took {ms[a]:.3f} ms, less than {ratio} x job {b}'s {ms[b]:.3f} ms")
+    for f in res.get("background", []):
+        if f["bytes_received"] < max(1, args.min_flow_bytes):
+            errors.append(f"background flow {f['name']}: {f['bytes_received']} bytes received, "
+                          f"expected at least {max(1, args.min_flow_bytes)}")
+    if args.min_flow_bytes and not res.get("background"):
+        errors.append("no background flow in the results")
     return errors
 
 
@@ -76,6 +115,10 @@ def main():
     ap.add_argument("--max-share", type=float, default=1.0)
     ap.add_argument("--min-retransmits", type=int, default=0)
     ap.add_argument("--min-collisions", type=int, default=0)
+    ap.add_argument("--ecmp", action="append", default=[])
+    ap.add_argument("--busy", action="append", default=[])
+    ap.add_argument("--slower", action="append", default=[])
+    ap.add_argument("--min-flow-bytes", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args(argv)
     rc, res = run(args, sim_args)

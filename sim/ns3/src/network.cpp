@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "network.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -66,6 +67,23 @@ bool Network::build_switches(std::string *error)
 	return true;
 }
 
+/* A host's link: at its [[host]] rate_gbps where named (a straggler's
+ * slower link, both ways), else the switch's; the host's own transmitter
+ * at --host-rate-gbps where that is set (the lab's unshaped veth). */
+void Network::link_host(uint32_t si, uint32_t pi, const PlanHost &h, double switch_gbps)
+{
+	const PlanSwitch &s = plan_.switches[si];
+	const double gbps = s.ports[pi].rate_gbps > 0 ? s.ports[pi].rate_gbps : switch_gbps;
+	nodes_[h.name] = ns3::CreateObject<ns3::Node>();
+	auto d = link(nodes_[s.name], nodes_[h.name], gbps, s.queue_capacity);
+	if (opt_.host_rate_gbps > 0)
+		d.second->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(
+			static_cast<uint64_t>(opt_.host_rate_gbps * 1e9))));
+	switches_[si]->attach(pi, d.first);
+	host_devs_[h.name] = d.second;
+	host_ports_[h.name] = std::make_unique<HostPort>(d.second);
+}
+
 bool Network::link_switches(std::string *error)
 {
 	for (uint32_t si = 0; si < plan_.switches.size(); si++) {
@@ -79,13 +97,7 @@ bool Network::link_switches(std::string *error)
 					*error = "switch " + s.name + ": port toward unknown host " + p.peer;
 					return false;
 				}
-				nodes_[h->name] = ns3::CreateObject<ns3::Node>();
-				auto d = link(nodes_[s.name], nodes_[h->name], gbps, s.queue_capacity);
-				if (opt_.host_rate_gbps > 0)
-					d.second->SetAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(
-						static_cast<uint64_t>(opt_.host_rate_gbps * 1e9))));
-				switches_[si]->attach(pi, d.first);
-				host_devs_[h->name] = d.second;
+				link_host(si, pi, *h, gbps);
 				continue;
 			}
 			const uint32_t pj = index_of(plan_.switches, p.peer);
@@ -120,10 +132,12 @@ bool Network::build(const Plan &plan, const SimOptions &opt, std::string *error)
 	ns3::RngSeedManager::SetSeed(opt.seed);
 	if (!build_switches(error) || !link_switches(error))
 		return false;
+	for (const PlanBackground &f : plan_.background)
+		t0_ns_ = std::max(t0_ns_, static_cast<uint64_t>(std::max(0.0, -f.start_s) * 1e9));
 	for (const PlanJob &j : plan_.jobs)
 		if (!build_job(j, error))
 			return false;
-	return true;
+	return build_background(error);
 }
 
 bool Network::all_done() const
@@ -136,15 +150,19 @@ bool Network::all_done() const
 
 void Network::run()
 {
-	for (auto &w : workers_)
-		ns3::Simulator::ScheduleNow([this, p = w.get()] {
-			/* The run ends with the last worker's last result, not at
-			 * the time limit: what is still on the wires then is late. */
-			p->start([this] {
-				if (all_done())
-					ns3::Simulator::Stop();
+	for (const JobHosts &jh : jobs_) {
+		const auto at = ns3::NanoSeconds(static_cast<int64_t>(t0_ns_ + jh.job->start_delay_s * 1e9));
+		for (WorkerApp *w : jh.workers)
+			ns3::Simulator::Schedule(at, [this, w] {
+				/* The run ends with the last worker's last result, not
+				 * at the time limit: what is still on the wires then
+				 * is late. */
+				w->start([this] {
+					if (all_done())
+						ns3::Simulator::Stop();
+				});
 			});
-		});
+	}
 	ns3::Simulator::Stop(ns3::Seconds(opt_.max_time_s));
 	const auto t0 = std::chrono::steady_clock::now();
 	ns3::Simulator::Run();

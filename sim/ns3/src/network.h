@@ -18,6 +18,8 @@
 
 #include <ns3/node-container.h>
 
+#include "background_flow.h"
+#include "host_port.h"
 #include "plan.h"
 #include "ps_app.h"
 #include "switch_node.h"
@@ -62,7 +64,8 @@ private:
 	bool link_switches(std::string *error);
 	bool build_hosts(std::string *error);
 	bool build_job(const PlanJob &j, std::string *error);
-	ns3::Ptr<ns3::NetDevice> link_host(const PlanHost &h, std::string *error);
+	bool build_background(std::string *error);
+	void link_host(uint32_t si, uint32_t pi, const PlanHost &h, double switch_gbps);
 	std::pair<ns3::Ptr<ns3::NetDevice>, ns3::Ptr<ns3::NetDevice>> link(ns3::Ptr<ns3::Node> a,
 									     ns3::Ptr<ns3::Node> b, double gbps,
 									     uint32_t queue);
@@ -73,6 +76,11 @@ private:
 	std::vector<std::unique_ptr<SwitchNode>> switches_;
 	std::map<std::string, ns3::Ptr<ns3::Node>> nodes_;
 	std::map<std::string, ns3::Ptr<ns3::NetDevice>> host_devs_;
+	std::map<std::string, std::unique_ptr<HostPort>> host_ports_;
+	std::vector<std::unique_ptr<BackgroundFlow>> flows_;
+	/* The jobs' clock: a flow may start before the workers (negative
+	 * start_s), so they start at this time of the simulation's clock. */
+	uint64_t t0_ns_ = 0;
 	std::vector<std::unique_ptr<WorkerApp>> workers_;
 	std::map<std::string, std::unique_ptr<PsApp>> ps_;
 	std::vector<JobHosts> jobs_;

@@ -101,6 +101,7 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 		self.ip = ps_host->ip;
 		self.port = INA_UDP_PORT;
 		ps = std::make_unique<PsApp>(self, host_devs_[j.ps]);
+		host_ports_[j.ps]->set_app([p = ps.get()](const uint8_t *f, uint32_t len) { p->receive(f, len); });
 		ps->start([this] { return !all_done(); });
 	}
 	if (!ps->ps().add_job(ps_job(j, plan_, elements_, aggregators), error)) {
@@ -127,8 +128,10 @@ bool Network::build_job(const PlanJob &j, std::string *error)
 		}
 		workers_.push_back(
 			std::make_unique<WorkerApp>(std::move(sw), txp, w.rank, expected, j.tensor, j.iterations));
-		workers_.back()->attach(host_devs_[w.host]);
-		workers_.back()->set_timer_jitter(opt_.timer_jitter_ns);
+		WorkerApp *app = workers_.back().get();
+		host_ports_[w.host]->set_app([app](const uint8_t *f, uint32_t len) { app->receive(f, len); });
+		app->set_timer_jitter(opt_.timer_jitter_ns);
+		app->set_compute_ns(w.compute_us * 1000);
 		jh.workers.push_back(workers_.back().get());
 	}
 	jobs_.push_back(jh);

@@ -39,6 +39,7 @@ PlanSwitch switch_of(const json &s)
 		port.to_switch = p.at("peer_kind") == "switch";
 		port.up = p.value("up", false);
 		port.drop_rate = p.value("drop_rate", 0.0);
+		port.rate_gbps = p.value("rate_gbps", 0.0);
 		for (const json &n : p.at("neighbours")) {
 			port.neighbour_ips.push_back(ip_of(n.at("ip")));
 			port.neighbour_names.push_back(n.at("name"));
@@ -66,6 +67,7 @@ PlanJob job_of(const json &j)
 		pw.rank = w.at("rank");
 		pw.start_level = w.at("start_level");
 		pw.agg_node = w.value("agg_node", 0);
+		pw.compute_us = w.value("compute_us", uint64_t{0});
 		const json &bits = w.at("bit");
 		for (size_t i = 0; i < bits.size() && i < 4; i++)
 			pw.bit[i] = bits[i];
@@ -76,10 +78,25 @@ PlanJob job_of(const json &j)
 	b.tensor = j.at("tensor");
 	b.iterations = j.at("iterations");
 	b.window = j.value("window", 0u);
+	b.start_delay_s = j.value("start_delay_s", 0.0);
 	if (j.contains("worker_keys"))
 		for (const auto &kv : j.at("worker_keys").items())
 			b.worker_keys.emplace_back(kv.key(), kv.value().is_string() ? kv.value().get<std::string>()
 										    : kv.value().dump());
+	return b;
+}
+
+PlanBackground background_of(const json &f)
+{
+	PlanBackground b;
+	b.name = f.at("name");
+	b.from = f.at("from");
+	b.to = f.at("to");
+	b.protocol = f.value("protocol", "udp");
+	b.rate_mbps = f.value("rate_mbps", 0.0);
+	b.start_s = f.value("start_s", 0.0);
+	b.stop_s = f.value("stop_s", 0.0);
+	b.port = f.value("port", 5201);
 	return b;
 }
 
@@ -128,6 +145,9 @@ bool read_plan(const std::string &path, Plan *out, std::string *error)
 		}
 		for (const json &b : j.at("jobs"))
 			p.jobs.push_back(job_of(b));
+		if (j.contains("background"))
+			for (const json &f : j.at("background"))
+				p.background.push_back(background_of(f));
 		*out = std::move(p);
 	} catch (const std::exception &e) {
 		*error = path + ": " + e.what();

@@ -18,12 +18,15 @@ namespace ina::sim {
 struct PlanPort {
 	std::string peer;
 	bool to_switch = false;
-	/* Toward the spine of a leaf-spine (scripts/sim-leaf-spine): one of
-	 * several equal-cost ports to the same addresses. */
+	/* Toward one of the switch's uplinks (a tree's parent, a leaf-spine's
+	 * spine): parameter packets go up one such port only. */
 	bool up = false;
-	std::vector<uint32_t> neighbour_ips;        /* hosts and switches behind the port */
+	/* The hosts and switches the port leads to on a shortest path; an
+	 * address behind several ports is reached over all of them (ECMP). */
+	std::vector<uint32_t> neighbour_ips;
 	std::vector<std::string> neighbour_names;
 	double drop_rate = 0;
+	double rate_gbps = 0; /* a host's [[host]] rate_gbps: its link's rate; 0: the switch's */
 };
 
 struct PlanSwitch {
@@ -51,6 +54,7 @@ struct PlanWorker {
 	uint8_t start_level = 0;
 	uint16_t agg_node = 0;
 	uint8_t bit[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+	uint64_t compute_us = 0; /* compute phase between two iterations */
 };
 
 struct PlanJob {
@@ -63,9 +67,19 @@ struct PlanJob {
 	uint64_t tensor = 0;
 	uint32_t iterations = 1;
 	uint32_t window = 0;
+	double start_delay_s = 0;
 	/* The plan's own worker keys for this job ("worker_keys": {KEY: VALUE}),
 	 * applied after --worker's: e.g. a static index range per job. */
 	std::vector<std::pair<std::string, std::string>> worker_keys;
+};
+
+/* A [[background]] flow (docs/lab.md, "Background traffic"): the model
+ * sends it as constant-rate UDP datagrams (docs/sim.md). */
+struct PlanBackground {
+	std::string name, from, to, protocol;
+	double rate_mbps = 0;
+	double start_s = 0, stop_s = 0; /* on the jobs' clock; stop 0: until they end */
+	uint16_t port = 0;              /* UDP destination port */
 };
 
 struct Plan {
@@ -77,6 +91,7 @@ struct Plan {
 	std::vector<PlanSwitch> switches;
 	std::vector<PlanHost> hosts;
 	std::vector<PlanJob> jobs;
+	std::vector<PlanBackground> background;
 
 	const PlanHost *host(const std::string &name) const;
 	const PlanSwitch *sw(const std::string &name) const;

@@ -19,13 +19,7 @@ uint64_t now_us()
 
 } /* namespace */
 
-PsApp::PsApp(const Endpoint &self, ns3::Ptr<ns3::NetDevice> dev) : ps_(self), dev_(std::move(dev)), buf_(65536)
-{
-	dev_->SetReceiveCallback(ns3::MakeBoundCallback(
-		+[](PsApp *a, ns3::Ptr<ns3::NetDevice>, ns3::Ptr<const ns3::Packet> p, uint16_t,
-		    const ns3::Address &) { return a->receive(p); },
-		this));
-}
+PsApp::PsApp(const Endpoint &self, ns3::Ptr<ns3::NetDevice> dev) : ps_(self), dev_(std::move(dev)) {}
 
 void PsApp::start(std::function<bool()> running)
 {
@@ -33,18 +27,13 @@ void PsApp::start(std::function<bool()> running)
 	ns3::Simulator::Schedule(ns3::MicroSeconds(kTickUs), [this] { tick(); });
 }
 
-bool PsApp::receive(ns3::Ptr<const ns3::Packet> p)
+void PsApp::receive(const uint8_t *frame, uint32_t len)
 {
-	const uint32_t len = p->GetSize();
-	if (len > buf_.size())
-		return true;
-	p->CopyData(buf_.data(), len);
 	const uint64_t now = now_us();
-	ps_.handle(buf_.data(), len, now, tx_);
+	ps_.handle(frame, len, now, tx_);
 	flush();
 	ps_.tick(now, tx_);
 	flush();
-	return true;
 }
 
 void PsApp::tick()

@@ -25,12 +25,13 @@ class PsApp {
 public:
 	PsApp(const Endpoint &self, ns3::Ptr<ns3::NetDevice> dev);
 	ParameterServer &ps() { return ps_; }
+	/* A frame the host's port received for the PS (HostPort). */
+	void receive(const uint8_t *frame, uint32_t len);
 	/* Ticks every millisecond while `running()` says so. */
 	void start(std::function<bool()> running);
 	uint64_t tx_drops() const { return tx_drops_; }
 
 private:
-	bool receive(ns3::Ptr<const ns3::Packet> p);
 	void tick();
 	void flush();
 
@@ -38,7 +39,6 @@ private:
 	TxQueue tx_;
 	ns3::Ptr<ns3::NetDevice> dev_;
 	std::function<bool()> running_;
-	std::vector<uint8_t> buf_;
 	uint64_t tx_drops_ = 0;
 };
 

@@ -24,7 +24,7 @@ using json = nlohmann::json;
 std::vector<double> iteration_ms(const JobHosts &jh)
 {
 	std::vector<double> out;
-	uint64_t prev = 0;
+	uint64_t prev = jh.workers.empty() ? 0 : jh.workers[0]->started_ns();
 	for (uint32_t i = 0; i < jh.job->iterations; i++) {
 		uint64_t end = 0;
 		for (const WorkerApp *w : jh.workers) {
@@ -89,6 +89,9 @@ json job_json(const JobHosts &jh, bool *exact)
 json switch_json(const SwitchNode &s)
 {
 	const PipelineCounters &p = s.pipeline();
+	json ports = json::array();
+	for (size_t i = 0; i < s.plan().ports.size(); i++)
+		ports.push_back({{"peer", s.plan().ports[i].peer}, {"up", s.plan().ports[i].up}, {"tx", s.port_tx()[i]}});
 	return {{"name", s.plan().name}, {"aggregators", s.table().slots()},
 		{"peak_occupied", s.counters().peak_occupied}, {"occupied_at_end", s.table().occupied()},
 		{"rx", s.counters().rx}, {"tx", s.counters().tx}, {"queue_drops", s.counters().queue_drops},
@@ -96,7 +99,22 @@ json switch_json(const SwitchNode &s)
 		{"aggregated", p[Counter::aggregated]}, {"completed", p[Counter::completed]},
 		{"collisions", p[Counter::collision]}, {"share_refusals", p[Counter::share_refusals]},
 		{"multicast", p[Counter::multicast]}, {"ack_freed", p[Counter::ack_freed]},
-		{"resend_merged", p[Counter::resend_merged]}, {"duplicates", p[Counter::duplicate]}};
+		{"resend_merged", p[Counter::resend_merged]}, {"duplicates", p[Counter::duplicate]},
+		{"plain_forwarded", s.counters().plain}, {"ports", ports}};
+}
+
+json flow_json(const BackgroundFlow &f)
+{
+	const FlowCounters &c = f.counters();
+	const double secs = static_cast<double>(c.last_rx_ns - c.first_rx_ns) / 1e9;
+	return {{"name", f.plan().name}, {"from", f.plan().from}, {"to", f.plan().to},
+		{"protocol", f.plan().protocol}, {"rate_mbps", f.plan().rate_mbps}, {"start_s", f.plan().start_s},
+		{"stop_s", f.plan().stop_s}, {"frames_sent", c.frames_sent}, {"bytes_sent", c.bytes_sent},
+		{"frames_received", c.frames_received}, {"bytes_received", c.bytes_received},
+		/* Sent and not received: dropped at a switch's queue, or still
+		 * on a wire when the run ended. */
+		{"frames_lost", c.frames_sent - c.frames_received}, {"host_tx_drops", c.host_tx_drops},
+		{"gbps_received", secs > 0 ? static_cast<double>(c.bytes_received) * 8 / secs / 1e9 : 0.0}};
 }
 
 void job_text(std::ostream &o, const json &j)
@@ -138,8 +156,16 @@ bool Network::report(std::ostream &text, std::ostream *json_out) const
 		text << "switch " << s->plan().name << ": aggregators " << j["aggregators"] << ", peak occupied "
 		     << j["peak_occupied"] << ", at end " << j["occupied_at_end"] << "; completed " << j["completed"]
 		     << ", collisions " << j["collisions"] << ", ECN pre-marks " << j["ecn_premarks"]
-		     << ", queue drops " << j["queue_drops"] << "\n";
+		     << ", queue drops " << j["queue_drops"] << ", other frames " << j["plain_forwarded"] << "\n";
 		all["switches"].push_back(j);
+	}
+	for (const auto &f : flows_) {
+		json j = flow_json(*f);
+		text << "background " << f->plan().name << " (" << f->plan().from << " -> " << f->plan().to << ", udp "
+		     << f->plan().rate_mbps << " Mb/s): sent " << j["frames_sent"] << " datagrams (" << j["bytes_sent"]
+		     << " bytes), received " << j["frames_received"] << " (" << j["bytes_received"] << " bytes), lost "
+		     << j["frames_lost"] << ", sender queue drops " << j["host_tx_drops"] << "\n";
+		all["background"].push_back(j);
 	}
 	text << "wall time " << std::setprecision(2) << wall_s_ << " s\n";
 	if (json_out)

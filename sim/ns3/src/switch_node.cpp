@@ -44,7 +44,7 @@ std::vector<uint32_t> ports_toward(const PlanSwitch &sw, const PlanJob &job)
 } /* namespace */
 
 SwitchNode::SwitchNode(const PlanSwitch &sw, const Plan &plan, uint32_t elements, uint64_t gc_timeout_ns)
-    : sw_(sw), ports_(sw.ports.size())
+    : sw_(sw), ports_(sw.ports.size()), port_tx_(sw.ports.size())
 {
 	PipelineConfig pc;
 	pc.aggregators = sw.aggregators;
@@ -90,11 +90,16 @@ int SwitchNode::port_of(const uint8_t *frame, uint32_t len) const
 	const std::vector<uint32_t> &ports = it->second;
 	if (ports.size() == 1)
 		return static_cast<int>(ports[0]);
-	/* ECMP: source and destination IPv4, UDP source port. */
+	/* ECMP: source and destination IPv4, UDP ports, and the switch's id:
+	 * with the same hash at every tier, a flow's choice at one tier
+	 * would fix its choice at the next (polarisation), leaving paths
+	 * unused. */
 	uint64_t h = 0;
-	if (len >= kEthHdr + 20 + 2)
-		h = (uint64_t{ina_load32(frame + kEthHdr + 12)} << 16) ^ ina_load16(frame + kEthHdr + 20);
-	h = (h ^ it->first) * 0x9E3779B97F4A7C15ull;
+	if (len >= kEthHdr + 20 + 4)
+		h = (uint64_t{ina_load32(frame + kEthHdr + 12)} << 32) ^ ina_load32(frame + kEthHdr + 20);
+	h = (h ^ it->first ^ (uint64_t{sw_.id} << 48)) * 0x9E3779B97F4A7C15ull;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
 	return static_cast<int>(ports[(h >> 32) % ports.size()]);
 }
 
@@ -110,8 +115,10 @@ void SwitchNode::handle(uint32_t in_port, uint8_t *frame, uint32_t len)
 {
 	uint32_t off;
 	InaView v;
-	if (!find_ina_header(frame, len, &off) || !decode_view(frame, len, off, &v))
+	if (!find_ina_header(frame, len, &off) || !decode_view(frame, len, off, &v)) {
+		c_.plain++;
 		return forward(frame, len); /* not INA, or not a frame the view takes: plain routing */
+	}
 	if (v.type == INA_TYPE_CONTROL) {
 		c_.control++;
 		return;
@@ -171,8 +178,10 @@ void SwitchNode::multicast(uint16_t job, uint32_t in_port, const uint8_t *frame,
 
 void SwitchNode::send(uint32_t port, const uint8_t *frame, uint32_t len)
 {
-	if (send_frame(ports_[port], frame, len))
+	if (send_frame(ports_[port], frame, len)) {
 		c_.tx++;
+		port_tx_[port]++;
+	}
 	else
 		c_.queue_drops++;
 }

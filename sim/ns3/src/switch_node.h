@@ -9,12 +9,15 @@
  * destination IP, replicated to the job's ports (a parameter packet), or
  * dropped. The forwarding and multicast tables come from the plan.
  *
- * Where several ports lead to an address (a leaf-spine's uplinks) the port
- * is picked by a hash of the frame's addresses and UDP source port (ECMP:
- * the worker sets the source port from the aggregator index, so a job's
- * fragments spread over the spines). A parameter packet is replicated down
- * toward the job's workers, and up through one uplink (by the job's hash)
- * only when it did not come from above.
+ * Where several ports lead to an address on a shortest path (the plan
+ * lists it behind each: a leaf-spine's or a fat-tree's uplinks, at every
+ * tier) the port is picked by a hash of the frame's addresses and UDP
+ * ports, salted with the switch's id so that the tiers choose apart
+ * (ECMP: the worker sets the source port from the aggregator index, so a
+ * job's fragments spread over the paths). A parameter packet is
+ * replicated down toward the job's workers, and up through one uplink (by
+ * the job's hash) only when it did not come from above. Frames that are
+ * not INA (background flows) are forwarded by destination IP, counted.
  */
 #ifndef INA_SIM_SWITCH_NODE_H
 #define INA_SIM_SWITCH_NODE_H
@@ -38,6 +41,7 @@ struct SwitchCounters {
 	uint64_t no_route = 0;     /* unicast with no port toward its IP */
 	uint64_t control = 0;      /* control messages: no control plane here */
 	uint64_t queue_drops = 0;  /* egress queue full */
+	uint64_t plain = 0;        /* frames that are not INA, forwarded by IP */
 	uint32_t peak_occupied = 0;
 };
 
@@ -53,6 +57,8 @@ public:
 	const AggregatorTable &table() const { return *table_; }
 	const PipelineCounters &pipeline() const { return counters_; }
 	const SwitchCounters &counters() const { return c_; }
+	/* Frames sent out of each port, in the plan's port order. */
+	const std::vector<uint64_t> &port_tx() const { return port_tx_; }
 
 private:
 	bool receive(uint32_t port, ns3::Ptr<const ns3::Packet> p);
@@ -69,6 +75,7 @@ private:
 	SwitchCounters c_;
 	uint32_t share_; /* process()'s share: kNoShareLimit at job_share 1 */
 	std::vector<ns3::Ptr<ns3::NetDevice>> ports_;
+	std::vector<uint64_t> port_tx_;
 	std::map<uint32_t, std::vector<uint32_t>> route_;     /* IPv4 -> ports */
 	std::map<uint16_t, std::vector<uint32_t>> job_ports_; /* job -> ports toward its workers */
 	std::vector<uint8_t> buf_;

@@ -42,16 +42,8 @@ const std::vector<float> &ExpectedSums::of(uint32_t iteration)
 WorkerApp::WorkerApp(std::unique_ptr<SteppedWorker> w, SimTransport *tx, uint32_t rank,
 		     std::shared_ptr<ExpectedSums> expected, uint64_t tensor, uint32_t iterations)
     : w_(std::move(w)), tx_(tx), rank_(rank), expected_(std::move(expected)), tensor_(tensor),
-      iterations_(iterations), data_(tensor), buf_(65536)
+      iterations_(iterations), data_(tensor)
 {
-}
-
-void WorkerApp::attach(ns3::Ptr<ns3::NetDevice> dev)
-{
-	dev->SetReceiveCallback(ns3::MakeBoundCallback(
-		+[](WorkerApp *a, ns3::Ptr<ns3::NetDevice>, ns3::Ptr<const ns3::Packet> p, uint16_t,
-		    const ns3::Address &) { return a->receive(p); },
-		this));
 }
 
 void WorkerApp::set_timer_jitter(uint64_t ns)
@@ -64,19 +56,23 @@ void WorkerApp::set_timer_jitter(uint64_t ns)
 void WorkerApp::start(std::function<void()> on_done)
 {
 	on_done_ = std::move(on_done);
+	started_ns_ = now_ns();
 	submit();
 	poll();
 }
 
-bool WorkerApp::receive(ns3::Ptr<const ns3::Packet> p)
+void WorkerApp::receive(const uint8_t *frame, uint32_t len)
 {
-	const uint32_t len = p->GetSize();
-	if (len <= buf_.size()) {
-		p->CopyData(buf_.data(), len);
-		tx_->deliver(buf_.data(), len);
-	}
+	tx_->deliver(frame, len);
 	poll();
-	return true;
+}
+
+/* The compute phase is over: the next iteration's all-reduce starts. */
+void WorkerApp::next_iteration()
+{
+	computing_ = false;
+	submit();
+	poll();
 }
 
 void WorkerApp::submit()
@@ -100,11 +96,11 @@ void WorkerApp::check_result()
 }
 
 /* A round of the library's loop; a finished iteration starts the next one
- * at once (a training loop with no compute between all-reduces). */
+ * at once, or after the compute phase where there is one. */
 void WorkerApp::poll()
 {
 	uint64_t next = done() ? UINT64_MAX : w_->poll(now_ns());
-	while (!done() && h_.done()) {
+	while (!done() && !computing_ && h_.done()) {
 		std::string err;
 		if (!h_.wait(&err)) {
 			failed_ = true;
@@ -114,6 +110,12 @@ void WorkerApp::poll()
 		check_result();
 		ends_.push_back(now_ns());
 		if (++iteration_ < iterations_) {
+			if (compute_ns_) {
+				computing_ = true;
+				ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<int64_t>(compute_ns_)),
+							 [this] { next_iteration(); });
+				break;
+			}
 			submit();
 			next = w_->poll(now_ns());
 		}

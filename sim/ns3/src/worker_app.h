@@ -49,9 +49,16 @@ public:
 	/* `expected`: the job's, shared by its workers. */
 	WorkerApp(std::unique_ptr<SteppedWorker> w, SimTransport *tx, uint32_t rank,
 		  std::shared_ptr<ExpectedSums> expected, uint64_t tensor, uint32_t iterations);
-	void attach(ns3::Ptr<ns3::NetDevice> dev);
+	/* A frame the host's port received for the worker (HostPort). */
+	void receive(const uint8_t *frame, uint32_t len);
 	/* `on_done` runs once, when the last iteration ended or the worker failed. */
 	void start(std::function<void()> on_done);
+	/* The compute phase between two iterations: the next one starts this
+	 * long after the previous one ended (a training step's forward and
+	 * backward pass; ina-worker --compute-ms). */
+	void set_compute_ns(uint64_t ns) { compute_ns_ = ns; }
+	/* When start() ran (ns): the first iteration's start. */
+	uint64_t started_ns() const { return started_ns_; }
 
 	bool done() const { return iteration_ >= iterations_ || failed_; }
 	bool failed() const { return failed_; }
@@ -67,9 +74,9 @@ public:
 	void set_timer_jitter(uint64_t ns);
 
 private:
-	bool receive(ns3::Ptr<const ns3::Packet> p);
 	void poll();
 	void submit();
+	void next_iteration();
 	void check_result();
 
 	std::unique_ptr<SteppedWorker> w_;
@@ -84,12 +91,13 @@ private:
 	ns3::EventId timer_;
 	uint64_t timer_at_ = 0, timer_want_ = 0;
 	uint64_t jitter_ns_ = 0;
+	uint64_t compute_ns_ = 0, started_ns_ = 0;
+	bool computing_ = false; /* between two iterations */
 	ns3::Ptr<ns3::UniformRandomVariable> jitter_;
 	std::vector<uint64_t> ends_;
 	uint64_t wrong_ = 0;
 	bool failed_ = false;
 	std::string error_;
-	std::vector<uint8_t> buf_;
 };
 
 } /* namespace ina::sim */
