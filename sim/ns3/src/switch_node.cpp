@@ -181,9 +181,9 @@ void SwitchNode::send(uint32_t port, const uint8_t *frame, uint32_t len)
 	if (send_frame(ports_[port], frame, len)) {
 		c_.tx++;
 		port_tx_[port]++;
-	}
-	else
+	} else {
 		c_.queue_drops++;
+	}
 }
 
 } /* namespace ina::sim */
