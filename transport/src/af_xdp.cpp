@@ -28,6 +28,7 @@
 #include "netdev.h"
 #include "transports.h"
 #include "xdp_filter.h"
+#include "xsk_rx.h"
 
 namespace ina {
 namespace {
@@ -238,35 +239,19 @@ private:
 
 	uint32_t drain(FrameBuf *frames, uint32_t n)
 	{
-		uint32_t idx = 0;
-		uint32_t got = xsk_ring_cons__peek(&rx_, n, &idx);
-		if (!got) {
-			/* Keep the kernel filling when it waits for a wakeup. */
-			if (xsk_ring_prod__needs_wakeup(&fill_))
-				recvfrom(xsk_socket__fd(xsk_), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
-			return 0;
-		}
-		uint32_t fidx = 0;
-		/* The kernel took these buffers from the fill ring, so it has
-		 * room for them again. */
-		if (xsk_ring_prod__reserve(&fill_, got, &fidx) != got)
-			return 0;
 		uint32_t out = 0;
-		for (uint32_t i = 0; i < got; i++) {
-			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&rx_, idx + i);
-			uint64_t addr = xsk_umem__extract_addr(d->addr);
-			if (d->len <= frames[out].capacity) {
-				memcpy(frames[out].data, xsk_umem__get_data(area_, xsk_umem__add_offset_to_addr(d->addr)),
-				       d->len);
-				frames[out].len = d->len;
-				out++;
-			} else {
+		const uint32_t took = xsk_take_rx(&rx_, &fill_, n, [&](const struct xdp_desc &d) {
+			if (d.len > frames[out].capacity) {
 				truncated_rx_.fetch_add(1, std::memory_order_relaxed);
+				return;
 			}
-			*xsk_ring_prod__fill_addr(&fill_, fidx + i) = addr;
-		}
-		xsk_ring_prod__submit(&fill_, got);
-		xsk_ring_cons__release(&rx_, got);
+			memcpy(frames[out].data, xsk_umem__get_data(area_, xsk_umem__add_offset_to_addr(d.addr)), d.len);
+			frames[out].len = d.len;
+			out++;
+		});
+		/* Keep the kernel filling when it waits for a wakeup. */
+		if (!took && xsk_ring_prod__needs_wakeup(&fill_))
+			recvfrom(xsk_socket__fd(xsk_), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
 		return out;
 	}
 
