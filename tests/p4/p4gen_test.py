@@ -15,39 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+from p4gen_fixture import resolve
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 P4GEN = os.path.join(ROOT, "pipeline", "p4", "p4gen.py")
 failures = 0
-
-# Nothing but what p4gen needs is given: every default comes from ina-switchd.
-TOML = """\
-[switch]
-ip = "10.0.0.254"
-gc_timeout_ms = 500
-
-[[port]]
-device = "net_null0"
-[[port.neighbour]]
-ip = "10.0.0.1"
-mac = "02:00:00:00:00:01"
-
-[[port]]
-device = "net_null1"
-ecn_threshold = 4
-[[port.neighbour]]
-ip = "10.0.0.100"
-mac = "02:00:00:00:00:64"
-
-[[job]]
-id = 9
-ps_ip = "10.0.0.100"
-ps_mac = "02:00:00:00:00:64"
-fan_in = [1]
-[[job.worker]]
-ip = "10.0.0.1"
-mac = "02:00:00:00:00:01"
-bit = [0]
-"""
 
 
 def check(cond, what):
@@ -70,12 +42,8 @@ def one_error(r, what, needle):
 
 
 def generated(binary, tmp):
-    toml = os.path.join(tmp, "sw.toml")
-    with open(toml, "w") as f:
-        f.write(TOML)
-    r = subprocess.run([binary, "--check-config", toml], capture_output=True, text=True, timeout=30)
-    check(r.returncode == 0, "ina-switchd --check-config")
-    resolved = r.stdout
+    rc, resolved, err = resolve(binary, tmp)
+    check(rc == 0, f"ina-switchd --check-config ({err})")
     b = p4gen("--target", "bmv2", "--port-map", "0=1,1=2", "-", stdin=resolved)
     check(b.returncode == 0 and b.stderr == "", f"bmv2 from stdin ({b.stderr.strip()})")
     # aggregators 4096 and elements 62 are ina-switchd's defaults; 500 ms is
@@ -147,24 +115,12 @@ def generated(binary, tmp):
 
 
 def goat_children(binary, tmp):
-    """A [[goat]] plan that splits sub-model a (w0 to this switch, w1 to the
-    PS): its run carries the children (fan-in 1, bit 0), which become one
-    goat_children entry per target; the whole run needs none."""
-    with open(os.path.join(tmp, "plan.json"), "w") as f:
-        json.dump({"plan": {
-            "switches": [{"name": "s1", "id": 1, "submodels": ["a", "b"]}],
-            "submodels": [{"name": "a", "first_element": 0, "end_element": 100},
-                          {"name": "b", "first_element": 100, "end_element": 200}],
-            "workers": [{"name": f"w{w}", "ranges": [
-                {"submodel": "a", "first_element": 0, "end_element": 100, "agg_node": 1 - w},
-                {"submodel": "b", "first_element": 100, "end_element": 200, "agg_node": 1}]}
-                for w in range(2)]}}, f)
-    toml = os.path.join(tmp, "goat.toml")
-    with open(toml, "w") as f:
-        f.write(TOML + '\n[[goat]]\njob = 9\nplan = "plan.json"\n')
-    r = subprocess.run([binary, "--check-config", toml], capture_output=True, text=True, timeout=30)
-    check(r.returncode == 0, f"ina-switchd --check-config with a split [[goat]] ({r.stderr.strip()})")
-    b = p4gen("--target", "bmv2", "-", stdin=r.stdout)
+    """The fixture's GOAT plan (p4gen_fixture.py) splits sub-model a: its run
+    carries the children (fan-in 1, bit 0), which become one goat_children
+    entry per target; the whole run needs none."""
+    rc, out, err = resolve(binary, tmp, goat=True)
+    check(rc == 0, f"ina-switchd --check-config with a split [[goat]] ({err})")
+    b = p4gen("--target", "bmv2", "-", stdin=out)
     lines = [x for x in b.stdout.splitlines() if "goat_children" in x]
     check(lines == [
         "table_add InaIngress.parse_0.goat_children children_bitmap_bad 9 1 0->2047 "
@@ -173,7 +129,7 @@ def goat_children(binary, tmp):
         "0&&&0xfffffffe => 1 2",
         "table_add InaIngress.parse_0.goat_children children_bitmap_bad 9 1 0->2047 0&&&0 => 3"],
           f"bmv2: the split run's three goat_children entries ({lines})")
-    t = p4gen("--target", "tofino", "-", stdin=r.stdout)
+    t = p4gen("--target", "tofino", "-", stdin=out)
     check("ig.parse_0.goat_children.add_with_set_children(job_id=9, agg_node=1, agg_index_start=0, "
           "agg_index_end=2047, bitmap=0, bitmap_mask=0xfffffffe, MATCH_PRIORITY=2, fan_in=1)"
           in t.stdout, "tofino: the same entries")

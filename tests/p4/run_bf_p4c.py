@@ -3,6 +3,7 @@
 """Compiles the TNA program with the Tofino back end and checks that it fits.
 
     run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR] [-D NAME=VALUE ...] [--write-summary]
+                  [--switchd INA_SWITCHD]
 
 bf-p4c is found in $INA_BF_P4C or on PATH. For each target (Tofino 1: TNA, Tofino 2: T2NA) it runs
 
@@ -20,6 +21,13 @@ containers used, the figures docs/p4.md quotes. On a failed compile it prints
 the compiler's error lines, and, when table placement is what failed, the
 stages its last placement attempt took (the back end writes that attempt to
 resources.json before it gives up).
+
+With --switchd, each compiled target's BF-RT schema (OUT/bfrt.json) is
+checked against the entries p4gen writes for it (tests/p4/bfrt_check.py,
+for the configuration of tests/p4/p4gen_fixture.py with and without its
+GOAT plan): every table, action and parameter the bfrt_python script names
+exists in the program, with values that fit, as bfshell will require on the
+switch or the Tofino model.
 
 The p4c driver of the open-source back end (installed as bf-p4c) stops with a
 Python AttributeError when it starts the assembler (barefoot.py passes a Path
@@ -49,6 +57,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import bfrt_check
+from p4gen_fixture import resolve
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 P4 = os.path.join(ROOT, "pipeline", "p4")
@@ -240,6 +251,39 @@ def error_lines(text):
     return keep[:60] or lines[-30:]
 
 
+def check_entries(switchd, out, target, defines):
+    """p4gen's bfrt_python for the fixture against the compile's bfrt.json;
+    False (after the mismatches) if bfshell would refuse it."""
+    try:
+        with open(os.path.join(out, "bfrt.json")) as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"FAIL {target}: no BF-RT schema to check p4gen's entries against: {e}")
+        return False
+    lanes = [d.split("=", 1)[1] for d in defines if d.startswith("INA_LANES=")]
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
+        for goat in (False, True):
+            what = "with the GOAT plan" if goat else "plain"
+            rc, resolved, err = resolve(switchd, tmp, goat)
+            if rc != 0:
+                print(f"FAIL {target}: ina-switchd --check-config of the fixture ({what}): {err}")
+                return False
+            r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
+                                *(["--lanes", lanes[-1]] if lanes else [])],
+                               input=resolved, capture_output=True, text=True, timeout=60)
+            if r.returncode != 0:
+                print(f"FAIL {target}: p4gen ({what}): {r.stderr.strip()}")
+                return False
+            errors, checked = bfrt_check.check(r.stdout, schema)
+            for e in errors:
+                print(f"  p4gen {target} ({what}): {e}")
+            print(f"{'ok  ' if not errors else 'FAIL'} {target}: p4gen's entries ({what}) against "
+                  f"bfrt.json: {checked} table references, {len(errors)} mismatches")
+            ok = ok and not errors
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", default="tofino,tofino2")
@@ -248,6 +292,9 @@ def main():
                     help="preprocessor definition for the program (repeatable)")
     ap.add_argument("--write-summary", action="store_true",
                     help="write pipeline/p4/fit/<target>.json for each target that fits (no -D)")
+    ap.add_argument("--switchd", metavar="INA_SWITCHD",
+                    help="check p4gen's entries against each compile's bfrt.json (this ina-switchd resolves "
+                    "the configuration)")
     a = ap.parse_args()
     targets = a.targets.split(",")
     bad = [t for t in targets if t not in ARCH]
@@ -301,6 +348,8 @@ def main():
             print(f"  SRAM blocks {tot['sram']}, map RAMs {tot['map_ram']}, TCAM blocks {tot['tcam']}, "
                   f"stateful ALUs {tot['stateful_alu']}, gateways {tot['gateway']}, "
                   f"hash distribution units {tot['hash_dist']}")
+            if a.switchd and not check_entries(a.switchd, out, t, a.defines):
+                status = 1
             phv_used = phv(out)
             if phv_used:
                 parts = ", ".join(f"{g} {n} containers / {b} bits" for g, (n, b) in sorted(phv_used.items()))
