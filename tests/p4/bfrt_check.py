@@ -15,8 +15,9 @@ The parameter names are bfrt_python's: a field's name is shortened to its
 last dot-separated part, or to as many parts as keep the method's key and
 data names apart (joined with "_"); "$" is dropped; a ternary key f takes f
 and f_mask, a range key f_start and f_end, an LPM key f and f_p_length.
-Tables under bfrt.pre (the fixed multicast tables) are not in the program's
-schema and are not checked.
+The fixed multicast tables (bfrt.pre.node, bfrt.pre.mgid) are not in the
+program's schema: their entry() calls are checked against their fields as
+the SDE's BF-RT PRE schema lists them (PRE below).
 """
 
 import argparse
@@ -25,6 +26,14 @@ import ipaddress
 import json
 import keyword
 import sys
+
+# The fixed PRE tables p4gen programs: key fields, data fields (the SDE's
+# bf_rt_pre_tf1.json and _tf2.json, "$" dropped as bfrt_python drops it).
+PRE = {
+    "node": (("MULTICAST_NODE_ID",), ("MULTICAST_RID", "MULTICAST_LAG_ID", "DEV_PORT")),
+    "mgid": (("MGID",), ("MULTICAST_NODE_ID", "MULTICAST_NODE_L1_XID_VALID", "MULTICAST_NODE_L1_XID",
+                         "MULTICAST_ECMP_ID", "MULTICAST_ECMP_L1_XID_VALID", "MULTICAST_ECMP_L1_XID")),
+}
 
 REPLACE = (("$", ""), (" & ", "_"), ("-", "_"), (":", "_"), ("[", "_"), ("]", "_"), ("__", "_"))
 
@@ -155,6 +164,25 @@ def _value(node):
         return None
 
 
+def _check_pre(node, path, errors):
+    """An entry() of a fixed PRE table: its fields, and its key given; 1 if checked."""
+    if not path or not path.startswith("bfrt.pre."):
+        return 0
+    table = path[len("bfrt.pre."):]
+    if table not in PRE:
+        errors.append(f"line {node.lineno}: bfrt.pre.{table}: not a PRE table p4gen programs")
+        return 0
+    keys, data = PRE[table]
+    given = [kw.arg for kw in node.keywords]
+    for arg in given:
+        if arg not in keys + data:
+            errors.append(f"line {node.lineno}: bfrt.pre.{table}.entry: no field {arg}")
+    for k in keys:
+        if k not in given:
+            errors.append(f"line {node.lineno}: bfrt.pre.{table}.entry: {k} not given")
+    return 1
+
+
 def check(script, bfrt, program="ina_tna"):
     """Mismatches between a p4gen bfrt_python script and a schema, as lines."""
     schema = Schema(bfrt, program)
@@ -177,6 +205,8 @@ def check(script, bfrt, program="ina_tna"):
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
             for elt in node.iter.elts:
                 checked += table_of(_dotted(elt, aliases), node.lineno) is not None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "entry":
+            checked += _check_pre(node, _dotted(node.func.value, aliases), errors)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             name = node.func.attr
             kind = "add" if name.startswith("add_with_") else \

@@ -4,8 +4,8 @@
 bf-p4c's format: bfrt_python's parameter names (the last part of a field's
 name, longer where two would collide, "$" dropped, _mask / _start / _end /
 _p_length for ternary, range and LPM keys), actions by their last name part,
-default-only and table-only actions, widths, IPv4 and MAC strings, and the
-fields that must be given. Needs no P4 toolchain.
+default-only and table-only actions, widths, IPv4 and MAC strings, the
+fields that must be given, and the fixed PRE tables' fields. Needs no P4 toolchain.
 """
 
 import sys
@@ -98,6 +98,9 @@ def main():
              "mac not given"),
             ("an exact key left out", "ig.fwd_0.route.add_with_to_port(port=1, mac='02:00:00:00:00:01')\n",
              "dst not given"),
+            ("a PRE field misspelt", "pre = bfrt.pre\npre.node.entry(MULTICAST_NODE_ID=1, RID=1).push()\n",
+             "bfrt.pre.node.entry: no field RID"),
+            ("a PRE key left out", "bfrt.pre.mgid.entry(MULTICAST_NODE_ID=[1]).push()\n", "MGID not given"),
             ("nothing of the program", "x = 1\n", "no table of bfrt.prog")):
         errs = errors_of(script)
         check(any(needle in e for e in errs), f"{what}: reported ({errs})")
