@@ -11,15 +11,9 @@ fields that must be given, and the fixed PRE tables' fields. Needs no P4 toolcha
 import sys
 
 import bfrt_check
+from checks import Checks
 
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures += 1
+check = Checks()
 
 
 def key(name, match, width):
@@ -104,8 +98,7 @@ def main():
             ("nothing of the program", "x = 1\n", "no table of bfrt.prog")):
         errs = errors_of(script)
         check(any(needle in e for e in errs), f"{what}: reported ({errs})")
-    print(f"{failures} failed")
-    return 1 if failures else 0
+    return check.result()
 
 
 if __name__ == "__main__":

@@ -15,18 +15,12 @@ import subprocess
 import sys
 import tempfile
 
+from checks import Checks
 from p4gen_fixture import resolve
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 P4GEN = os.path.join(ROOT, "pipeline", "p4", "p4gen.py")
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures += 1
+check = Checks()
 
 
 def p4gen(*args, stdin=None):
@@ -171,8 +165,7 @@ def main():
         resolved = generated(binary, tmp)
         goat_children(binary, tmp)
         bad_input(resolved, tmp)
-    print(f"{failures} failed")
-    return 1 if failures else 0
+    return check.result()
 
 
 if __name__ == "__main__":
