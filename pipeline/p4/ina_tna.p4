@@ -32,7 +32,13 @@
 #include "stages/aggregator_id.p4"
 #include "stages/aggregator_bitmap.p4"
 #include "stages/aggregator_count.p4"
+/* -DINA_PAIR_LANES (Tofino 2): two elements per lane, all of them in the
+ * first pass (stages/aggregator_value_pair.p4). */
+#ifdef INA_PAIR_LANES
+#include "stages/aggregator_value_pair.p4"
+#else
 #include "stages/aggregator_value.p4"
+#endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
 #include "stages/counters.p4"
@@ -197,6 +203,13 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             default: e0;
         }
     }
+#ifdef INA_PAIR_LANES
+    /* The second pass of the pair form carries no elements. */
+    state count_head {
+        transition accept;
+    }
+#include "include/pair_elements.p4"
+#else
     state count_head {
         transition select(hdr.ina.elem_count) {
             0: accept;
@@ -361,6 +374,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #if INA_LANES == 31
     INA_ELEMENT_ENDS(31)
 #endif
+#endif /* INA_PAIR_LANES */
 }
 
 control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
@@ -518,8 +532,13 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
         pkt.emit(hdr.ipv4_opts);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
+#endif
         pkt.emit(hdr.elems);
+#if defined(INA_PAIR_LANES) && INA_LANES > 16
+        pkt.emit(hdr.elems_hi);
+#endif
     }
 }
 

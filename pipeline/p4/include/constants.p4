@@ -51,7 +51,18 @@ const bit<16> INA_F_FLOAT = 0x80;
 #define INA_LANES 31
 #endif
 #endif
-const bit<16> INA_LANES_16 = INA_LANES;
+/* The elements one pass holds: INA_LANES, or two per lane in the pair
+ * form (-DINA_PAIR_LANES, Tofino 2 only: stages/aggregator_value_pair.p4),
+ * where 2 * INA_LANES elements take one pass. */
+#if defined(INA_PAIR_LANES) && __TARGET_TOFINO__ != 2
+#error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
+#endif
+#ifdef INA_PAIR_LANES
+#define INA_PASS_ELEMENTS (2 * INA_LANES)
+#else
+#define INA_PASS_ELEMENTS INA_LANES
+#endif
+const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
 const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
 /* Largest elem_count whose UDP length, INA_UDP_FIXED_LEN + 4 * count, fits

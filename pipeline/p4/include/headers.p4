@@ -119,10 +119,22 @@ struct ina_headers_t {
     ipv4_opt_h[10] ipv4_opts;
     udp_h      udp;
     ina_h      ina;
+#ifndef INA_PAIR_LANES
     /* Elements 0..30, left untouched in the second pass. */
     ina_elem_h[INA_LANES] head;
+#endif
+#ifndef INA_PAIR_LANES
     /* The elements this pass aggregates: 0..30 in pass 1, 31..61 in pass 2. */
     ina_elem_h[INA_LANES] elems;
+#elif INA_LANES > 16
+    /* The pair form: all elements in the first pass, 0..31 here and the
+     * rest in elems_hi (a stack's validity bits are one field, which the
+     * back end cannot split past 32 bits). */
+    ina_elem_h[32] elems;
+    ina_elem_h[2 * INA_LANES - 32] elems_hi;
+#else
+    ina_elem_h[2 * INA_LANES] elems;
+#endif
 }
 
 /* Side counters: counters a packet bumps besides its reason (process.cpp
@@ -163,7 +175,9 @@ struct ina_config_t {
  * rather than in CLOTs (its packet-field pass-through): in CLOTs the back
  * end gives them no length in the parser, and its assembler stops ("No
  * length for clot ...") and crashes. */
+#ifndef INA_PAIR_LANES
 @do_not_use_clot("ingress", "hdr.head")
+#endif
 @do_not_use_clot("ingress", "hdr.ipv4_opts")
 @do_not_use_clot("egress", "hdr.ipv4_opts")
 #endif
@@ -235,6 +249,14 @@ struct ina_meta_t {
     bit<8>      flags_out; /* aggregator flag bits the result carries */
     INA_PRESERVE bit<1> clipped; /* a lane saturated (this pass or the first) */
     bit<1>      need_second; /* the lanes of elements 31..61 still have to run */
+#ifdef INA_PAIR_LANES
+    /* The pair form's overflow tables, one bit each (aggregator_value_pair.p4). */
+    bit<1> clip_0;
+    bit<1> clip_1;
+    bit<1> clip_2;
+    bit<1> clip_3;
+    bit<1> clip_4;
+#endif
     bit<1>      write_bitmaps; /* the packet carries this level's result */
     bit<1>      advance;       /* the packet leaves this level: level + 1 */
     INA_PRESERVE bit<1> carry_flags; /* the aggregator's flags go into the packet */
