@@ -33,6 +33,8 @@ import wire  # noqa: E402
 # INA_LANES of the program per target (constants.p4's defaults), --lanes
 P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # two passes of INA_LANES (docs/p4.md)
+# INA_LANES of the Tofino 2 pair form's largest fit (2 elements each, one pass)
+P4_PAIR_LANES = 22
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -62,9 +64,13 @@ NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
 NO_SHARE_LIMIT = 0xFFFFFFFF   # a job's share when it may hold the whole table
 T_GOAT = INGRESS + ".parse_0.goat_children"
 T_LANE_CLIPS = INGRESS + ".aggregator_value_0."
-# One lane_clips table per 15 lanes (a ternary key holds 524 bits, 33 per
-# lane): lane_clips, lane_clips_1, lane_clips_2.
+# The overflow test's tables (stages/aggregator_value.p4): one lane_clips
+# table per 15 lanes (a ternary key holds 524 bits, 33 per lane): lane_clips,
+# lane_clips_1, lane_clips_2, all with the action set_clipped. The pair form
+# (Tofino 2, stages/aggregator_value_pair.p4) tests its 2 * lanes elements in
+# one table per 13 elements, each table with its own action set_clip_<k>.
 LANES_PER_CLIPS = 15
+PAIR_ELEMENTS_PER_CLIPS = 13
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op
 # (VALUE_ADD or VALUE_ADD_READ, 2 &&& 0b110) and an element at a limit.
 VALUE_ADDING = (2, 6)
@@ -391,25 +397,27 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
                           for job, first, end, fan, bits in m["goat_children"]],
         "warnings": warnings + check_p4_limits(m),
         "lanes": P4_MAX_ELEMENTS // 2,
+        "pair": False,
     }
 
 
-def lane_clips_table(lane):
-    """The overflow-test table of a lane: one per LANES_PER_CLIPS lanes."""
-    g = lane // LANES_PER_CLIPS
-    return "lane_clips" if g == 0 else f"lane_clips_{g}"
+def clip_tables(lanes, pair=False):
+    """The overflow test's tables of a build: (table, action, [element word,
+    ...]) each. A word is a lane's element (the single-word lanes, tested in
+    each pass) or, in the pair form, one of the 2 * lanes elements."""
+    per, words = (PAIR_ELEMENTS_PER_CLIPS, 2 * lanes) if pair else (LANES_PER_CLIPS, lanes)
+    return [("lane_clips" if g == 0 else f"lane_clips_{g}",
+             f"set_clip_{g}" if pair else "set_clipped",
+             list(range(g * per, min(words, (g + 1) * per))))
+            for g in range((words + per - 1) // per)]
 
 
-def lane_clips(lanes):
-    """(table, priority, lane, limit) of the lane_clips tables' entries: two
-    per lane, in the table of the lane's group."""
-    return [(lane_clips_table(lane), 2 * lane + k + 1, lane, limit)
-            for lane in range(lanes) for k, limit in enumerate(LANE_LIMITS)]
-
-
-def lane_clips_tables(lanes):
-    """The lane_clips tables of a build with this many lanes."""
-    return sorted({lane_clips_table(lane) for lane in range(lanes)}, key=len)
+def lane_clips(lanes, pair=False):
+    """(table, action, priority, word, limit, [word of the table, ...]) of the
+    overflow entries: two per word, in the table of the word's group."""
+    return [(table, action, 2 * w + k + 1, w, limit, group)
+            for table, action, group in clip_tables(lanes, pair)
+            for w in group for k, limit in enumerate(LANE_LIMITS)]
 
 
 def emit_bmv2(pl):
@@ -430,13 +438,12 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
-    for table, prio, lane, limit in lane_clips(pl["lanes"]):
-        # Every key of the lane's table: validity and element, wildcards but
-        # this lane's.
-        group = [i for i in range(pl["lanes"]) if lane_clips_table(i) == table]
-        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if i == lane else "0&&&0 0&&&0"
+    for table, action, prio, word, limit, group in lane_clips(pl["lanes"], pl["pair"]):
+        # Every key of the word's table: validity and element, wildcards but
+        # this word's.
+        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if i == word else "0&&&0 0&&&0"
                         for i in group)
-        out.append(f"table_add {T_LANE_CLIPS}{table} set_clipped "
+        out.append(f"table_add {T_LANE_CLIPS}{table} {action} "
                    f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys} => {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # A range and ternary table: the last number is the entry's priority
@@ -511,7 +518,7 @@ def emit_tofino(pl, program="ina_tna"):
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
         "          ig.admission_0.worker_admission,",
-        "          " + ", ".join(f"ig.aggregator_value_0.{t}" for t in lane_clips_tables(pl["lanes"]))
+        "          " + ", ".join(f"ig.aggregator_value_0.{t}" for t, _, _ in clip_tables(pl["lanes"], pl["pair"]))
         + "):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
@@ -532,11 +539,11 @@ def emit_tofino(pl, program="ina_tna"):
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
     out += tofino_admission(pl["admission"])
-    for table, prio, lane, limit in lane_clips(pl["lanes"]):
-        out.append(f"ig.aggregator_value_0.{table}.add_with_set_clipped("
+    for table, action, prio, w, limit, _ in lane_clips(pl["lanes"], pl["pair"]):
+        out.append(f"ig.aggregator_value_0.{table}.add_with_{action}("
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
-                   f"elem_{lane}_valid=1, elem_{lane}_valid_mask=1, elem_{lane}={limit:#x}, "
-                   f"elem_{lane}_mask=0xffffffff, MATCH_PRIORITY={prio})")
+                   f"elem_{w}_valid=1, elem_{w}_valid_mask=1, elem_{w}={limit:#x}, "
+                   f"elem_{w}_mask=0xffffffff, MATCH_PRIORITY={prio})")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # Per range: a zero bitmap, a bitmap within the children's bits, any
         # other (goat_children in stages/parse.p4); the lowest
@@ -577,10 +584,17 @@ def main(argv=None):
                     help="INA_LANES the program was built with (default: the target's "
                          "default build, 31 on BMv2, 15 on Tofino, 21 on Tofino 2; "
                          "elements are capped at twice that)")
+    ap.add_argument("--pair-lanes", action="store_true",
+                    help="the Tofino 2 pair form (-DINA_PAIR_LANES): two elements per lane, "
+                         "one pass; give its INA_LANES with --lanes (default 22)")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
+    if a.pair_lanes and a.target != "tofino2":
+        print("p4gen: error: --pair-lanes: the pair form is a Tofino 2 build (--target tofino2)",
+              file=sys.stderr)
+        return 2
     if a.lanes is None:
-        a.lanes = P4_LANES[a.target]
+        a.lanes = P4_PAIR_LANES if a.pair_lanes else P4_LANES[a.target]
     # Tofino 2 runs the Tofino entries; only its default lanes differ.
     a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:
@@ -593,6 +607,7 @@ def main(argv=None):
         pm = parse_port_map(a.port_map, m)
         cpu = a.cpu_port if a.cpu_port is not None else (64 if a.target == "bmv2" else 192)
         pl = plan(m, pm, cpu, a.target)
+        pl["pair"] = a.pair_lanes
     except ConfigError as e:
         print(f"p4gen: error: {e}", file=sys.stderr)
         return 2

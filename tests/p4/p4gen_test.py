@@ -86,6 +86,22 @@ def generated(binary, tmp):
     check(t2.returncode == 0 and "elements=42," in t2.stdout and len(clips2) == 42
           and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_20=" in clips2[-1],
           f"tofino2 default build: 21 lanes ({len(clips2)} lane_clips entries)")
+    # The Tofino 2 pair form: 22 lanes of two elements, 44 elements in one
+    # pass; one overflow table per 13 elements, each with its own action.
+    pr = p4gen("--target", "tofino2", "--pair-lanes", path)
+    check(pr.returncode == 0 and "elements=44," in pr.stdout,
+          f"tofino2 pair form: elements capped at 2 x 22 ({pr.stderr.strip()})")
+    for k, (table, n, last) in enumerate((("lane_clips", 26, "elem_12="), ("lane_clips_1", 26, "elem_25="),
+                                          ("lane_clips_2", 26, "elem_38="), ("lane_clips_3", 10, "elem_43="))):
+        got = [x for x in pr.stdout.splitlines() if f".{table}.add_with_" in x]
+        check(len(got) == n and all(f".{table}.add_with_set_clip_{k}(" in x for x in got)
+              and last in got[-1] and "MATCH_PRIORITY=88" in pr.stdout,
+              f"tofino2 pair form: {n} {table} entries, action set_clip_{k} ({len(got)})")
+    check("lane_clips_4" not in pr.stdout and "set_clipped" not in pr.stdout,
+          "tofino2 pair form: no fifth table, no single-word action")
+    bad = p4gen("--target", "tofino", "--pair-lanes", path)
+    check(bad.returncode == 2 and "Tofino 2" in bad.stderr,
+          f"pair form refused for Tofino 1 ({bad.stderr.strip()})")
     b31 = [x for x in p4gen("--target", "bmv2", path).stdout.splitlines()
            if ".lane_clips_2 set_clipped" in x]
     check(len(b31) == 2 and b31[0].endswith("2&&&6 1&&&1 0x7fffffff&&&0xffffffff => 61"),

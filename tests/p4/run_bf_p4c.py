@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Compiles the TNA program with the Tofino back end and checks that it fits.
 
-    run_bf_p4c.py [--targets tofino,tofino2] [--keep DIR] [-D NAME=VALUE ...] [--write-summary]
-                  [--switchd INA_SWITCHD]
+    run_bf_p4c.py [--targets tofino,tofino2,tofino2_pair] [--keep DIR] [-D NAME=VALUE ...]
+                  [--write-summary] [--switchd INA_SWITCHD]
 
-bf-p4c is found in $INA_BF_P4C or on PATH. For each target (Tofino 1: TNA, Tofino 2: T2NA) it runs
+A build is a target and its definitions: `tofino` and `tofino2` are the
+default builds of Tofino 1 (TNA) and Tofino 2 (T2NA), `tofino2_pair` the
+Tofino 2 pair form at its largest fit (-DINA_PAIR_LANES -DINA_LANES=22,
+stages/aggregator_value_pair.p4). bf-p4c is found in $INA_BF_P4C or on PATH.
+For each build it runs
 
     bf-p4c --std p4-16 --target T --arch A -g -I pipeline/p4 -o OUT pipeline/p4/ina_tna.p4
 
-(with -D NAME=VALUE for each -D given, e.g. -D INA_LANES=16 to build
-another number of value lanes than the target's default, constants.p4)
+(with the build's definitions, then -D NAME=VALUE for each -D given, e.g.
+-D INA_LANES=16 to build another number of value lanes than the target's
+default, constants.p4)
 and fails if the compiler does (table placement that does not fit the
 pipeline is a compile error), or if the resource report it writes with -g
 (`*.res.json` / `resources.json`, the schema read by the back end's own
@@ -36,16 +41,17 @@ program and written its .bfa and resource report. In that case this script
 runs bfas (next to bf-p4c, or on PATH) on the .bfa itself, so that the
 assembler's checks still apply.
 
-The evidence stays in the repository: with --write-summary, each target
-that fits (with no -D) gets pipeline/p4/fit/<target>.json: the compiler's
+The evidence stays in the repository: with --write-summary, each build
+that fits (with no -D) gets pipeline/p4/fit/<build>.json: the compiler's
 version, a SHA-256 over the P4 sources it compiled (pipeline/p4/**/*.p4) and
 over p4gen.py (which writes the entries that program runs with), the stages
 used of the target's, SRAM, map RAM and TCAM blocks, stateful ALUs, PHV
 containers and bits per gress, and the elements per packet (two passes of
-INA_LANES). docs/p4.md quotes those files only. Without bf-p4c (CI, most
-machines) the test checks instead that each target's summary was made from
-the sources as they are now, and fails when one is stale: a change to the
-P4 program needs a compile. A target with no summary yet is a skip.
+INA_LANES, or one of 2 x INA_LANES in the pair form). docs/p4.md quotes
+those files only. Without bf-p4c (CI, most machines) the test checks instead
+that each build's summary was made from the sources as they are now, and
+fails when one is stale: a change to the P4 program needs a compile. A build
+with no summary yet is a skip.
 """
 import argparse
 import glob
@@ -65,6 +71,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 P4 = os.path.join(ROOT, "pipeline", "p4")
 SKIP = 77
 ARCH = {"tofino": "tna", "tofino2": "t2na"}
+# The builds whose fit the repository records: name -> (target, definitions).
+BUILDS = {
+    "tofino": ("tofino", []),
+    "tofino2": ("tofino2", []),
+    "tofino2_pair": ("tofino2", ["INA_PAIR_LANES=1", "INA_LANES=22"]),
+}
 FIT = os.path.join(P4, "fit")
 
 
@@ -77,6 +89,12 @@ def sources_hash():
         with open(f, "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()
+
+
+def define(defines, name):
+    """The value of the last NAME=VALUE of defines, or None."""
+    found = [d.split("=", 1)[1] for d in defines if d.split("=", 1)[0] == name]
+    return found[-1] if found else None
 
 
 def default_lanes(target):
@@ -113,13 +131,16 @@ def check_summaries(targets):
     return status or (SKIP if missing else 0)
 
 
-def write_summary(target, compiler, report, out):
+def write_summary(build, compiler, report, out):
+    target, defines = BUILDS[build]
     used, available, tables = stages(report)
     tot, per = memories(report)
-    lanes = default_lanes(target)
+    lanes = int(define(defines, "INA_LANES") or default_lanes(target) or 0)
+    pair = define(defines, "INA_PAIR_LANES") is not None
     ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     summary = {
         "target": target,
+        "defines": defines,
         "compiler": (ver.stdout or ver.stderr).strip().splitlines()[-1] if (ver.stdout or ver.stderr) else "?",
         "sources_sha256": sources_hash(),
         "program": "pipeline/p4/ina_tna.p4",
@@ -133,12 +154,14 @@ def write_summary(target, compiler, report, out):
         "hash_distribution_units": tot["hash_dist"],
         "phv": {g: {"containers": n, "bits": b} for g, (n, b) in sorted((phv(out) or {}).items())},
         "lanes_per_pass": lanes,
+        "elements_per_lane": 2 if pair else 1,
+        "passes": 1 if pair else 2,
         "elements_per_packet": 2 * lanes if lanes else None,
         "stages": {str(n): {"tables": tables[n], "sram_blocks": per.get(n, (0, 0))[0],
                             "stateful_alus": per.get(n, (0, 0))[1]} for n in sorted(tables)},
     }
     os.makedirs(FIT, exist_ok=True)
-    path = os.path.join(FIT, f"{target}.json")
+    path = os.path.join(FIT, f"{build}.json")
     with open(path, "w") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")
@@ -260,7 +283,8 @@ def check_entries(switchd, out, target, defines):
     except (OSError, ValueError) as e:
         print(f"FAIL {target}: no BF-RT schema to check p4gen's entries against: {e}")
         return False
-    lanes = [d.split("=", 1)[1] for d in defines if d.startswith("INA_LANES=")]
+    lanes = define(defines, "INA_LANES")
+    pair = define(defines, "INA_PAIR_LANES") is not None
     ok = True
     with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
         for goat in (False, True):
@@ -270,7 +294,8 @@ def check_entries(switchd, out, target, defines):
                 print(f"FAIL {target}: ina-switchd --check-config of the fixture ({what}): {err}")
                 return False
             r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
-                                *(["--lanes", lanes[-1]] if lanes else [])],
+                                *(["--lanes", lanes] if lanes else []),
+                                *(["--pair-lanes"] if pair else [])],
                                input=resolved, capture_output=True, text=True, timeout=60)
             if r.returncode != 0:
                 print(f"FAIL {target}: p4gen ({what}): {r.stderr.strip()}")
@@ -286,20 +311,20 @@ def check_entries(switchd, out, target, defines):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--targets", default="tofino,tofino2")
+    ap.add_argument("--targets", default=",".join(BUILDS), help="builds, comma separated")
     ap.add_argument("--keep", metavar="DIR", help="keep the compiler's output here")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                     help="preprocessor definition for the program (repeatable)")
     ap.add_argument("--write-summary", action="store_true",
-                    help="write pipeline/p4/fit/<target>.json for each target that fits (no -D)")
+                    help="write pipeline/p4/fit/<build>.json for each build that fits (no -D)")
     ap.add_argument("--switchd", metavar="INA_SWITCHD",
                     help="check p4gen's entries against each compile's bfrt.json (this ina-switchd resolves "
                     "the configuration)")
     a = ap.parse_args()
     targets = a.targets.split(",")
-    bad = [t for t in targets if t not in ARCH]
+    bad = [t for t in targets if t not in BUILDS]
     if bad:
-        print(f"run_bf_p4c: error: unknown target {bad[0]} (tofino, tofino2)", file=sys.stderr)
+        print(f"run_bf_p4c: error: unknown build {bad[0]} ({', '.join(BUILDS)})", file=sys.stderr)
         return 2
     if a.write_summary and a.defines:
         print("run_bf_p4c: error: --write-summary is for the default build (no -D)", file=sys.stderr)
@@ -312,10 +337,12 @@ def main():
     base = a.keep or tempfile.mkdtemp(prefix="bf-p4c-")
     try:
         for t in targets:
+            target, defines = BUILDS[t]
+            defines = defines + a.defines
             out = os.path.join(base, t)
             os.makedirs(out, exist_ok=True)
-            cmd = [compiler, "--std", "p4-16", "--target", t, "--arch", ARCH[t], "-g", "-I", P4,
-                   *("-D" + d for d in a.defines), "-o", out, os.path.join(P4, "ina_tna.p4")]
+            cmd = [compiler, "--std", "p4-16", "--target", target, "--arch", ARCH[target], "-g", "-I", P4,
+                   *("-D" + d for d in defines), "-o", out, os.path.join(P4, "ina_tna.p4")]
             print("$ " + " ".join(cmd), flush=True)
             r = subprocess.run(cmd, capture_output=True, text=True)
             text = r.stdout + r.stderr
@@ -348,7 +375,7 @@ def main():
             print(f"  SRAM blocks {tot['sram']}, map RAMs {tot['map_ram']}, TCAM blocks {tot['tcam']}, "
                   f"stateful ALUs {tot['stateful_alu']}, gateways {tot['gateway']}, "
                   f"hash distribution units {tot['hash_dist']}")
-            if a.switchd and not check_entries(a.switchd, out, t, a.defines):
+            if a.switchd and not check_entries(a.switchd, out, target, defines):
                 status = 1
             phv_used = phv(out)
             if phv_used:

@@ -78,8 +78,12 @@ const bit<8>  INA_P4_LEVELS = 2;
 #define INA_AGGREGATORS 4096
 #endif
 /* Value lanes hold two rows per aggregator: row i in pass 1,
- * INA_AGGREGATORS + i in pass 2. */
+ * INA_AGGREGATORS + i in pass 2; the pair form's lanes, one pass, one. */
+#ifdef INA_PAIR_LANES
+#define INA_VALUE_ROWS INA_AGGREGATORS
+#else
 #define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
+#endif
 
 /* The limits of a value lane. A lane at either one is saturated and holds
  * (ATP section 3.8, pipeline/src/value_simd.cpp). */

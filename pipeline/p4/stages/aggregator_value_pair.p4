@@ -25,7 +25,7 @@
  * the bits into `clipped` and the aggregator's flags. The padded element
  * is invalid, so its entries (validity in the key) never match; the
  * control plane writes two entries per element as for the single-word
- * lanes (p4gen does not yet know this layout).
+ * lanes (p4gen --pair-lanes).
  *
  * The second pass (which a pair build takes only for the fair share's
  * job_full change, never for elements) runs no lane.
@@ -104,9 +104,11 @@ struct ina_value_pair_t {
         } \
     }
 
+/* The lanes run in the first pass only, so an aggregator has one row, its
+ * index (INA_VALUE_ROWS is INA_AGGREGATORS in this form). */
 control value_rows(inout ina_headers_t hdr, inout ina_meta_t meta) {
     apply {
-        meta.value_row = hdr.ina.agg_index + meta.row_offset;
+        meta.value_row = hdr.ina.agg_index;
     }
 }
 
