@@ -21,7 +21,13 @@
 #include "stages/aggregator_id.p4"
 #include "stages/aggregator_bitmap.p4"
 #include "stages/aggregator_count.p4"
+/* -DINA_PAIR_LANES: the pair form of the Tofino 2 build, two elements per
+ * lane, all of them in one pass (stages/aggregator_value_pair.p4). */
+#ifdef INA_PAIR_LANES
+#include "stages/aggregator_value_pair.p4"
+#else
 #include "stages/aggregator_value.p4"
+#endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
 #include "stages/counters.p4"
@@ -102,10 +108,50 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         remaining = hdr.ina.elem_count;
         transition select(hdr.ina.version, hdr.ina.type, meta.second) {
             (INA_VERSION, INA_TYPE_DATA, 0): elems;
+#ifndef INA_PAIR_LANES
             (INA_VERSION, INA_TYPE_DATA, 1): head;
+#endif
             default: accept;
         }
     }
+#ifdef INA_PAIR_LANES
+    /* The pair form: every element in the first pass, 0..31 into elems
+     * and the rest into elems_hi (as Tofino 2's states,
+     * include/pair_elements.p4); its second pass carries none. */
+    state elems {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, 32): elems_hi;
+            (_, INA_PASS_ELEMENTS): accept;
+            default: elem_one;
+        }
+    }
+    state elem_one {
+        pkt.extract(hdr.elems.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition elems;
+    }
+#if INA_LANES > 16
+    state elems_hi {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_PASS_ELEMENTS): accept;
+            default: elem_hi_one;
+        }
+    }
+    state elem_hi_one {
+        pkt.extract(hdr.elems_hi.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition elems_hi;
+    }
+#else
+    state elems_hi {
+        transition accept;
+    }
+#endif
+#else
     /* Second pass: the first 31 elements (or fewer: a claim zeroing the
      * row's second half) were done in the first pass. */
     state head {
@@ -139,6 +185,7 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         remaining = remaining - 1;
         transition elems;
     }
+#endif /* INA_PAIR_LANES */
 }
 
 control InaVerifyChecksum(inout ina_headers_t hdr, inout ina_meta_t meta) {
@@ -291,8 +338,13 @@ control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
         pkt.emit(hdr.ipv4_opts);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
+#endif
         pkt.emit(hdr.elems);
+#if defined(INA_PAIR_LANES) && INA_LANES > 16
+        pkt.emit(hdr.elems_hi);
+#endif
     }
 }
 

@@ -33,8 +33,9 @@ import wire  # noqa: E402
 # INA_LANES of the program per target (constants.p4's defaults), --lanes
 P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # two passes of INA_LANES (docs/p4.md)
-# INA_LANES of the Tofino 2 pair form's largest fit (2 elements each, one pass)
-P4_PAIR_LANES = 22
+# INA_LANES of the pair form (-DINA_PAIR_LANES: 2 elements each, one pass):
+# Tofino 2's largest fit, and BMv2's 62 elements
+P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -585,16 +586,16 @@ def main(argv=None):
                          "default build, 31 on BMv2, 15 on Tofino, 21 on Tofino 2; "
                          "elements are capped at twice that)")
     ap.add_argument("--pair-lanes", action="store_true",
-                    help="the Tofino 2 pair form (-DINA_PAIR_LANES): two elements per lane, "
-                         "one pass; give its INA_LANES with --lanes (default 22)")
+                    help="the pair form (-DINA_PAIR_LANES, Tofino 2 or BMv2): two elements per "
+                         "lane, one pass; its default --lanes: 22 on Tofino 2, 31 on BMv2")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
-    if a.pair_lanes and a.target != "tofino2":
-        print("p4gen: error: --pair-lanes: the pair form is a Tofino 2 build (--target tofino2)",
-              file=sys.stderr)
+    if a.pair_lanes and a.target == "tofino":
+        print("p4gen: error: --pair-lanes: the pair form needs Tofino 2's stateful ALU "
+              "(--target tofino2 or bmv2)", file=sys.stderr)
         return 2
     if a.lanes is None:
-        a.lanes = P4_PAIR_LANES if a.pair_lanes else P4_LANES[a.target]
+        a.lanes = P4_PAIR_LANES[a.target] if a.pair_lanes else P4_LANES[a.target]
     # Tofino 2 runs the Tofino entries; only its default lanes differ.
     a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:

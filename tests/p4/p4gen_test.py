@@ -102,6 +102,12 @@ def generated(binary, tmp):
     bad = p4gen("--target", "tofino", "--pair-lanes", path)
     check(bad.returncode == 2 and "Tofino 2" in bad.stderr,
           f"pair form refused for Tofino 1 ({bad.stderr.strip()})")
+    # BMv2's pair form: 31 lanes, 62 elements; the last table holds 52..61.
+    bp = [x for x in p4gen("--target", "bmv2", "--pair-lanes", path).stdout.splitlines()
+          if ".lane_clips_4 " in x]
+    check(len(bp) == 20 and all(" set_clip_4 2&&&6 " in x for x in bp)
+          and bp[-1].endswith("0&&&0 0&&&0 1&&&1 0x80000000&&&0xffffffff => 124"),
+          f"bmv2 pair form: lane_clips_4 holds elements 52..61 ({bp[-1:]})")
     b31 = [x for x in p4gen("--target", "bmv2", path).stdout.splitlines()
            if ".lane_clips_2 set_clipped" in x]
     check(len(b31) == 2 and b31[0].endswith("2&&&6 1&&&1 0x7fffffff&&&0xffffffff => 61"),

@@ -338,7 +338,9 @@ def main():
     try:
         for t in targets:
             target, defines = BUILDS[t]
-            defines = defines + a.defines
+            # A -D given replaces the build's definition of the same name.
+            given = {d.split("=", 1)[0] for d in a.defines}
+            defines = [d for d in defines if d.split("=", 1)[0] not in given] + a.defines
             out = os.path.join(base, t)
             os.makedirs(out, exist_ok=True)
             cmd = [compiler, "--std", "p4-16", "--target", target, "--arch", ARCH[target], "-g", "-I", P4,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Type-checks the P4 programs with p4test:
 #   run_p4test.sh [v1model] [tna]     (both when none is named)
-# v1model: the BMv2 build; tna: the TNA build for Tofino 1 and 2. TNA's
+# v1model: the BMv2 build; tna: the TNA build for Tofino 1 and 2; each also
+# in the pair form (-DINA_PAIR_LANES, not on Tofino 1). TNA's
 # architecture files come from p4c's source tree
 # (backends/tofino/bf-p4c/p4include) or an SDE; point INA_TNA_INCLUDE at the
 # directory that holds tna.p4. Exit 0 when every named program passed, 1 when
@@ -41,11 +42,13 @@ for prog in $programs; do
 	case $prog in
 	v1model)
 		check "$p4/ina_v1model.p4"
+		check -DINA_PAIR_LANES=1 "$p4/ina_v1model.p4"
 		;;
 	tna)
 		if tna_include; then
 			check -I "$tna" -D__TARGET_TOFINO__=1 "$p4/ina_tna.p4"
 			check -I "$tna" -D__TARGET_TOFINO__=2 "$p4/ina_tna.p4"
+			check -I "$tna" -D__TARGET_TOFINO__=2 -DINA_PAIR_LANES=1 "$p4/ina_tna.p4"
 		else
 			unchecked="tna.p4 not found (set INA_TNA_INCLUDE; see docs/p4.md): TNA build not checked"
 		fi

@@ -4,7 +4,7 @@
 tests/vectors/README.md) against the v1model build of the switch program on
 BMv2.
 
-    run_vectors.py [-v] [--keep] [--all] [--wait S] [file.vec | dir]...
+    run_vectors.py [-v] [--keep] [--all] [--wait S] [--pair-lanes] [file.vec | dir]...
 
 Needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH; without them
 it prints what is missing and exits 77 (skipped). Vectors whose `targets`
@@ -88,13 +88,29 @@ REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
 REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
 
 
+# The build under test: the single-word lanes, or with --pair-lanes the pair
+# form (-DINA_PAIR_LANES: two elements per lane, one pass).
+PAIR = False
+
+
+def lane_arrays():
+    """The value lanes' register arrays of the build."""
+    if PAIR:
+        # A pair lane is two arrays on BMv2 (target.p4): elements 2i, 2i+1.
+        return [REG_LANE.format(l) + half for l in range(LANES) for half in ("", "_hi")]
+    return [REG_LANE.format(l) for l in range(LANES)]
+
+
 def lane_row(element, index):
-    """(lane, row) of an aggregator's element in the lane arrays: the first
+    """(array, row) of an aggregator's element in the lane arrays: the first
     pass's row of aggregator i at i, the second's at INA_AGGREGATORS + i
-    (stages/aggregator_value.p4)."""
+    (stages/aggregator_value.p4); in the pair form, lane element // 2, row i
+    (stages/aggregator_value_pair.p4)."""
+    if PAIR:
+        return REG_LANE.format(element // 2) + ("_hi" if element % 2 else ""), index
     if element < LANES:
-        return element, index
-    return element - LANES, P4_AGGREGATORS + index
+        return REG_LANE.format(element), index
+    return REG_LANE.format(element - LANES), P4_AGGREGATORS + index
 REG_JOB_HELD = "job_held"                                     # stages/fair_share.p4
 CTR_REASON = ING + ".counters_0.reason_counter"
 CTR_ADMISSION = ING + ".admission_0.admission_counter"
@@ -426,7 +442,8 @@ def tools_or_skip():
 def compile_program(tools, workdir):
     out = os.path.join(workdir, "ina_v1model.json")
     r = subprocess.run([tools["p4c"], "--std", "p4-16", "-I", P4_DIR,
-                        f"-DINA_AGGREGATORS={P4_AGGREGATORS}", "-o", out, P4_MAIN],
+                        f"-DINA_AGGREGATORS={P4_AGGREGATORS}", *(["-DINA_PAIR_LANES=1"] if PAIR else []),
+                        "-o", out, P4_MAIN],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise VectorError("p4c-bm2-ss failed:\n" + r.stderr)
@@ -461,9 +478,9 @@ def before_commands(v, elements):
         cmds.append(f"register_write {REG_FLAGS} {i} {fl}")
         values = parse_values(a.get("values", ""))
         for e, x in enumerate(values[:2 * LANES]):
-            lane, row = lane_row(e, i)
+            array, row = lane_row(e, i)
             sx = x - (1 << 32) if x & 0x80000000 else x
-            cmds.append(f"register_write {REG_LANE.format(lane)} {row} {sx}")
+            cmds.append(f"register_write {array} {row} {sx}")
         held[job] = held.get(job, 0) + 1
     # job_held follows the keys written, as the software switch's write() keeps it.
     cmds += [f"register_write {REG_JOB_HELD} {job} {n}" for job, n in sorted(held.items())]
@@ -534,6 +551,7 @@ def switch_plan(v, jobs):
             j["epoch"] = epochs[j["id"]]
     port_map = {i: p for i, p in enumerate(PORTS)}
     pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
+    pl["pair"] = PAIR
     # A vector states the frame process() returns, before switchd's per-port
     # address rewrite of multicast copies; and config aggregators/elements
     # are the vector's own, not capped.
@@ -772,11 +790,10 @@ def check_job_held(regs, held):
 def read_registers(cli, v):
     names = [REG_ID, REG_BITMAP, REG_COUNT, REG_FLAGS, REG_BITMAP_MERGED]
     if any("values" in a for a in v["after"]):
-        names += [REG_LANE.format(l) for l in range(LANES)]
+        names += lane_arrays()
     arrays = cli.read_registers(names)
     regs = dict(zip(("id", "bitmap", "count", "flags", "bitmap_merged"), arrays[:5]))
-    if len(arrays) > 5:
-        regs["lanes"] = arrays[5:]
+    regs["lanes"] = dict(zip(names[5:], arrays[5:]))
     return regs
 
 
@@ -809,8 +826,8 @@ def check_registers(v, regs):
         if "values" in a:
             values = parse_values(a["values"])
             for e, x in enumerate(values[:2 * LANES]):
-                lane, row = lane_row(e, i)
-                got = regs["lanes"][lane][row] & 0xFFFFFFFF
+                array, row = lane_row(e, i)
+                got = regs["lanes"][array][row] & 0xFFFFFFFF
                 if got != x:
                     problems.append(f"aggregator {i}: value[{e}] {got:#x}, expected {x:#x}")
                     break
@@ -832,7 +849,11 @@ def main():
     ap.add_argument("--all", action="store_true", help="also run vectors not marked for p4")
     ap.add_argument("--wait", type=int, default=3,
                     help="seconds simple_switch waits before replaying (programming time)")
+    ap.add_argument("--pair-lanes", action="store_true",
+                    help="run the pair form (-DINA_PAIR_LANES: two elements per lane, one pass)")
     args = ap.parse_args()
+    global PAIR
+    PAIR = args.pair_lanes
     tools = tools_or_skip()
     files = []
     for p in args.paths:

@@ -39,11 +39,13 @@ const bit<16> INA_F_FLOAT = 0x80;
  * the control registers and aggregator_flags leave (docs/p4.md, "Tofino
  * back end"). 2 * INA_LANES elements take two passes (ATP Appendix C).
  * Tofino 1 and Tofino 2 build the most that fit their 12 and 20 stages by
- * default (pipeline/p4/fit/); BMv2 has no
+ * default (pipeline/p4/fit/), 22 in Tofino 2's pair form; BMv2 has no
  * such limit and builds 31 (62 elements, the protocol default), running
- * the same two passes so that both targets execute one program. */
+ * the same passes so that both targets execute one program. */
 #ifndef INA_LANES
-#if __TARGET_TOFINO__ == 2
+#if __TARGET_TOFINO__ == 2 && defined(INA_PAIR_LANES)
+#define INA_LANES 22
+#elif __TARGET_TOFINO__ == 2
 #define INA_LANES 21
 #elif defined(__TARGET_TOFINO__)
 #define INA_LANES 15
@@ -52,9 +54,9 @@ const bit<16> INA_F_FLOAT = 0x80;
 #endif
 #endif
 /* The elements one pass holds: INA_LANES, or two per lane in the pair
- * form (-DINA_PAIR_LANES, Tofino 2 only: stages/aggregator_value_pair.p4),
+ * form (-DINA_PAIR_LANES, Tofino 2 and BMv2: stages/aggregator_value_pair.p4),
  * where 2 * INA_LANES elements take one pass. */
-#if defined(INA_PAIR_LANES) && __TARGET_TOFINO__ != 2
+#if defined(INA_PAIR_LANES) && defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ != 2
 #error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
 #endif
 #ifdef INA_PAIR_LANES

@@ -51,6 +51,23 @@ struct ina_id_pair_t {
     }; \
     action NAME() { NAME##_salu.execute(IDX); }
 
+/* A pair lane's actions (stages/aggregator_value_pair.p4, Tofino 2): the
+ * 64-bit word of two elements, `value.lo` and `value.hi`, of the element
+ * headers LO and HI; `result` lands in LO.v and `result2` in HI.v (a Tofino 2
+ * stateful ALU has four output words). */
+#define INA_VALUE_PAIR_REGISTER(NAME, SIZE) \
+    Register<ina_value_pair_t, bit<32>>(SIZE, {0, 0}) NAME
+#define INA_VALUE_PAIR_ACTION(REG, NAME, IDX, LO, HI, BODY) \
+    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(REG) NAME##_salu = { \
+        void apply(inout ina_value_pair_t value, out bit<32> result, out bit<32> result2) { BODY } \
+    }; \
+    action NAME() { LO.v = NAME##_salu.execute(IDX, HI.v); }
+#define INA_VALUE_PAIR_ACTION_NO_OUT(REG, NAME, IDX, LO, HI, BODY) \
+    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(REG) NAME##_salu = { \
+        void apply(inout ina_value_pair_t value) { BODY } \
+    }; \
+    action NAME() { NAME##_salu.execute(IDX); }
+
 /* The predicate of the register action's two conditions (pred_t), as the
  * stateful ALU outputs it; the call comes first in the body, so that the
  * conditions after it reuse its two comparison units. */
@@ -141,6 +158,48 @@ struct ina_id_pair_t {
         value = (int<32>)word; \
         BODY \
         REG.write(IDX, (bit<32>)value); \
+    }
+
+/* A pair lane's actions (see the Tofino definitions): two 32-bit arrays,
+ * NAME for the low element and NAME_hi for the high one, read as bit<32>
+ * and cast like the single-word lanes. A packet with an odd count has no
+ * high element in its last lane: Tofino's parser writes a zero into that
+ * invalid element's word (include/pair_elements.p4), which the action does
+ * here, so that the ALU program reads the same word on both targets. */
+#define INA_VALUE_PAIR_REGISTER(NAME, SIZE) \
+    register<bit<32>>(SIZE) NAME; \
+    register<bit<32>>(SIZE) NAME##_hi
+#define INA_VALUE_PAIR_ACTION_NO_OUT(REG, NAME, IDX, LO, HI, BODY) \
+    action NAME() { \
+        bit<32> word; \
+        bit<32> word_hi; \
+        ina_value_pair_t value; \
+        if (!HI.isValid()) { HI.v = 0; } \
+        REG.read(word, IDX); \
+        REG##_hi.read(word_hi, IDX); \
+        value.lo = (int<32>)word; \
+        value.hi = (int<32>)word_hi; \
+        BODY \
+        REG.write(IDX, (bit<32>)value.lo); \
+        REG##_hi.write(IDX, (bit<32>)value.hi); \
+    }
+#define INA_VALUE_PAIR_ACTION(REG, NAME, IDX, LO, HI, BODY) \
+    action NAME() { \
+        bit<32> word; \
+        bit<32> word_hi; \
+        ina_value_pair_t value; \
+        bit<32> result = 0; \
+        bit<32> result2 = 0; \
+        if (!HI.isValid()) { HI.v = 0; } \
+        REG.read(word, IDX); \
+        REG##_hi.read(word_hi, IDX); \
+        value.lo = (int<32>)word; \
+        value.hi = (int<32>)word_hi; \
+        BODY \
+        REG.write(IDX, (bit<32>)value.lo); \
+        REG##_hi.write(IDX, (bit<32>)value.hi); \
+        LO.v = result; \
+        HI.v = result2; \
     }
 
 /* The stateful ALU's predicate output, computed from the old word as the

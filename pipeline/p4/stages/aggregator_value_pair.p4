@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Stage `aggregator_value`, pair form (Tofino 2 only, -DINA_PAIR_LANES):
- * lane i holds elements 2i and 2i+1 in one 64-bit register word
- * (SwitchML's layout), so 2 * INA_LANES elements take ONE pass. A Tofino 2
+ * Stage `aggregator_value`, pair form (-DINA_PAIR_LANES; Tofino 2, and
+ * BMv2, which runs the conformance vectors through it): lane i holds
+ * elements 2i and 2i+1 in one 64-bit register word (SwitchML's layout), so
+ * 2 * INA_LANES elements take ONE pass. A Tofino 2
  * stateful ALU reads 64 bits of PHV, has four comparison units and four
  * output words: one RegisterAction adds both elements, holds each half at
  * INT32_MAX / INT32_MIN (two comparisons per half), and returns both new
@@ -33,7 +34,7 @@
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE
 #define INA_P4_STAGE_AGGREGATOR_VALUE
 
-#if __TARGET_TOFINO__ != 2
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ != 2
 #error "the pair lanes (INA_PAIR_LANES) need Tofino 2's stateful ALU"
 #endif
 
@@ -44,45 +45,29 @@ struct ina_value_pair_t {
 }
 
 #define INA_PAIR_LANE(I, N, LO, HI) \
-    Register<ina_value_pair_t, bit<32>>(INA_VALUE_ROWS, {0, 0}) aggregator_value_##I; \
-    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(aggregator_value_##I) value_write_##I##_salu = { \
-        void apply(inout ina_value_pair_t value) { \
-            value.lo = (int<32>)LO.v; \
-            value.hi = (int<32>)HI.v; \
+    INA_VALUE_PAIR_REGISTER(aggregator_value_##I, INA_VALUE_ROWS); \
+    INA_VALUE_PAIR_ACTION_NO_OUT(aggregator_value_##I, value_write_##I, meta.value_row, LO, HI, \
+        value.lo = (int<32>)LO.v; \
+        value.hi = (int<32>)HI.v; \
+    ) \
+    INA_VALUE_PAIR_ACTION_NO_OUT(aggregator_value_##I, value_clear_##I, meta.value_row, LO, HI, \
+        value.lo = 0; \
+        value.hi = 0; \
+    ) \
+    INA_VALUE_PAIR_ACTION(aggregator_value_##I, value_add_##I, meta.value_row, LO, HI, \
+        if ((bit<32>)value.lo != 32w0x7fffffff && (bit<32>)value.lo != 32w0x80000000) { \
+            value.lo = value.lo |+| (int<32>)LO.v; \
         } \
-    }; \
-    action value_write_##I() { value_write_##I##_salu.execute(meta.value_row); } \
-    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(aggregator_value_##I) value_clear_##I##_salu = { \
-        void apply(inout ina_value_pair_t value) { \
-            value.lo = 0; \
-            value.hi = 0; \
+        if ((bit<32>)value.hi != 32w0x7fffffff && (bit<32>)value.hi != 32w0x80000000) { \
+            value.hi = value.hi |+| (int<32>)HI.v; \
         } \
-    }; \
-    action value_clear_##I() { value_clear_##I##_salu.execute(meta.value_row); } \
-    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(aggregator_value_##I) value_add_##I##_salu = { \
-        void apply(inout ina_value_pair_t value, out bit<32> rv, out bit<32> rv2) { \
-            if ((bit<32>)value.lo != 32w0x7fffffff && (bit<32>)value.lo != 32w0x80000000) { \
-                value.lo = value.lo |+| (int<32>)LO.v; \
-            } \
-            if ((bit<32>)value.hi != 32w0x7fffffff && (bit<32>)value.hi != 32w0x80000000) { \
-                value.hi = value.hi |+| (int<32>)HI.v; \
-            } \
-            rv = (bit<32>)value.lo; \
-            rv2 = (bit<32>)value.hi; \
-        } \
-    }; \
-    action value_add_##I() { \
-        LO.v = value_add_##I##_salu.execute(meta.value_row, HI.v); \
-    } \
-    RegisterAction<ina_value_pair_t, bit<32>, bit<32>>(aggregator_value_##I) value_read_##I##_salu = { \
-        void apply(inout ina_value_pair_t value, out bit<32> rv, out bit<32> rv2) { \
-            rv = (bit<32>)value.lo; \
-            rv2 = (bit<32>)value.hi; \
-        } \
-    }; \
-    action value_read_##I() { \
-        LO.v = value_read_##I##_salu.execute(meta.value_row, HI.v); \
-    } \
+        result = (bit<32>)value.lo; \
+        result2 = (bit<32>)value.hi; \
+    ) \
+    INA_VALUE_PAIR_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, LO, HI, \
+        result = (bit<32>)value.lo; \
+        result2 = (bit<32>)value.hi; \
+    ) \
     table lane_##I { \
         key = { \
             meta.cls : ternary; \
