@@ -8,7 +8,9 @@
  *   bf-p4c --target tofino --arch tna -I pipeline/p4 -o ina_tna \
  *       pipeline/p4/ina_tna.p4
  *
- * Two passes for 2 * INA_LANES elements (ATP Appendix C): the first pass
+ * Word lanes (Tofino 1; Tofino 2 with -DINA_WORD_LANES, whose default is
+ * the pair lanes' one pass: include/constants.p4):
+ * two passes for 2 * INA_LANES elements (ATP Appendix C): the first pass
  * runs every control register and lanes 0..INA_LANES-1; a packet that is
  * dropped after aggregation is resubmitted (ingress only: no port
  * bandwidth, the parser skips the first INA_LANES elements), one that
@@ -32,8 +34,8 @@
 #include "stages/aggregator_id.p4"
 #include "stages/aggregator_bitmap.p4"
 #include "stages/aggregator_count.p4"
-/* -DINA_PAIR_LANES (Tofino 2): two elements per lane, all of them in the
- * first pass (stages/aggregator_value_pair.p4). */
+/* The pair lanes (Tofino 2's default, include/constants.p4): two elements
+ * per lane, all of them in the first pass (stages/aggregator_value_pair.p4). */
 #ifdef INA_PAIR_LANES
 #include "stages/aggregator_value_pair.p4"
 #else

@@ -10,7 +10,7 @@ configuration.
     ina-switchd --check-config switch.toml > switch.json
     p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.json > cmds.txt
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
-    p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's lanes)
+    p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's pair lanes)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -30,12 +30,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "python", "ina"))
 import wire  # noqa: E402
 
-# INA_LANES of the program per target (constants.p4's defaults), --lanes
+# INA_LANES of the program per target and lane layout (constants.p4's
+# defaults), --lanes: word lanes (two passes of INA_LANES elements) and pair
+# lanes (2 * INA_LANES elements in one pass).
 P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
-P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # two passes of INA_LANES (docs/p4.md)
-# INA_LANES of the pair form (-DINA_PAIR_LANES: 2 elements each, one pass):
-# Tofino 2's largest fit, and BMv2's 62 elements
 P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
+# The layout a target builds by default: pair lanes on Tofino 2 only.
+P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
+P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -574,7 +576,7 @@ def main(argv=None):
     ap.add_argument("config", help="resolved configuration: the JSON of "
                     "`ina-switchd --check-config FILE`, or - for stdin")
     ap.add_argument("--target", choices=("bmv2", "tofino", "tofino2"), required=True,
-                    help="tofino2: the Tofino entries for the Tofino 2 build's lanes")
+                    help="tofino2: the Tofino entries for the Tofino 2 build's layout")
     ap.add_argument("--port-map", default="",
                     help="config port (index or device name) = P4 port, comma separated; "
                          "default: port i is P4 port i")
@@ -583,20 +585,26 @@ def main(argv=None):
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
-                         "default build, 31 on BMv2, 15 on Tofino, 21 on Tofino 2; "
-                         "elements are capped at twice that)")
-    ap.add_argument("--pair-lanes", action="store_true",
-                    help="the pair form (-DINA_PAIR_LANES, Tofino 2 or BMv2): two elements per "
-                         "lane, one pass; its default --lanes: 22 on Tofino 2, 31 on BMv2")
+                         "default build, 31 on BMv2, 15 on Tofino, 22 pair lanes on Tofino 2, "
+                         "21 word lanes there; elements are capped at twice that)")
+    layout = ap.add_mutually_exclusive_group()
+    layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
+                        help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "
+                             "elements per lane, one pass")
+    layout.add_argument("--word-lanes", dest="pair_lanes", action="store_false",
+                        help="the word lanes (-DINA_WORD_LANES on Tofino 2; the default "
+                             "elsewhere): one element per lane, two passes")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args(argv)
+    if a.pair_lanes is None:
+        a.pair_lanes = P4_PAIR_DEFAULT[a.target]
     if a.pair_lanes and a.target == "tofino":
-        print("p4gen: error: --pair-lanes: the pair form needs Tofino 2's stateful ALU "
+        print("p4gen: error: --pair-lanes: the pair lanes need Tofino 2's stateful ALU "
               "(--target tofino2 or bmv2)", file=sys.stderr)
         return 2
     if a.lanes is None:
         a.lanes = P4_PAIR_LANES[a.target] if a.pair_lanes else P4_LANES[a.target]
-    # Tofino 2 runs the Tofino entries; only its default lanes differ.
+    # Tofino 2 runs the Tofino entries; only its default layout and lanes differ.
     a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)

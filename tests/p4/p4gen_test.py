@@ -80,15 +80,19 @@ def generated(binary, tmp):
         got = [x for x in t.stdout.splitlines() if f".{table}.add_with_set_clipped" in x]
         check(len(got) == n and last in got[-1] and f"aggregator_value_0.{table}" in t.stdout,
               f"tofino, 31 lanes: {n} {table} entries ({len(got)})")
-    # The default Tofino 2 build has 21 lanes: 42 elements, 42 entries in two tables.
-    t2 = p4gen("--target", "tofino2", path)
+    # Tofino 2's word lanes (-DINA_WORD_LANES): 21 lanes, 42 elements in two
+    # passes, 42 entries in two tables.
+    t2 = p4gen("--target", "tofino2", "--word-lanes", path)
     clips2 = [x for x in t2.stdout.splitlines() if "add_with_set_clipped" in x]
     check(t2.returncode == 0 and "elements=42," in t2.stdout and len(clips2) == 42
           and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_20=" in clips2[-1],
-          f"tofino2 default build: 21 lanes ({len(clips2)} lane_clips entries)")
-    # The Tofino 2 pair form: 22 lanes of two elements, 44 elements in one
-    # pass; one overflow table per 13 elements, each with its own action.
-    pr = p4gen("--target", "tofino2", "--pair-lanes", path)
+          f"tofino2 word lanes: 21 lanes ({len(clips2)} lane_clips entries)")
+    # The default Tofino 2 build, its pair lanes: 22 lanes of two elements,
+    # 44 elements in one pass; one overflow table per 13 elements, each with
+    # its own action. --pair-lanes says the same.
+    pr = p4gen("--target", "tofino2", path)
+    check(pr.stdout == p4gen("--target", "tofino2", "--pair-lanes", path).stdout,
+          "tofino2: the pair lanes are the default")
     check(pr.returncode == 0 and "elements=44," in pr.stdout,
           f"tofino2 pair form: elements capped at 2 x 22 ({pr.stderr.strip()})")
     for k, (table, n, last) in enumerate((("lane_clips", 26, "elem_12="), ("lane_clips_1", 26, "elem_25="),
@@ -102,6 +106,9 @@ def generated(binary, tmp):
     bad = p4gen("--target", "tofino", "--pair-lanes", path)
     check(bad.returncode == 2 and "Tofino 2" in bad.stderr,
           f"pair form refused for Tofino 1 ({bad.stderr.strip()})")
+    both = p4gen("--target", "tofino2", "--pair-lanes", "--word-lanes", path)
+    check(both.returncode == 2 and "not allowed with" in both.stderr,
+          f"one lane layout at a time ({both.stderr.strip()[-80:]})")
     # BMv2's pair form: 31 lanes, 62 elements; the last table holds 52..61.
     bp = [x for x in p4gen("--target", "bmv2", "--pair-lanes", path).stdout.splitlines()
           if ".lane_clips_4 " in x]

@@ -6,9 +6,9 @@
                   [--write-summary] [--switchd INA_SWITCHD]
 
 A build is a target and its definitions: `tofino` and `tofino2` are the
-default builds of Tofino 1 (TNA) and Tofino 2 (T2NA), `tofino2_pair` the
-Tofino 2 pair form at its largest fit (-DINA_PAIR_LANES -DINA_LANES=22,
-stages/aggregator_value_pair.p4). bf-p4c is found in $INA_BF_P4C or on PATH.
+default builds of Tofino 1 (TNA, word lanes) and Tofino 2 (T2NA, pair
+lanes), `tofino2_word` Tofino 2's word lanes (-DINA_WORD_LANES, the layout
+of Tofino 1; include/constants.p4). bf-p4c is found in $INA_BF_P4C or on PATH.
 For each build it runs
 
     bf-p4c --std p4-16 --target T --arch A -g -I pipeline/p4 -o OUT pipeline/p4/ina_tna.p4
@@ -75,7 +75,7 @@ ARCH = {"tofino": "tna", "tofino2": "t2na"}
 BUILDS = {
     "tofino": ("tofino", []),
     "tofino2": ("tofino2", []),
-    "tofino2_pair": ("tofino2", ["INA_PAIR_LANES=1", "INA_LANES=22"]),
+    "tofino2_word": ("tofino2", ["INA_WORD_LANES=1"]),
 }
 FIT = os.path.join(P4, "fit")
 
@@ -97,10 +97,21 @@ def define(defines, name):
     return found[-1] if found else None
 
 
-def default_lanes(target):
-    """INA_LANES of a build without -D: constants.p4's default for the target
-    (Tofino 2 first, then Tofino 1)."""
-    test = r"__TARGET_TOFINO__ == 2" if target == "tofino2" else r"defined\(__TARGET_TOFINO__\)"
+def pair_lanes(target, defines):
+    """Whether a build has the pair lanes: Tofino 2's default layout
+    (include/constants.p4)."""
+    if define(defines, "INA_PAIR_LANES") is not None:
+        return True
+    return target == "tofino2" and define(defines, "INA_WORD_LANES") is None
+
+
+def default_lanes(target, pair=False):
+    """INA_LANES of a build without -D INA_LANES: constants.p4's default for
+    the target and layout (Tofino 2's pair lanes, its word lanes, then Tofino 1)."""
+    if target == "tofino2":
+        test = r"__TARGET_TOFINO__ == 2" + (r" && defined\(INA_PAIR_LANES\)" if pair else "")
+    else:
+        test = r"defined\(__TARGET_TOFINO__\)"
     with open(os.path.join(P4, "include", "constants.p4")) as f:
         m = re.search(r"#(?:el)?if " + test + r"\s*#define INA_LANES (\d+)", f.read())
     return int(m.group(1)) if m else None
@@ -135,8 +146,8 @@ def write_summary(build, compiler, report, out):
     target, defines = BUILDS[build]
     used, available, tables = stages(report)
     tot, per = memories(report)
-    lanes = int(define(defines, "INA_LANES") or default_lanes(target) or 0)
-    pair = define(defines, "INA_PAIR_LANES") is not None
+    pair = pair_lanes(target, defines)
+    lanes = int(define(defines, "INA_LANES") or default_lanes(target, pair) or 0)
     ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     summary = {
         "target": target,
@@ -284,7 +295,7 @@ def check_entries(switchd, out, target, defines):
         print(f"FAIL {target}: no BF-RT schema to check p4gen's entries against: {e}")
         return False
     lanes = define(defines, "INA_LANES")
-    pair = define(defines, "INA_PAIR_LANES") is not None
+    pair = pair_lanes(target, defines)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
         for goat in (False, True):
@@ -295,7 +306,7 @@ def check_entries(switchd, out, target, defines):
                 return False
             r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
                                 *(["--lanes", lanes] if lanes else []),
-                                *(["--pair-lanes"] if pair else [])],
+                                "--pair-lanes" if pair else "--word-lanes"],
                                input=resolved, capture_output=True, text=True, timeout=60)
             if r.returncode != 0:
                 print(f"FAIL {target}: p4gen ({what}): {r.stderr.strip()}")

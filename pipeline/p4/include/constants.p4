@@ -33,15 +33,34 @@ const bit<16> INA_F_COL = 0x20;
 const bit<16> INA_F_BYPASS = 0x40;
 const bit<16> INA_F_FLOAT = 0x80;
 
-/* Elements per pass (value lanes), a compile-time parameter (-DINA_LANES=N,
- * 1..31): one stateful ALU updates one 32-bit register word per packet and
- * a stage has four, so the lanes a pass holds are what the stages between
- * the control registers and aggregator_flags leave (docs/p4.md, "Tofino
- * back end"). 2 * INA_LANES elements take two passes (ATP Appendix C).
- * Tofino 1 and Tofino 2 build the most that fit their 12 and 20 stages by
- * default (pipeline/p4/fit/), 22 in Tofino 2's pair form; BMv2 has no
- * such limit and builds 31 (62 elements, the protocol default), running
- * the same passes so that both targets execute one program. */
+/* The layout of the value lanes (docs/p4.md):
+ *  - word lanes: one element per lane, a 32-bit register word; 2 * INA_LANES
+ *    elements take two passes (ATP Appendix C, stages/aggregator_value.p4).
+ *    Tofino 1 and BMv2 build them by default, Tofino 2 with -DINA_WORD_LANES;
+ *  - pair lanes: two elements per lane in a 64-bit word, 2 * INA_LANES
+ *    elements in one pass (stages/aggregator_value_pair.p4). A Tofino 2
+ *    stateful ALU returns both; Tofino 1's returns one word, so Tofino 1 has
+ *    no pair form. Tofino 2 builds them by default, BMv2 with
+ *    -DINA_PAIR_LANES (which runs the vectors through them). */
+#if __TARGET_TOFINO__ == 2 && !defined(INA_WORD_LANES) && !defined(INA_PAIR_LANES)
+#define INA_PAIR_LANES 1
+#endif
+#if defined(INA_WORD_LANES) && defined(INA_PAIR_LANES)
+#error "INA_WORD_LANES and INA_PAIR_LANES: a build has one lane layout"
+#endif
+#if defined(INA_PAIR_LANES) && defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ != 2
+#error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
+#endif
+
+/* Value lanes, a compile-time parameter (-DINA_LANES=N, 1..31): one stateful
+ * ALU updates one register word per packet and a stage has four, so the
+ * lanes a pass holds are what the stages between the control registers and
+ * aggregator_flags leave (docs/p4.md, "Tofino back end"). Tofino 1 and
+ * Tofino 2 build the most that fit their 12 and 20 stages by default
+ * (pipeline/p4/fit/): 15 word lanes on Tofino 1, 22 pair lanes on Tofino 2
+ * (21 word lanes with -DINA_WORD_LANES); BMv2 has no such limit and builds
+ * 31 (62 elements, the protocol default), running the same passes so that
+ * every target executes one program. */
 #ifndef INA_LANES
 #if __TARGET_TOFINO__ == 2 && defined(INA_PAIR_LANES)
 #define INA_LANES 22
@@ -53,12 +72,7 @@ const bit<16> INA_F_FLOAT = 0x80;
 #define INA_LANES 31
 #endif
 #endif
-/* The elements one pass holds: INA_LANES, or two per lane in the pair
- * form (-DINA_PAIR_LANES, Tofino 2 and BMv2: stages/aggregator_value_pair.p4),
- * where 2 * INA_LANES elements take one pass. */
-#if defined(INA_PAIR_LANES) && defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ != 2
-#error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
-#endif
+/* The elements one pass holds: INA_LANES, or two per pair lane. */
 #ifdef INA_PAIR_LANES
 #define INA_PASS_ELEMENTS (2 * INA_LANES)
 #else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The first pass's element states of the pair form (-DINA_PAIR_LANES,
- * Tofino 2; stages/aggregator_value_pair.p4), included inside
+ * The first pass's element states of the pair form (Tofino 2's default
+ * layout; stages/aggregator_value_pair.p4), included inside
  * InaIngressParser: e<i> extracts element i (elems 0..31, elems_hi 32..)
  * and selects on the count, as the two-pass chain does, for all
  * 2 * INA_LANES elements. An odd count ends in pad<count>: a zero in the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Stage `aggregator_value`, pair form (-DINA_PAIR_LANES; Tofino 2, and
- * BMv2, which runs the conformance vectors through it): lane i holds
+ * Stage `aggregator_value`, pair form (Tofino 2's default layout, and BMv2
+ * with -DINA_PAIR_LANES, which runs the conformance vectors through it;
+ * include/constants.p4): lane i holds
  * elements 2i and 2i+1 in one 64-bit register word (SwitchML's layout), so
  * 2 * INA_LANES elements take ONE pass. A Tofino 2
  * stateful ALU reads 64 bits of PHV, has four comparison units and four
