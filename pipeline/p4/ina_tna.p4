@@ -15,7 +15,10 @@
  * dropped after aggregation is resubmitted (ingress only: no port
  * bandwidth, the parser skips the first INA_LANES elements), one that
  * leaves is recirculated through a recirculation port (its first half of results is already in the frame, a
- * resubmit would bring back the original bytes).
+ * resubmit would bring back the original bytes). The second pass also runs
+ * the late lanes (Tofino 1's default, stages/aggregator_value_late.p4),
+ * elements 2 * INA_LANES.., in the stages the control registers hold in the
+ * first: 2 * 15 + 13 = 43 elements on Tofino 1.
  */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2
@@ -40,6 +43,7 @@
 #include "stages/aggregator_value_pair.p4"
 #else
 #include "stages/aggregator_value.p4"
+#include "stages/aggregator_value_late.p4"
 #endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
@@ -132,11 +136,25 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
         transition select(hdr.ina.elem_count) { INA_LANES_16 + J: accept; default: f##J; } \
     }
 /* Past the pass's lanes: the first pass stops, the second goes on from its
- * first element to extract. */
+ * first element to extract, and past its lanes to the late lanes' elements. */
+#if INA_LATE_LANES > 0
+#define INA_SECOND_PASS_LANES_END l0
+#else
+#define INA_SECOND_PASS_LANES_END accept
+#endif
 #define INA_ELEMENT_ENDS(I) \
     state e##I { transition accept; } \
     state h##I { transition f0; } \
-    state f##I { transition accept; }
+    state f##I { transition INA_SECOND_PASS_LANES_END; }
+/* The late lanes' element I (second pass only, l<I> into late), the count
+ * ending the chain as above; past the last one, the rest stays payload. */
+#define INA_LATE_STATES(I, J) \
+    state l##I { \
+        pkt.extract(hdr.late[I]); \
+        transition select(hdr.ina.elem_count) { 2 * INA_LANES + J: accept; default: l##J; } \
+    }
+#define INA_LATE_END(I) \
+    state l##I { transition accept; }
 
 parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                         out ingress_intrinsic_metadata_t ig_intr_md) {
@@ -197,8 +215,9 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
      * second skips them into `head` (h<i>) and extracts the rest (f<i>).
      * A state per element, not a loop on Tofino's parser counter: the back
      * end failed to place the counter's load ("counter load allocated to
-     * more than 1 registers"); a packet has at most 2 * INA_LANES elements
-     * here (more is malformed_elements), so the chains are bounded. */
+     * more than 1 registers"); a packet has at most INA_P4_MAX_ELEMENTS
+     * elements here (more is malformed_elements), so the chains are
+     * bounded: the second's goes on into the late lanes' (l<i>). */
     state count_first {
         transition select(hdr.ina.elem_count) {
             0: accept;
@@ -376,6 +395,82 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #if INA_LANES == 31
     INA_ELEMENT_ENDS(31)
 #endif
+#if INA_LATE_LANES > 0
+    INA_LATE_STATES(0, 1)
+#endif
+#if INA_LATE_LANES > 1
+    INA_LATE_STATES(1, 2)
+#elif INA_LATE_LANES == 1
+    INA_LATE_END(1)
+#endif
+#if INA_LATE_LANES > 2
+    INA_LATE_STATES(2, 3)
+#elif INA_LATE_LANES == 2
+    INA_LATE_END(2)
+#endif
+#if INA_LATE_LANES > 3
+    INA_LATE_STATES(3, 4)
+#elif INA_LATE_LANES == 3
+    INA_LATE_END(3)
+#endif
+#if INA_LATE_LANES > 4
+    INA_LATE_STATES(4, 5)
+#elif INA_LATE_LANES == 4
+    INA_LATE_END(4)
+#endif
+#if INA_LATE_LANES > 5
+    INA_LATE_STATES(5, 6)
+#elif INA_LATE_LANES == 5
+    INA_LATE_END(5)
+#endif
+#if INA_LATE_LANES > 6
+    INA_LATE_STATES(6, 7)
+#elif INA_LATE_LANES == 6
+    INA_LATE_END(6)
+#endif
+#if INA_LATE_LANES > 7
+    INA_LATE_STATES(7, 8)
+#elif INA_LATE_LANES == 7
+    INA_LATE_END(7)
+#endif
+#if INA_LATE_LANES > 8
+    INA_LATE_STATES(8, 9)
+#elif INA_LATE_LANES == 8
+    INA_LATE_END(8)
+#endif
+#if INA_LATE_LANES > 9
+    INA_LATE_STATES(9, 10)
+#elif INA_LATE_LANES == 9
+    INA_LATE_END(9)
+#endif
+#if INA_LATE_LANES > 10
+    INA_LATE_STATES(10, 11)
+#elif INA_LATE_LANES == 10
+    INA_LATE_END(10)
+#endif
+#if INA_LATE_LANES > 11
+    INA_LATE_STATES(11, 12)
+#elif INA_LATE_LANES == 11
+    INA_LATE_END(11)
+#endif
+#if INA_LATE_LANES > 12
+    INA_LATE_STATES(12, 13)
+#elif INA_LATE_LANES == 12
+    INA_LATE_END(12)
+#endif
+#if INA_LATE_LANES > 13
+    INA_LATE_STATES(13, 14)
+#elif INA_LATE_LANES == 13
+    INA_LATE_END(13)
+#endif
+#if INA_LATE_LANES > 14
+    INA_LATE_STATES(14, 15)
+#elif INA_LATE_LANES == 14
+    INA_LATE_END(14)
+#endif
+#if INA_LATE_LANES == 15
+    INA_LATE_END(15)
+#endif
 #endif /* INA_PAIR_LANES */
 }
 
@@ -396,6 +491,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     aggregator_count() aggregator_count_0;
     value_rows() value_rows_0;
     aggregator_value() aggregator_value_0;
+#if INA_LATE_LANES > 0
+    aggregator_value_late() aggregator_value_late_0;
+#endif
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
     counters() counters_0;
@@ -454,6 +552,14 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 aggregator_count_0.apply(hdr, meta);
             }
         }
+#if INA_LATE_LANES > 0
+        else {
+            /* The second pass: the late lanes, in the stages of the
+             * control registers above (the else branch tells the back
+             * end that the two never run together). */
+            aggregator_value_late_0.apply(hdr, meta);
+        }
+#endif
         if (meta.second == 1 || meta.need_second == 0) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
@@ -538,6 +644,9 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
         pkt.emit(hdr.head);
 #endif
         pkt.emit(hdr.elems);
+#if INA_LATE_LANES > 0
+        pkt.emit(hdr.late);
+#endif
 #if defined(INA_PAIR_LANES) && INA_LANES > 16
         pkt.emit(hdr.elems_hi);
 #endif

@@ -27,6 +27,7 @@
 #include "stages/aggregator_value_pair.p4"
 #else
 #include "stages/aggregator_value.p4"
+#include "stages/aggregator_value_late.p4"
 #endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
@@ -171,11 +172,15 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         taken = 0;
         transition elems;
     }
-    /* At most 31 elements per pass; the rest stays payload. */
+    /* At most INA_LANES elements per pass, then in the second pass the late
+     * lanes' (-DINA_LATE_LANES); the rest stays payload. */
     state elems {
-        transition select(remaining, taken) {
-            (0, _): accept;
-            (_, INA_LANES): accept;
+        transition select(remaining, taken, meta.second) {
+            (0, _, _): accept;
+#if INA_LATE_LANES > 0
+            (_, INA_LANES, 1): late_first;
+#endif
+            (_, INA_LANES, _): accept;
             default: elem_one;
         }
     }
@@ -185,6 +190,25 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         remaining = remaining - 1;
         transition elems;
     }
+#if INA_LATE_LANES > 0
+    state late_first {
+        taken = 0;
+        transition late;
+    }
+    state late {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_LATE_LANES): accept;
+            default: late_one;
+        }
+    }
+    state late_one {
+        pkt.extract(hdr.late.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition late;
+    }
+#endif
 #endif /* INA_PAIR_LANES */
 }
 
@@ -206,6 +230,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
     aggregator_count() aggregator_count_0;
     value_rows() value_rows_0;
     aggregator_value() aggregator_value_0;
+#if INA_LATE_LANES > 0
+    aggregator_value_late() aggregator_value_late_0;
+#endif
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
     result_flags() result_flags_0;
@@ -256,6 +283,12 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 aggregator_count_0.apply(hdr, meta);
             }
         }
+#if INA_LATE_LANES > 0
+        else {
+            /* The second pass's late lanes (as the TNA build). */
+            aggregator_value_late_0.apply(hdr, meta);
+        }
+#endif
         if (meta.second == 1 || meta.need_second == 0) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
@@ -342,6 +375,9 @@ control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
         pkt.emit(hdr.head);
 #endif
         pkt.emit(hdr.elems);
+#if INA_LATE_LANES > 0
+        pkt.emit(hdr.late);
+#endif
 #if defined(INA_PAIR_LANES) && INA_LANES > 16
         pkt.emit(hdr.elems_hi);
 #endif

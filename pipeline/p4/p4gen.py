@@ -11,6 +11,7 @@ configuration.
     p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.json > cmds.txt
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
     p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's pair lanes)
+    p4gen.py --target bmv2 --lanes 25 --late-lanes 12 ...   (a -DINA_LANES=25 -DINA_LATE_LANES=12 build)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -37,7 +38,11 @@ P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
 P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
 # The layout a target builds by default: pair lanes on Tofino 2 only.
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
-P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes (docs/p4.md)
+# INA_LATE_LANES of the word lanes' default builds, --late-lanes: lanes of
+# the second pass alone, elements 2 * INA_LANES.. (stages/aggregator_value_late.p4).
+P4_LATE_LANES = {"bmv2": 0, "tofino": 13, "tofino2": 0}
+P4_LATE_LANES_MAX = 15
+P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes and --late-lanes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -66,12 +71,15 @@ ADM_LEVEL_KEYS = 5
 NOT_AT_LEVEL = 255            # a worker's bit at a level it takes no part in
 NO_SHARE_LIMIT = 0xFFFFFFFF   # a job's share when it may hold the whole table
 T_GOAT = INGRESS + ".parse_0.goat_children"
-T_LANE_CLIPS = INGRESS + ".aggregator_value_0."
 # The overflow test's tables (stages/aggregator_value.p4): one lane_clips
 # table per 15 lanes (a ternary key holds 524 bits, 33 per lane): lane_clips,
 # lane_clips_1, lane_clips_2, all with the action set_clipped. The pair form
 # (Tofino 2, stages/aggregator_value_pair.p4) tests its 2 * lanes elements in
-# one table per 13 elements, each table with its own action set_clip_<k>.
+# one table per 13 elements, each table with its own action set_clip_<k>. The
+# late lanes (stages/aggregator_value_late.p4) have one, late_clips, with the
+# action set_late_clipped.
+CLIPS_CONTROL = "aggregator_value_0"
+LATE_CLIPS = ("aggregator_value_late_0.late_clips", "set_late_clipped")
 LANES_PER_CLIPS = 15
 PAIR_ELEMENTS_PER_CLIPS = 13
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op
@@ -399,28 +407,37 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         "goat_children": [(job, m["switch_id"], first, end - 1, fan, bits)
                           for job, first, end, fan, bits in m["goat_children"]],
         "warnings": warnings + check_p4_limits(m),
-        "lanes": P4_MAX_ELEMENTS // 2,
+        # The build's lanes (main sets them from the command line).
+        "lanes": P4_LANES["bmv2"],
+        "late": 0,
         "pair": False,
     }
 
 
-def clip_tables(lanes, pair=False):
-    """The overflow test's tables of a build: (table, action, [element word,
-    ...]) each. A word is a lane's element (the single-word lanes, tested in
-    each pass) or, in the pair form, one of the 2 * lanes elements."""
+def clip_tables(lanes, pair=False, late=0):
+    """The overflow test's tables of a build: (table under InaIngress, action,
+    [element key, ...]) each. A key names a lane's element (the single-word
+    lanes, tested in each pass: elem_<lane>), in the pair form one of the
+    2 * lanes elements (elem_<element>), or a late lane's (late_<lane>)."""
     per, words = (PAIR_ELEMENTS_PER_CLIPS, 2 * lanes) if pair else (LANES_PER_CLIPS, lanes)
-    return [("lane_clips" if g == 0 else f"lane_clips_{g}",
-             f"set_clip_{g}" if pair else "set_clipped",
-             list(range(g * per, min(words, (g + 1) * per))))
-            for g in range((words + per - 1) // per)]
+    tables = [(f"{CLIPS_CONTROL}.lane_clips" + ("" if g == 0 else f"_{g}"),
+               f"set_clip_{g}" if pair else "set_clipped",
+               [f"elem_{w}" for w in range(g * per, min(words, (g + 1) * per))])
+              for g in range((words + per - 1) // per)]
+    if late:
+        tables.append((*LATE_CLIPS, [f"late_{i}" for i in range(late)]))
+    return tables
 
 
-def lane_clips(lanes, pair=False):
-    """(table, action, priority, word, limit, [word of the table, ...]) of the
-    overflow entries: two per word, in the table of the word's group."""
-    return [(table, action, 2 * w + k + 1, w, limit, group)
-            for table, action, group in clip_tables(lanes, pair)
-            for w in group for k, limit in enumerate(LANE_LIMITS)]
+def lane_clips(lanes, pair=False, late=0):
+    """(table, action, priority, key, limit, [key of the table, ...]) of the
+    overflow entries: two per element key, in the table of the key's group,
+    prioritised in key order."""
+    keys = [(table, action, key, group) for table, action, group in clip_tables(lanes, pair, late)
+            for key in group]
+    return [(table, action, 2 * n + k + 1, key, limit, group)
+            for n, (table, action, key, group) in enumerate(keys)
+            for k, limit in enumerate(LANE_LIMITS)]
 
 
 def emit_bmv2(pl):
@@ -441,12 +458,12 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
-    for table, action, prio, word, limit, group in lane_clips(pl["lanes"], pl["pair"]):
-        # Every key of the word's table: validity and element, wildcards but
-        # this word's.
-        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if i == word else "0&&&0 0&&&0"
-                        for i in group)
-        out.append(f"table_add {T_LANE_CLIPS}{table} {action} "
+    for table, action, prio, key, limit, group in lane_clips(pl["lanes"], pl["pair"], pl["late"]):
+        # Every key of the element's table: validity and element, wildcards
+        # but this element's.
+        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if k == key else "0&&&0 0&&&0"
+                        for k in group)
+        out.append(f"table_add {INGRESS}.{table} {action} "
                    f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys} => {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # A range and ternary table: the last number is the entry's priority
@@ -521,7 +538,7 @@ def emit_tofino(pl, program="ina_tna"):
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
         "          ig.admission_0.worker_admission,",
-        "          " + ", ".join(f"ig.aggregator_value_0.{t}" for t, _, _ in clip_tables(pl["lanes"], pl["pair"]))
+        "          " + ", ".join(f"ig.{t}" for t, _, _ in clip_tables(pl["lanes"], pl["pair"], pl["late"]))
         + "):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
@@ -542,11 +559,11 @@ def emit_tofino(pl, program="ina_tna"):
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
                    f"depth={depth})")
     out += tofino_admission(pl["admission"])
-    for table, action, prio, w, limit, _ in lane_clips(pl["lanes"], pl["pair"]):
-        out.append(f"ig.aggregator_value_0.{table}.add_with_{action}("
+    for table, action, prio, key, limit, _ in lane_clips(pl["lanes"], pl["pair"], pl["late"]):
+        out.append(f"ig.{table}.add_with_{action}("
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
-                   f"elem_{w}_valid=1, elem_{w}_valid_mask=1, elem_{w}={limit:#x}, "
-                   f"elem_{w}_mask=0xffffffff, MATCH_PRIORITY={prio})")
+                   f"{key}_valid=1, {key}_valid_mask=1, {key}={limit:#x}, "
+                   f"{key}_mask=0xffffffff, MATCH_PRIORITY={prio})")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # Per range: a zero bitmap, a bitmap within the children's bits, any
         # other (goat_children in stages/parse.p4); the lowest
@@ -586,7 +603,11 @@ def main(argv=None):
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
                          "default build, 31 on BMv2, 15 on Tofino, 22 pair lanes on Tofino 2, "
-                         "21 word lanes there; elements are capped at twice that)")
+                         "21 word lanes there; elements are capped at twice that and the "
+                         "late lanes)")
+    ap.add_argument("--late-lanes", type=int, default=None,
+                    help="INA_LATE_LANES the program was built with: word lanes of the second "
+                         "pass alone (default: 13 on Tofino, 0 elsewhere; 0..15)")
     layout = ap.add_mutually_exclusive_group()
     layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
                         help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "
@@ -604,19 +625,29 @@ def main(argv=None):
         return 2
     if a.lanes is None:
         a.lanes = P4_PAIR_LANES[a.target] if a.pair_lanes else P4_LANES[a.target]
+    if a.late_lanes is None:
+        a.late_lanes = 0 if a.pair_lanes else P4_LATE_LANES[a.target]
+    if a.late_lanes and a.pair_lanes:
+        print("p4gen: error: --late-lanes: the pair lanes take one pass, late lanes are the "
+              "word lanes' second", file=sys.stderr)
+        return 2
+    if not 0 <= a.late_lanes <= P4_LATE_LANES_MAX:
+        print(f"p4gen: error: --late-lanes {a.late_lanes}: the program has 0 to "
+              f"{P4_LATE_LANES_MAX} late lanes", file=sys.stderr)
+        return 2
     # Tofino 2 runs the Tofino entries; only its default layout and lanes differ.
     a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
         return 2
     global P4_MAX_ELEMENTS
-    P4_MAX_ELEMENTS = 2 * a.lanes
+    P4_MAX_ELEMENTS = 2 * a.lanes + a.late_lanes
     try:
         m = load_config(a.config)
         pm = parse_port_map(a.port_map, m)
         cpu = a.cpu_port if a.cpu_port is not None else (64 if a.target == "bmv2" else 192)
         pl = plan(m, pm, cpu, a.target)
-        pl["pair"] = a.pair_lanes
+        pl.update(lanes=a.lanes, late=a.late_lanes, pair=a.pair_lanes)
     except ConfigError as e:
         print(f"p4gen: error: {e}", file=sys.stderr)
         return 2

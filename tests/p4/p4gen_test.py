@@ -65,14 +65,61 @@ def generated(binary, tmp):
     path = os.path.join(tmp, "sw.json")
     with open(path, "w") as f:
         f.write(resolved)
-    # The default Tofino build has 15 lanes (constants.p4): elements capped
-    # at 30, said on stderr; and lane_clips gets two entries per lane.
+    lane_entries(path)
+    t = p4gen("--target", "tofino", "--lanes", "31", path)
+    check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
+          "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
+    # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
+    check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
+    check("ig.admission_0.ps_admission.add_with_is_ps(job_id=9, src_ip='10.0.0.100', in_port=1, "
+          "src_mac='02:00:00:00:00:64')" in t.stdout, "tofino: admission of the PS")
+    check("ig.admission_0.worker_admission.add_with_check_bit(job_id=9, src_ip='10.0.0.1', "
+          "in_port=0, src_mac='02:00:00:00:00:01', level=0, mask=1)" in t.stdout,
+          "tofino: admission of the worker")
+    # A member without a MAC is bound to 00:..:00 as switchd binds it: said.
+    c = json.loads(resolved)
+    c["job"][0]["worker"][0]["mac"] = None
+    w = p4gen("--target", "bmv2", "-", stdin=json.dumps(c))
+    check(w.returncode == 0 and "worker 10.0.0.1 has no mac" in w.stderr and
+          "spoof_mac_drops" in w.stderr, f"a worker without a mac is warned about ({w.stderr.strip()})")
+    return json.loads(resolved)
+
+
+def lane_entries(path):
+    """The overflow tables' entries of each build's lanes, and the caps on
+    `elements` that follow from them (stages/aggregator_value*.p4)."""
+    # The default Tofino build has 15 lanes and 13 late lanes (constants.p4):
+    # elements capped at 2 x 15 + 13 = 43, said on stderr; lane_clips gets
+    # two entries per lane, late_clips two per late lane, and both are
+    # cleared first.
     d = p4gen("--target", "tofino", path)
-    check(d.returncode == 0 and "elements=30," in d.stdout and "30" in d.stderr,
-          f"tofino default build: elements capped at 2 x 15 ({d.stderr.strip()})")
+    check(d.returncode == 0 and "elements=43," in d.stdout and "at most 43" in d.stderr,
+          f"tofino default build: elements capped at 2 x 15 + 13 ({d.stderr.strip()})")
     clips = [x for x in d.stdout.splitlines() if "lane_clips.add_with_set_clipped" in x]
     check(len(clips) == 30 and "elem_14=0x80000000" in clips[-1],
           f"tofino default build: 30 lane_clips entries ({len(clips)})")
+    late = [x for x in d.stdout.splitlines()
+            if x.startswith("ig.aggregator_value_late_0.late_clips.add_with_set_late_clipped(")]
+    check(len(late) == 26 and "late_0_valid=1, late_0_valid_mask=1, late_0=0x7fffffff" in late[0]
+          and "late_12=0x80000000" in late[-1] and "MATCH_PRIORITY=56" in late[-1]
+          and "ig.aggregator_value_late_0.late_clips):" in d.stdout,
+          f"tofino default build: 26 late_clips entries ({len(late)})")
+    d0 = p4gen("--target", "tofino", "--late-lanes", "0", path)
+    check(d0.returncode == 0 and "elements=30," in d0.stdout and "late" not in d0.stdout,
+          f"tofino without late lanes: elements capped at 30 ({d0.stderr.strip()})")
+    for args, needle in ((("--target", "tofino2", "--late-lanes", "3"), "pair lanes take one pass"),
+                         (("--target", "tofino", "--late-lanes", "16"), "0 to 15 late lanes")):
+        one_error(p4gen(*args, path), f"p4gen {' '.join(args)}", needle)
+    # BMv2's late form (-DINA_LANES=25 -DINA_LATE_LANES=12, the vectors'
+    # p4_vectors_late): 62 elements, late_clips keyed on value_op and 12
+    # lanes, the late lane's entry wildcarding the others.
+    bl = p4gen("--target", "bmv2", "--lanes", "25", "--late-lanes", "12", path)
+    bll = [x for x in bl.stdout.splitlines() if " InaIngress.aggregator_value_late_0.late_clips " in x]
+    check(bl.returncode == 0 and bl.stderr == "" and "set_config 4096 62 " in bl.stdout
+          and len(bll) == 24 and all(" set_late_clipped 2&&&6 " in x for x in bll)
+          and bll[-1].endswith("0&&&0 0&&&0 1&&&1 0x80000000&&&0xffffffff => 74")
+          and bll[-1].count("0&&&0 0&&&0") == 11,
+          f"bmv2, 25 lanes and 12 late lanes: late_clips holds elements 50..61 ({bll[-1:]})")
     t = p4gen("--target", "tofino", "--lanes", "31", path)
     # One lane_clips table per 15 lanes (a ternary key holds 524 bits).
     for table, n, last in (("lane_clips", 30, "elem_14="), ("lane_clips_1", 30, "elem_29="),
@@ -119,22 +166,6 @@ def generated(binary, tmp):
            if ".lane_clips_2 set_clipped" in x]
     check(len(b31) == 2 and b31[0].endswith("2&&&6 1&&&1 0x7fffffff&&&0xffffffff => 61"),
           f"bmv2: lane_clips_2 holds lane 30 only ({b31[:1]})")
-    check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
-          "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
-    # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
-    check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
-    check("ig.admission_0.ps_admission.add_with_is_ps(job_id=9, src_ip='10.0.0.100', in_port=1, "
-          "src_mac='02:00:00:00:00:64')" in t.stdout, "tofino: admission of the PS")
-    check("ig.admission_0.worker_admission.add_with_check_bit(job_id=9, src_ip='10.0.0.1', "
-          "in_port=0, src_mac='02:00:00:00:00:01', level=0, mask=1)" in t.stdout,
-          "tofino: admission of the worker")
-    # A member without a MAC is bound to 00:..:00 as switchd binds it: said.
-    c = json.loads(resolved)
-    c["job"][0]["worker"][0]["mac"] = None
-    w = p4gen("--target", "bmv2", "-", stdin=json.dumps(c))
-    check(w.returncode == 0 and "worker 10.0.0.1 has no mac" in w.stderr and
-          "spoof_mac_drops" in w.stderr, f"a worker without a mac is warned about ({w.stderr.strip()})")
-    return json.loads(resolved)
 
 
 def goat_children(binary, tmp):

@@ -47,7 +47,8 @@ version, a SHA-256 over the P4 sources it compiled (pipeline/p4/**/*.p4) and
 over p4gen.py (which writes the entries that program runs with), the stages
 used of the target's, SRAM, map RAM and TCAM blocks, stateful ALUs, PHV
 containers and bits per gress, and the elements per packet (two passes of
-INA_LANES, or one of 2 x INA_LANES in the pair form). docs/p4.md quotes
+INA_LANES and the second pass's late lanes, or one of 2 x INA_LANES in the
+pair form). docs/p4.md quotes
 those files only. Without bf-p4c (CI, most machines) the test checks instead
 that each build's summary was made from the sources as they are now, and
 fails when one is stale: a change to the P4 program needs a compile. A build
@@ -117,6 +118,17 @@ def default_lanes(target, pair=False):
     return int(m.group(1)) if m else None
 
 
+def default_late_lanes(target, pair=False):
+    """INA_LATE_LANES of a build without -D INA_LATE_LANES: constants.p4's
+    Tofino 1 default, none on Tofino 2 or in the pair form."""
+    if target != "tofino" or pair:
+        return 0
+    with open(os.path.join(P4, "include", "constants.p4")) as f:
+        m = re.search(r"#if defined\(__TARGET_TOFINO__\) && __TARGET_TOFINO__ == 1\s*"
+                      r"#define INA_LATE_LANES (\d+)", f.read())
+    return int(m.group(1)) if m else 0
+
+
 def check_summaries(targets):
     """Without a compiler: every target's summary is there and current."""
     now = sources_hash()
@@ -148,6 +160,7 @@ def write_summary(build, compiler, report, out):
     tot, per = memories(report)
     pair = pair_lanes(target, defines)
     lanes = int(define(defines, "INA_LANES") or default_lanes(target, pair) or 0)
+    late = int(define(defines, "INA_LATE_LANES") or default_late_lanes(target, pair))
     ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     summary = {
         "target": target,
@@ -167,7 +180,8 @@ def write_summary(build, compiler, report, out):
         "lanes_per_pass": lanes,
         "elements_per_lane": 2 if pair else 1,
         "passes": 1 if pair else 2,
-        "elements_per_packet": 2 * lanes if lanes else None,
+        "late_lanes": late,
+        "elements_per_packet": (2 * lanes + late) if lanes else None,
         "stages": {str(n): {"tables": tables[n], "sram_blocks": per.get(n, (0, 0))[0],
                             "stateful_alus": per.get(n, (0, 0))[1]} for n in sorted(tables)},
     }
@@ -295,6 +309,7 @@ def check_entries(switchd, out, target, defines):
         print(f"FAIL {target}: no BF-RT schema to check p4gen's entries against: {e}")
         return False
     lanes = define(defines, "INA_LANES")
+    late = define(defines, "INA_LATE_LANES")
     pair = pair_lanes(target, defines)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
@@ -306,6 +321,7 @@ def check_entries(switchd, out, target, defines):
                 return False
             r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
                                 *(["--lanes", lanes] if lanes else []),
+                                *(["--late-lanes", late] if late else []),
                                 "--pair-lanes" if pair else "--word-lanes"],
                                input=resolved, capture_output=True, text=True, timeout=60)
             if r.returncode != 0:

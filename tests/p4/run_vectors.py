@@ -4,7 +4,14 @@
 tests/vectors/README.md) against the v1model build of the switch program on
 BMv2.
 
-    run_vectors.py [-v] [--keep] [--all] [--wait S] [--pair-lanes] [file.vec | dir]...
+    run_vectors.py [-v] [--keep] [--all] [--wait S] [--pair-lanes]
+                   [--lanes L] [--late-lanes N] [file.vec | dir]...
+
+The build is the v1model default (31 word lanes, 62 elements in two passes)
+unless told: --pair-lanes the pair form (-DINA_PAIR_LANES, Tofino 2's
+layout), --lanes L and --late-lanes N the word lanes with second-pass-only
+lanes (-DINA_LANES=L -DINA_LATE_LANES=N, Tofino 1's layout), e.g. 25 and 12
+for 62 elements.
 
 Needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH; without them
 it prints what is missing and exits 77 (skipped). Vectors whose `targets`
@@ -59,7 +66,8 @@ sys.path.insert(0, os.path.join(ROOT, "workerlib", "python", "ina"))
 import wire  # noqa: E402
 
 SKIP = 77
-LANES = 31
+DEFAULT_LANES = 31             # INA_LANES of the v1model build (constants.p4)
+LANES = DEFAULT_LANES
 P4_AGGREGATORS = 4096          # INA_AGGREGATORS of the build
 PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU = 1, 2, 3, 4, 5
 PORTS = (PORT_IN, PORT_PS, PORT_W1, PORT_W2, PORT_CPU)
@@ -86,11 +94,19 @@ REG_BITMAP_MERGED = ING + ".aggregator_bitmap_0.aggregator_bitmap_merged_reg"
 REG_COUNT = ING + ".aggregator_count_0.aggregator_count_reg"
 REG_FLAGS = ING + ".aggregator_flags_0.aggregator_flags_reg"
 REG_LANE = ING + ".aggregator_value_0.aggregator_value_{}"
+REG_LATE = ING + ".aggregator_value_late_0.aggregator_late_{}"
 
 
 # The build under test: the single-word lanes, or with --pair-lanes the pair
-# form (-DINA_PAIR_LANES: two elements per lane, one pass).
+# form (-DINA_PAIR_LANES: two elements per lane, one pass); LATE late lanes
+# (-DINA_LATE_LANES, elements 2 * LANES.., second pass only).
 PAIR = False
+LATE = 0
+
+
+def max_elements():
+    """INA_P4_MAX_ELEMENTS of the build (include/constants.p4)."""
+    return 2 * LANES if PAIR else 2 * LANES + LATE
 
 
 def lane_arrays():
@@ -98,19 +114,22 @@ def lane_arrays():
     if PAIR:
         # A pair lane is two arrays on BMv2 (target.p4): elements 2i, 2i+1.
         return [REG_LANE.format(l) + half for l in range(LANES) for half in ("", "_hi")]
-    return [REG_LANE.format(l) for l in range(LANES)]
+    return [REG_LANE.format(l) for l in range(LANES)] + [REG_LATE.format(l) for l in range(LATE)]
 
 
 def lane_row(element, index):
     """(array, row) of an aggregator's element in the lane arrays: the first
     pass's row of aggregator i at i, the second's at INA_AGGREGATORS + i
-    (stages/aggregator_value.p4); in the pair form, lane element // 2, row i
-    (stages/aggregator_value_pair.p4)."""
+    (stages/aggregator_value.p4), a late lane's at i
+    (stages/aggregator_value_late.p4); in the pair form, lane element // 2,
+    row i (stages/aggregator_value_pair.p4)."""
     if PAIR:
         return REG_LANE.format(element // 2) + ("_hi" if element % 2 else ""), index
     if element < LANES:
         return REG_LANE.format(element), index
-    return REG_LANE.format(element - LANES), P4_AGGREGATORS + index
+    if element < 2 * LANES:
+        return REG_LANE.format(element - LANES), P4_AGGREGATORS + index
+    return REG_LATE.format(element - 2 * LANES), index
 REG_JOB_HELD = "job_held"                                     # stages/fair_share.p4
 CTR_REASON = ING + ".counters_0.reason_counter"
 CTR_ADMISSION = ING + ".admission_0.admission_counter"
@@ -441,8 +460,14 @@ def tools_or_skip():
 
 def compile_program(tools, workdir):
     out = os.path.join(workdir, "ina_v1model.json")
-    r = subprocess.run([tools["p4c"], "--std", "p4-16", "-I", P4_DIR,
-                        f"-DINA_AGGREGATORS={P4_AGGREGATORS}", *(["-DINA_PAIR_LANES=1"] if PAIR else []),
+    defines = [f"-DINA_AGGREGATORS={P4_AGGREGATORS}"]
+    if PAIR:
+        defines.append("-DINA_PAIR_LANES=1")
+    if LANES != DEFAULT_LANES:
+        defines.append(f"-DINA_LANES={LANES}")
+    if LATE:
+        defines.append(f"-DINA_LATE_LANES={LATE}")
+    r = subprocess.run([tools["p4c"], "--std", "p4-16", "-I", P4_DIR, *defines,
                         "-o", out, P4_MAIN],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -477,7 +502,7 @@ def before_commands(v, elements):
               parse_int(a.get("overflow", "0")) << 2)
         cmds.append(f"register_write {REG_FLAGS} {i} {fl}")
         values = parse_values(a.get("values", ""))
-        for e, x in enumerate(values[:2 * LANES]):
+        for e, x in enumerate(values[:max_elements()]):
             array, row = lane_row(e, i)
             sx = x - (1 << 32) if x & 0x80000000 else x
             cmds.append(f"register_write {array} {row} {sx}")
@@ -551,7 +576,7 @@ def switch_plan(v, jobs):
             j["epoch"] = epochs[j["id"]]
     port_map = {i: p for i, p in enumerate(PORTS)}
     pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
-    pl["pair"] = PAIR
+    pl.update(lanes=LANES, late=LATE, pair=PAIR)
     # A vector states the frame process() returns, before switchd's per-port
     # address rewrite of multicast copies; and config aggregators/elements
     # are the vector's own, not capped.
@@ -825,7 +850,7 @@ def check_registers(v, regs):
                 problems.append(f"aggregator {i}: {name} {int(bool(fl & bit))}, expected {want}")
         if "values" in a:
             values = parse_values(a["values"])
-            for e, x in enumerate(values[:2 * LANES]):
+            for e, x in enumerate(values[:max_elements()]):
                 array, row = lane_row(e, i)
                 got = regs["lanes"][array][row] & 0xFFFFFFFF
                 if got != x:
@@ -851,9 +876,15 @@ def main():
                     help="seconds simple_switch waits before replaying (programming time)")
     ap.add_argument("--pair-lanes", action="store_true",
                     help="run the pair form (-DINA_PAIR_LANES: two elements per lane, one pass)")
+    ap.add_argument("--lanes", type=int, default=DEFAULT_LANES,
+                    help="INA_LANES of the build (1..31)")
+    ap.add_argument("--late-lanes", type=int, default=0,
+                    help="INA_LATE_LANES of the build (0..15, word lanes only)")
     args = ap.parse_args()
-    global PAIR
-    PAIR = args.pair_lanes
+    global PAIR, LANES, LATE
+    PAIR, LANES, LATE = args.pair_lanes, args.lanes, args.late_lanes
+    if not 1 <= LANES <= 31 or not 0 <= LATE <= 15 or (PAIR and LATE):
+        ap.error("--lanes 1..31, --late-lanes 0..15, and no late lanes in the pair form")
     tools = tools_or_skip()
     files = []
     for p in args.paths:

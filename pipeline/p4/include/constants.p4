@@ -57,7 +57,8 @@ const bit<16> INA_F_FLOAT = 0x80;
  * lanes a pass holds are what the stages between the control registers and
  * aggregator_flags leave (docs/p4.md, "Tofino back end"). Tofino 1 and
  * Tofino 2 build the most that fit their 12 and 20 stages by default
- * (pipeline/p4/fit/): 15 word lanes on Tofino 1, 22 pair lanes on Tofino 2
+ * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 13 late lanes, below),
+ * 22 pair lanes on Tofino 2
  * (21 word lanes with -DINA_WORD_LANES); BMv2 has no such limit and builds
  * 31 (62 elements, the protocol default), running the same passes so that
  * every target executes one program. */
@@ -79,8 +80,31 @@ const bit<16> INA_F_FLOAT = 0x80;
 #define INA_PASS_ELEMENTS INA_LANES
 #endif
 const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
-/* Largest elem_count the P4 build aggregates: two passes of INA_LANES. */
+/* Second-pass-only lanes (-DINA_LATE_LANES=N, 0..15, word lanes only):
+ * elements 2 * INA_LANES .. 2 * INA_LANES + N - 1, in the stages the
+ * control registers leave free in the second pass
+ * (stages/aggregator_value_late.p4). Tofino 1 builds 13 by default (43
+ * elements: pipeline/p4/fit/tofino.json), the other builds none. */
+#ifndef INA_LATE_LANES
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1
+#define INA_LATE_LANES 13
+#else
+#define INA_LATE_LANES 0
+#endif
+#endif
+#if INA_LATE_LANES > 15
+#error "INA_LATE_LANES: at most 15 (late_clips' ternary key)"
+#endif
+#if INA_LATE_LANES > 0 && defined(INA_PAIR_LANES)
+#error "INA_LATE_LANES: the pair lanes take one pass; late lanes are the word lanes' second"
+#endif
+/* Largest elem_count the P4 build aggregates: two passes of INA_LANES and
+ * the late lanes (one pass of 2 * INA_LANES in the pair form). */
+#ifdef INA_PAIR_LANES
 const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
+#else
+const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES + INA_LATE_LANES;
+#endif
 /* Largest elem_count whose UDP length, INA_UDP_FIXED_LEN + 4 * count, fits
  * the 16-bit length field: (65535 - 52) / 4. */
 const bit<16> INA_LENGTH_MAX_COUNT = 16370;

@@ -126,6 +126,11 @@ struct ina_headers_t {
 #ifndef INA_PAIR_LANES
     /* The elements this pass aggregates: 0..30 in pass 1, 31..61 in pass 2. */
     ina_elem_h[INA_LANES] elems;
+#if INA_LATE_LANES > 0
+    /* The late lanes' elements, 2 * INA_LANES.., in the second pass only
+     * (stages/aggregator_value_late.p4). */
+    ina_elem_h[INA_LATE_LANES] late;
+#endif
 #elif INA_LANES > 16
     /* The pair form: all elements in the first pass, 0..31 here and the
      * rest in elems_hi (a stack's validity bits are one field, which the

@@ -4,8 +4,10 @@
  * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
  * holds element i in pass 1 (row index) and element INA_LANES + i in
  * pass 2 (row INA_AGGREGATORS + index), so 2 * INA_LANES elements take two passes
- * through the same lanes (ATP Appendix C). INA_LANES (include/constants.p4)
- * is a compile-time parameter: lanes past it are not compiled.
+ * through the same lanes (ATP Appendix C); the late lanes
+ * (stages/aggregator_value_late.p4) add elements after those in the second
+ * pass. INA_LANES (include/constants.p4) is a compile-time parameter: lanes
+ * past it are not compiled.
  *
  * Each lane is one table, `lane_i`, with the RegisterActions of the
  * software switch's value kernels (value_write, value_add, value_read, and
