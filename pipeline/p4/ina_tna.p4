@@ -18,7 +18,7 @@
  * resubmit would bring back the original bytes). The second pass also runs
  * the late lanes (Tofino 1's default, stages/aggregator_value_late.p4),
  * elements 2 * INA_LANES.., in the stages the control registers hold in the
- * first: 2 * 15 + 13 = 43 elements on Tofino 1.
+ * first: 2 * 15 + 15 = 45 elements on Tofino 1.
  */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2

@@ -40,7 +40,7 @@ P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # INA_LATE_LANES of the word lanes' default builds, --late-lanes: lanes of
 # the second pass alone, elements 2 * INA_LANES.. (stages/aggregator_value_late.p4).
-P4_LATE_LANES = {"bmv2": 0, "tofino": 13, "tofino2": 0}
+P4_LATE_LANES = {"bmv2": 0, "tofino": 15, "tofino2": 0}
 P4_LATE_LANES_MAX = 15
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes and --late-lanes (docs/p4.md)
 P4_LEVELS = 2
@@ -76,10 +76,14 @@ T_GOAT = INGRESS + ".parse_0.goat_children"
 # lane_clips_1, lane_clips_2, all with the action set_clipped. The pair form
 # (Tofino 2, stages/aggregator_value_pair.p4) tests its 2 * lanes elements in
 # one table per 13 elements, each table with its own action set_clip_<k>. The
-# late lanes (stages/aggregator_value_late.p4) have one, late_clips, with the
-# action set_late_clipped.
+# late lanes (stages/aggregator_value_late.p4) have two, late_clips (late
+# lanes 0-6, action set_late_clip_0) and late_clips_1 (7-14, set_late_clip_1),
+# each setting a bit that lane_clips folds into the overflow: lane_clips then
+# has the keys late_clip_0 (and late_clip_1) after value_op, and one entry
+# per bit.
 CLIPS_CONTROL = "aggregator_value_0"
-LATE_CLIPS = ("aggregator_value_late_0.late_clips", "set_late_clipped")
+LATE_CLIPS = (("aggregator_value_late_0.late_clips", "set_late_clip_0", range(0, 7)),
+              ("aggregator_value_late_0.late_clips_1", "set_late_clip_1", range(7, 15)))
 LANES_PER_CLIPS = 15
 PAIR_ELEMENTS_PER_CLIPS = 13
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op
@@ -424,9 +428,15 @@ def clip_tables(lanes, pair=False, late=0):
                f"set_clip_{g}" if pair else "set_clipped",
                [f"elem_{w}" for w in range(g * per, min(words, (g + 1) * per))])
               for g in range((words + per - 1) // per)]
-    if late:
-        tables.append((*LATE_CLIPS, [f"late_{i}" for i in range(late)]))
+    tables += [(table, action, [f"late_{i}" for i in lanes_of if i < late])
+               for table, action, lanes_of in LATE_CLIPS if late > lanes_of[0]]
     return tables
+
+
+def late_clip_bits(late):
+    """The keys lane_clips has for the late lanes' overflow bits: one per
+    late_clips table of the build."""
+    return [f"late_clip_{k}" for k, (_, _, lanes_of) in enumerate(LATE_CLIPS) if late > lanes_of[0]]
 
 
 def lane_clips(lanes, pair=False, late=0):
@@ -438,6 +448,13 @@ def lane_clips(lanes, pair=False, late=0):
     return [(table, action, 2 * n + k + 1, key, limit, group)
             for n, (table, action, key, group) in enumerate(keys)
             for k, limit in enumerate(LANE_LIMITS)]
+
+
+def late_clip_folds(lanes, late):
+    """(priority, bit) of lane_clips' entries that fold the late lanes'
+    overflow bits into the overflow, after every element entry."""
+    first = len(lane_clips(lanes, False, late))
+    return [(first + k + 1, bit) for k, bit in enumerate(late_clip_bits(late))]
 
 
 def emit_bmv2(pl):
@@ -458,12 +475,21 @@ def emit_bmv2(pl):
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
     out += bmv2_admission(pl["admission"])
+    bits = late_clip_bits(pl["late"])
+    first = f"{CLIPS_CONTROL}.lane_clips"
     for table, action, prio, key, limit, group in lane_clips(pl["lanes"], pl["pair"], pl["late"]):
         # Every key of the element's table: validity and element, wildcards
-        # but this element's.
-        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if k == key else "0&&&0 0&&&0"
-                        for k in group)
+        # but this element's; in lane_clips the late lanes' bits first.
+        keys = " ".join(["0&&&0"] * len(bits) if table == first else [])
+        keys += " " + " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if k == key else "0&&&0 0&&&0"
+                               for k in group)
         out.append(f"table_add {INGRESS}.{table} {action} "
+                   f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys.strip()} => {prio}")
+    lanes_of_first = clip_tables(pl["lanes"], pl["pair"])[0][2]
+    for prio, bit in late_clip_folds(pl["lanes"], pl["late"]):
+        keys = " ".join("1&&&1" if b == bit else "0&&&0" for b in bits)
+        keys += " " + " ".join("0&&&0 0&&&0" for _ in lanes_of_first)
+        out.append(f"table_add {INGRESS}.{first} set_clipped "
                    f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys} => {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # A range and ternary table: the last number is the entry's priority
@@ -564,6 +590,10 @@ def emit_tofino(pl, program="ina_tna"):
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
                    f"{key}_valid=1, {key}_valid_mask=1, {key}={limit:#x}, "
                    f"{key}_mask=0xffffffff, MATCH_PRIORITY={prio})")
+    for prio, bit in late_clip_folds(pl["lanes"], pl["late"]):
+        out.append(f"ig.{CLIPS_CONTROL}.lane_clips.add_with_set_clipped("
+                   f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
+                   f"{bit}=1, {bit}_mask=1, MATCH_PRIORITY={prio})")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # Per range: a zero bitmap, a bitmap within the children's bits, any
         # other (goat_children in stages/parse.p4); the lowest
@@ -607,7 +637,7 @@ def main(argv=None):
                          "late lanes)")
     ap.add_argument("--late-lanes", type=int, default=None,
                     help="INA_LATE_LANES the program was built with: word lanes of the second "
-                         "pass alone (default: 13 on Tofino, 0 elsewhere; 0..15)")
+                         "pass alone (default: 15 on Tofino, 0 elsewhere; 0..15)")
     layout = ap.add_mutually_exclusive_group()
     layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
                         help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "

@@ -137,6 +137,14 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     table lane_clips {
         key = {
             meta.value_op : ternary;
+#if INA_LATE_LANES > 0
+            /* The late lanes' overflow tests (aggregator_value_late.p4): one
+             * entry per bit. */
+            meta.late_clip_0 : ternary @name("late_clip_0");
+#endif
+#if INA_LATE_LANES > 7
+            meta.late_clip_1 : ternary @name("late_clip_1");
+#endif
 #if INA_LANES > 0
             hdr.elems[0].isValid() : ternary @name("elem_0_valid");
             hdr.elems[0].v : ternary @name("elem_0");

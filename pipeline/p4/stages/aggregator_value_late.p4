@@ -6,8 +6,8 @@
  * registers, so a pass returns at most what the stages behind them hold;
  * in the second pass the control registers do not run (the first pass
  * decided and the pass header carries the value action), and their stages
- * are free for lanes of the second pass alone. On Tofino 1 that is 13 more
- * elements, 43 in two passes where the word lanes carry 30 (docs/p4.md,
+ * are free for lanes of the second pass alone. On Tofino 1 that is 15 more
+ * elements, 45 in two passes where the word lanes carry 30 (docs/p4.md,
  * "Tofino back end").
  *
  * A late lane is the word lanes' lane with one row (it runs in one pass,
@@ -25,9 +25,8 @@
  * moved behind the lanes: 17 stages on Tofino 1 with 14 late lanes.
  *
  * The overflow test is the word lanes' (a ternary lookup on the returned
- * elements, two entries per lane written by p4gen.py): `late_clips`, one
- * table for at most 15 late lanes (a ternary key holds 524 bits, 33 per
- * lane).
+ * elements, two entries per lane written by p4gen.py), in two tables,
+ * late_clips and late_clips_1 (below).
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE_LATE
 #define INA_P4_STAGE_AGGREGATOR_VALUE_LATE
@@ -68,14 +67,19 @@
     }
 
 control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
-    /* As the word lanes' set_clipped: the aggregator records the overflow
-     * and this, the packet's last pass, counts it. */
-    action set_late_clipped() {
-        meta.clipped = 1;
-        meta.flags_in = meta.flags_in | AGG_OVERFLOW;
+    /* The overflow test of the late lanes, in two tables: lanes 0-6 in
+     * late_clips, 7-14 in late_clips_1, each keyed on an adding packet's
+     * value action (VALUE_ADD or VALUE_ADD_READ) and its late elements as
+     * they came back, at INT32_MAX or INT32_MIN. Each sets a bit of its own
+     * (late_clip_0, late_clip_1), which lane_clips folds into the overflow
+     * (stages/aggregator_value.p4), so the two tables write nothing the
+     * control reads and neither waits for the other. One table of every
+     * late lane's keys (a 498-bit ternary key at 15 lanes) took a stage of
+     * its own after the last late lane, and 14 late lanes took 13 stages;
+     * the halves sit beside the control (docs/p4.md, "Tofino back end"). */
+    action set_late_clip_0() {
+        meta.late_clip_0 = 1;
     }
-    /* An adding packet (value_op VALUE_ADD or VALUE_ADD_READ) one of whose
-     * late elements came back at INT32_MAX or INT32_MIN. */
     table late_clips {
         key = {
             meta.pass_value_op : ternary @name("value_op");
@@ -107,6 +111,18 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.late[6].isValid() : ternary @name("late_6_valid");
             hdr.late[6].v : ternary @name("late_6");
 #endif
+        }
+        actions = { set_late_clip_0; NoAction; }
+        const default_action = NoAction();
+        size = 64;
+    }
+#if INA_LATE_LANES > 7
+    action set_late_clip_1() {
+        meta.late_clip_1 = 1;
+    }
+    table late_clips_1 {
+        key = {
+            meta.pass_value_op : ternary @name("value_op");
 #if INA_LATE_LANES > 7
             hdr.late[7].isValid() : ternary @name("late_7_valid");
             hdr.late[7].v : ternary @name("late_7");
@@ -140,10 +156,11 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.late[14].v : ternary @name("late_14");
 #endif
         }
-        actions = { set_late_clipped; NoAction; }
+        actions = { set_late_clip_1; NoAction; }
         const default_action = NoAction();
         size = 64;
     }
+#endif
 
 #if INA_LATE_LANES > 0
     INA_LATE_LANE(0)
@@ -238,6 +255,9 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
         late_lane_14.apply();
 #endif
         late_clips.apply();
+#if INA_LATE_LANES > 7
+        late_clips_1.apply();
+#endif
     }
 }
 
