@@ -18,7 +18,7 @@
  * resubmit would bring back the original bytes). The second pass also runs
  * the late lanes (Tofino 1's default, stages/aggregator_value_late.p4),
  * elements 2 * INA_LANES.., in the stages the control registers hold in the
- * first: 2 * 15 + 15 = 45 elements on Tofino 1.
+ * first: 2 * 15 + 18 = 48 elements on Tofino 1.
  */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2
@@ -158,8 +158,15 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 
 parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                         out ingress_intrinsic_metadata_t ig_intr_md) {
+    /* The ingress port and the frame length (none in ingress on Tofino)
+     * are set here rather than in the control, where their assignments
+     * took one of stage 0's 16 logical tables, which the late lanes need,
+     * and in an action they would have been a stage late for admission's
+     * keys (docs/p4.md, "Two passes"). */
     state start {
         pkt.extract(ig_intr_md);
+        meta.in_port = ig_intr_md.ingress_port;
+        meta.frame_len = 0;
         transition select(ig_intr_md.resubmit_flag) {
             1: resubmitted;
             default: port_metadata;
@@ -468,8 +475,23 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #elif INA_LATE_LANES == 14
     INA_LATE_END(14)
 #endif
-#if INA_LATE_LANES == 15
+#if INA_LATE_LANES > 15
+    INA_LATE_STATES(15, 16)
+#elif INA_LATE_LANES == 15
     INA_LATE_END(15)
+#endif
+#if INA_LATE_LANES > 16
+    INA_LATE_STATES(16, 17)
+#elif INA_LATE_LANES == 16
+    INA_LATE_END(16)
+#endif
+#if INA_LATE_LANES > 17
+    INA_LATE_STATES(17, 18)
+#elif INA_LATE_LANES == 17
+    INA_LATE_END(17)
+#endif
+#if INA_LATE_LANES == 18
+    INA_LATE_END(18)
 #endif
 #endif /* INA_PAIR_LANES */
 }
@@ -517,13 +539,11 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 
     apply {
         clock.apply();
-        /* No frame length in ingress on Tofino: the parser's own error
-         * flags a frame cut short. */
-        meta.frame_len = 0;
+        /* The parser's own error flags a frame cut short (no frame
+         * length in ingress on Tofino). */
         if (ig_prsr_md.parser_err != 0) {
             meta.parse_short = 1;
         }
-        meta.in_port = ig_intr_md.ingress_port;
 
         switch_config_0.apply(hdr, meta);
         value_rows_0.apply(hdr, meta);

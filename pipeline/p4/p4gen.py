@@ -11,7 +11,7 @@ configuration.
     p4gen.py --target bmv2   [--port-map 0=1,1=2] [--cpu-port 64]  switch.json > cmds.txt
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
     p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's pair lanes)
-    p4gen.py --target bmv2 --lanes 25 --late-lanes 12 ...   (a -DINA_LANES=25 -DINA_LATE_LANES=12 build)
+    p4gen.py --target bmv2 --lanes 22 --late-lanes 18 ...   (a -DINA_LANES=22 -DINA_LATE_LANES=18 build)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -40,8 +40,8 @@ P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # INA_LATE_LANES of the word lanes' default builds, --late-lanes: lanes of
 # the second pass alone, elements 2 * INA_LANES.. (stages/aggregator_value_late.p4).
-P4_LATE_LANES = {"bmv2": 0, "tofino": 15, "tofino2": 0}
-P4_LATE_LANES_MAX = 15
+P4_LATE_LANES = {"bmv2": 0, "tofino": 18, "tofino2": 0}
+P4_LATE_LANES_MAX = 18
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes and --late-lanes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
@@ -76,14 +76,15 @@ T_GOAT = INGRESS + ".parse_0.goat_children"
 # lane_clips_1, lane_clips_2, all with the action set_clipped. The pair form
 # (Tofino 2, stages/aggregator_value_pair.p4) tests its 2 * lanes elements in
 # one table per 13 elements, each table with its own action set_clip_<k>. The
-# late lanes (stages/aggregator_value_late.p4) have two, late_clips (late
-# lanes 0-6, action set_late_clip_0) and late_clips_1 (7-14, set_late_clip_1),
-# each setting a bit that lane_clips folds into the overflow: lane_clips then
-# has the keys late_clip_0 (and late_clip_1) after value_op, and one entry
-# per bit.
+# late lanes (stages/aggregator_value_late.p4) have three, late_clips (late
+# lanes 0-6, action set_late_clip_0), late_clips_1 (7-14, set_late_clip_1)
+# and late_clips_2 (15-17, set_late_clip_2), each setting a bit that
+# lane_clips folds into the overflow: lane_clips then has the keys
+# late_clip_<k> of the build's tables after value_op, and one entry per bit.
 CLIPS_CONTROL = "aggregator_value_0"
 LATE_CLIPS = (("aggregator_value_late_0.late_clips", "set_late_clip_0", range(0, 7)),
-              ("aggregator_value_late_0.late_clips_1", "set_late_clip_1", range(7, 15)))
+              ("aggregator_value_late_0.late_clips_1", "set_late_clip_1", range(7, 15)),
+              ("aggregator_value_late_0.late_clips_2", "set_late_clip_2", range(15, 18)))
 LANES_PER_CLIPS = 15
 PAIR_ELEMENTS_PER_CLIPS = 13
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op

@@ -88,52 +88,57 @@ def generated(binary, tmp):
 def lane_entries(path):
     """The overflow tables' entries of each build's lanes, and the caps on
     `elements` that follow from them (stages/aggregator_value*.p4)."""
-    # The default Tofino build has 15 lanes and 15 late lanes (constants.p4):
-    # elements capped at 2 x 15 + 15 = 45, said on stderr; lane_clips gets
+    # The default Tofino build has 15 lanes and 18 late lanes (constants.p4):
+    # elements capped at 2 x 15 + 18 = 48, said on stderr; lane_clips gets
     # two entries per lane and one per late overflow bit, late_clips two per
-    # late lane 0-6 and late_clips_1 per late lane 7-14, all cleared first.
+    # late lane 0-6, late_clips_1 per late lane 7-14 and late_clips_2 per
+    # late lane 15-17, all cleared first.
     d = p4gen("--target", "tofino", path)
-    check(d.returncode == 0 and "elements=45," in d.stdout and "at most 45" in d.stderr,
-          f"tofino default build: elements capped at 2 x 15 + 15 ({d.stderr.strip()})")
+    check(d.returncode == 0 and "elements=48," in d.stdout and "at most 48" in d.stderr,
+          f"tofino default build: elements capped at 2 x 15 + 18 ({d.stderr.strip()})")
     clips = [x for x in d.stdout.splitlines() if "lane_clips.add_with_set_clipped" in x]
-    check(len(clips) == 32 and "elem_14=0x80000000" in clips[-3]
-          and "late_clip_0=1, late_clip_0_mask=1, MATCH_PRIORITY=61" in clips[-2]
-          and "late_clip_1=1, late_clip_1_mask=1, MATCH_PRIORITY=62" in clips[-1],
-          f"tofino default build: 30 lane_clips entries and 2 for the late bits ({len(clips)})")
-    for table, action, n, first, last in (("late_clips", "set_late_clip_0", 14, "late_0", "late_6"),
-                                          ("late_clips_1", "set_late_clip_1", 16, "late_7", "late_14")):
+    check(len(clips) == 33 and "elem_14=0x80000000" in clips[-4]
+          and all(f"late_clip_{k}=1, late_clip_{k}_mask=1, MATCH_PRIORITY={67 + k}" in clips[k - 3]
+                  for k in range(3)),
+          f"tofino default build: 30 lane_clips entries and 3 for the late bits ({len(clips)})")
+    late_tables = (("late_clips", "set_late_clip_0", 14, "late_0", "late_6"),
+                   ("late_clips_1", "set_late_clip_1", 16, "late_7", "late_14"),
+                   ("late_clips_2", "set_late_clip_2", 6, "late_15", "late_17"))
+    for table, action, n, first, last in late_tables:
         late = [x for x in d.stdout.splitlines()
                 if x.startswith(f"ig.aggregator_value_late_0.{table}.add_with_{action}(")]
+        cleared = f"ig.aggregator_value_late_0.{table}" + ("):" if table == "late_clips_2" else ",")
         check(len(late) == n and f"{first}_valid=1, {first}_valid_mask=1, {first}=0x7fffffff" in late[0]
-              and f"{last}=0x80000000" in late[-1]
-              and f"ig.aggregator_value_late_0.{table}" + ("," if table == "late_clips" else "):") in d.stdout,
+              and f"{last}=0x80000000" in late[-1] and cleared in d.stdout,
               f"tofino default build: {n} {table} entries, {first} to {last}, cleared ({len(late)})")
     d0 = p4gen("--target", "tofino", "--late-lanes", "0", path)
     check(d0.returncode == 0 and "elements=30," in d0.stdout and "late" not in d0.stdout,
           f"tofino without late lanes: elements capped at 30 ({d0.stderr.strip()})")
     for args, needle in ((("--target", "tofino2", "--late-lanes", "3"), "pair lanes take one pass"),
-                         (("--target", "tofino", "--late-lanes", "16"), "0 to 15 late lanes")):
+                         (("--target", "tofino", "--late-lanes", "19"), "0 to 18 late lanes")):
         one_error(p4gen(*args, path), f"p4gen {' '.join(args)}", needle)
-    # BMv2's late form (-DINA_LANES=25 -DINA_LATE_LANES=12, the vectors'
-    # p4_vectors_late): 62 elements; late_clips holds late lanes 0-6 and
-    # late_clips_1 7-11, each entry wildcarding the table's other lanes;
-    # lane_clips' entries write its two late bits, wildcards but in the two
-    # entries that fold them in.
-    bl = p4gen("--target", "bmv2", "--lanes", "25", "--late-lanes", "12", path)
+    # BMv2's late form (-DINA_LANES=22 -DINA_LATE_LANES=18, the vectors'
+    # p4_vectors_late): 62 elements; late_clips holds late lanes 0-6,
+    # late_clips_1 7-14 and late_clips_2 15-17, each entry wildcarding the
+    # table's other lanes; lane_clips' entries write its three late bits,
+    # wildcards but in the three entries that fold them in.
+    bl = p4gen("--target", "bmv2", "--lanes", "22", "--late-lanes", "18", path)
     lines = bl.stdout.splitlines()
-    l0 = [x for x in lines if " InaIngress.aggregator_value_late_0.late_clips " in x]
-    l1 = [x for x in lines if " InaIngress.aggregator_value_late_0.late_clips_1 " in x]
+    check(bl.returncode == 0 and bl.stderr == "" and "set_config 4096 62 " in bl.stdout,
+          f"bmv2, 22 lanes and 18 late lanes: 62 elements ({bl.stderr.strip()})")
+    for k, (table, n, others, prio) in enumerate((("late_clips", 14, 6, 58),
+                                                  ("late_clips_1", 16, 7, 74),
+                                                  ("late_clips_2", 6, 2, 80))):
+        got = [x for x in lines if f" InaIngress.aggregator_value_late_0.{table} " in x]
+        check(len(got) == n and all(f" set_late_clip_{k} 2&&&6 " in x for x in got)
+              and got[-1].endswith("0&&&0 0&&&0 " * others + f"1&&&1 0x80000000&&&0xffffffff => {prio}"),
+              f"bmv2, 22 lanes and 18 late lanes: {n} {table} entries ({got[-1:]})")
     lc = [x for x in lines if " InaIngress.aggregator_value_0.lane_clips " in x]
-    check(bl.returncode == 0 and bl.stderr == "" and "set_config 4096 62 " in bl.stdout
-          and len(l0) == 14 and all(" set_late_clip_0 2&&&6 " in x for x in l0)
-          and l0[-1].endswith("0&&&0 0&&&0 " * 6 + "1&&&1 0x80000000&&&0xffffffff => 64")
-          and len(l1) == 10 and all(" set_late_clip_1 2&&&6 " in x for x in l1)
-          and l1[-1].endswith("0&&&0 0&&&0 " * 4 + "1&&&1 0x80000000&&&0xffffffff => 74"),
-          f"bmv2, 25 lanes and 12 late lanes: late_clips 50..56, late_clips_1 57..61 ({l1[-1:]})")
-    check(len(lc) == 32 and lc[0].split()[4:7] == ["0&&&0", "0&&&0", "1&&&1"]
-          and lc[-2].endswith("2&&&6 1&&&1 0&&&0 " + "0&&&0 0&&&0 " * 15 + "=> 75")
-          and lc[-1].endswith("2&&&6 0&&&0 1&&&1 " + "0&&&0 0&&&0 " * 15 + "=> 76"),
-          f"bmv2, 25 lanes and 12 late lanes: lane_clips folds the late bits ({lc[-1:]})")
+    folds = ["1&&&1 0&&&0 0&&&0", "0&&&0 1&&&1 0&&&0", "0&&&0 0&&&0 1&&&1"]
+    check(len(lc) == 33 and lc[0].split()[4:8] == ["0&&&0", "0&&&0", "0&&&0", "1&&&1"]
+          and all(lc[k - 3].endswith(f"2&&&6 {folds[k]} " + "0&&&0 0&&&0 " * 15 + f"=> {81 + k}")
+                  for k in range(3)),
+          f"bmv2, 22 lanes and 18 late lanes: lane_clips folds the late bits ({lc[-1:]})")
     t = p4gen("--target", "tofino", "--lanes", "31", "--late-lanes", "0", path)
     # One lane_clips table per 15 lanes (a ternary key holds 524 bits).
     for table, n, last in (("lane_clips", 30, "elem_14="), ("lane_clips_1", 30, "elem_29="),

@@ -44,7 +44,7 @@ for prog in $programs; do
 	v1model)
 		check "$p4/ina_v1model.p4"
 		check -DINA_PAIR_LANES=1 "$p4/ina_v1model.p4"
-		check -DINA_LANES=25 -DINA_LATE_LANES=12 "$p4/ina_v1model.p4"
+		check -DINA_LANES=22 -DINA_LATE_LANES=18 "$p4/ina_v1model.p4"
 		;;
 	tna)
 		if tna_include; then

@@ -879,12 +879,12 @@ def main():
     ap.add_argument("--lanes", type=int, default=DEFAULT_LANES,
                     help="INA_LANES of the build (1..31)")
     ap.add_argument("--late-lanes", type=int, default=0,
-                    help="INA_LATE_LANES of the build (0..15, word lanes only)")
+                    help="INA_LATE_LANES of the build (0..18, word lanes only)")
     args = ap.parse_args()
     global PAIR, LANES, LATE
     PAIR, LANES, LATE = args.pair_lanes, args.lanes, args.late_lanes
-    if not 1 <= LANES <= 31 or not 0 <= LATE <= 15 or (PAIR and LATE):
-        ap.error("--lanes 1..31, --late-lanes 0..15, and no late lanes in the pair form")
+    if not 1 <= LANES <= 31 or not 0 <= LATE <= 18 or (PAIR and LATE):
+        ap.error("--lanes 1..31, --late-lanes 0..18, and no late lanes in the pair form")
     tools = tools_or_skip()
     files = []
     for p in args.paths:

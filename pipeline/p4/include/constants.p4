@@ -57,7 +57,7 @@ const bit<16> INA_F_FLOAT = 0x80;
  * lanes a pass holds are what the stages between the control registers and
  * aggregator_flags leave (docs/p4.md, "Tofino back end"). Tofino 1 and
  * Tofino 2 build the most that fit their 12 and 20 stages by default
- * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 15 late lanes, below),
+ * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 18 late lanes, below),
  * 22 pair lanes on Tofino 2
  * (21 word lanes with -DINA_WORD_LANES); BMv2 has no such limit and builds
  * 31 (62 elements, the protocol default), running the same passes so that
@@ -80,20 +80,20 @@ const bit<16> INA_F_FLOAT = 0x80;
 #define INA_PASS_ELEMENTS INA_LANES
 #endif
 const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
-/* Second-pass-only lanes (-DINA_LATE_LANES=N, 0..15, word lanes only):
+/* Second-pass-only lanes (-DINA_LATE_LANES=N, 0..18, word lanes only):
  * elements 2 * INA_LANES .. 2 * INA_LANES + N - 1, in the stages the
  * control registers leave free in the second pass
- * (stages/aggregator_value_late.p4). Tofino 1 builds 15 by default (45
+ * (stages/aggregator_value_late.p4). Tofino 1 builds 18 by default (48
  * elements: pipeline/p4/fit/tofino.json), the other builds none. */
 #ifndef INA_LATE_LANES
 #if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1
-#define INA_LATE_LANES 15
+#define INA_LATE_LANES 18
 #else
 #define INA_LATE_LANES 0
 #endif
 #endif
-#if INA_LATE_LANES > 15
-#error "INA_LATE_LANES: at most 15 (late_clips and late_clips_1)"
+#if INA_LATE_LANES > 18
+#error "INA_LATE_LANES: at most 18 (late_clips, late_clips_1, late_clips_2)"
 #endif
 #if INA_LATE_LANES > 0 && defined(INA_PAIR_LANES)
 #error "INA_LATE_LANES: the pair lanes take one pass; late lanes are the word lanes' second"

@@ -254,10 +254,12 @@ struct ina_meta_t {
     bit<8>      flags_out; /* aggregator flag bits the result carries */
     INA_PRESERVE bit<1> clipped; /* a lane saturated (this pass or the first) */
 #if INA_LATE_LANES > 0
-    /* late_clips and late_clips_1 matched: a late lane saturated, folded
-     * into the overflow by lane_clips (stages/aggregator_value_late.p4). */
+    /* late_clips, late_clips_1, late_clips_2 matched: a late lane
+     * saturated, folded into the overflow by lane_clips
+     * (stages/aggregator_value_late.p4). */
     bit<1> late_clip_0;
     bit<1> late_clip_1;
+    bit<1> late_clip_2;
 #endif
     bit<1>      need_second; /* the lanes of elements 31..61 still have to run */
 #ifdef INA_PAIR_LANES

@@ -145,6 +145,9 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #if INA_LATE_LANES > 7
             meta.late_clip_1 : ternary @name("late_clip_1");
 #endif
+#if INA_LATE_LANES > 15
+            meta.late_clip_2 : ternary @name("late_clip_2");
+#endif
 #if INA_LANES > 0
             hdr.elems[0].isValid() : ternary @name("elem_0_valid");
             hdr.elems[0].v : ternary @name("elem_0");

@@ -6,8 +6,8 @@
  * registers, so a pass returns at most what the stages behind them hold;
  * in the second pass the control registers do not run (the first pass
  * decided and the pass header carries the value action), and their stages
- * are free for lanes of the second pass alone. On Tofino 1 that is 15 more
- * elements, 45 in two passes where the word lanes carry 30 (docs/p4.md,
+ * are free for lanes of the second pass alone. On Tofino 1 that is 18 more
+ * elements, 48 in two passes where the word lanes carry 30 (docs/p4.md,
  * "Tofino back end").
  *
  * A late lane is the word lanes' lane with one row (it runs in one pass,
@@ -25,14 +25,28 @@
  * moved behind the lanes: 17 stages on Tofino 1 with 14 late lanes.
  *
  * The overflow test is the word lanes' (a ternary lookup on the returned
- * elements, two entries per lane written by p4gen.py), in two tables,
- * late_clips and late_clips_1 (below).
+ * elements, two entries per lane written by p4gen.py), in three tables,
+ * late_clips, late_clips_1 and late_clips_2 (below).
  */
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE_LATE
 #define INA_P4_STAGE_AGGREGATOR_VALUE_LATE
 #if INA_LATE_LANES > 0
 
-#define INA_LATE_LANE(I) \
+/* Tofino 1: each late lane is pinned to a stage with a stateful ALU that
+ * the control leaves free (INA_LATE_LANE's STAGE: 3 in stage 0 beside
+ * share_flag, 4 in 1 and 2, 3 in 3 beside aggregator_id, 2 in 4 and 5
+ * beside the bitmap, the count and the fair share's registers). Placed by
+ * the back end, the late lanes took stages from the highest lane down and
+ * left ALUs of stages 0 and 1 idle; from 16 late lanes on, lane 0 fell
+ * into stage 6, the word lanes behind it, and the program took 13 stages.
+ * Pinned, 18 fill every stateful ALU of stages 0-9 (docs/p4.md, "Tofino
+ * back end"). */
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1
+#define INA_STAGE(N) @stage(N)
+#else
+#define INA_STAGE(N)
+#endif
+#define INA_LATE_LANE(I, STAGE) \
     INA_INT_REGISTER(aggregator_late_##I, INA_AGGREGATORS); \
     INA_LANE_REGISTER_ACTION_NO_OUT(aggregator_late_##I, late_write_##I, hdr.ina.agg_index, \
         value = (int<32>)hdr.late[I].v; \
@@ -49,7 +63,7 @@
     INA_LANE_REGISTER_ACTION(aggregator_late_##I, late_read_##I, hdr.ina.agg_index, hdr.late[I].v, \
         result = (bit<32>)value; \
     ) \
-    table late_lane_##I { \
+    INA_STAGE(STAGE) table late_lane_##I { \
         key = { \
             meta.pass_value_op : ternary; \
             hdr.late[I].isValid() : ternary; \
@@ -67,16 +81,17 @@
     }
 
 control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
-    /* The overflow test of the late lanes, in two tables: lanes 0-6 in
-     * late_clips, 7-14 in late_clips_1, each keyed on an adding packet's
-     * value action (VALUE_ADD or VALUE_ADD_READ) and its late elements as
-     * they came back, at INT32_MAX or INT32_MIN. Each sets a bit of its own
-     * (late_clip_0, late_clip_1), which lane_clips folds into the overflow
-     * (stages/aggregator_value.p4), so the two tables write nothing the
-     * control reads and neither waits for the other. One table of every
-     * late lane's keys (a 498-bit ternary key at 15 lanes) took a stage of
-     * its own after the last late lane, and 14 late lanes took 13 stages;
-     * the halves sit beside the control (docs/p4.md, "Tofino back end"). */
+    /* The overflow test of the late lanes, in three tables: lanes 0-6 in
+     * late_clips, 7-14 in late_clips_1, 15-17 in late_clips_2, each keyed
+     * on an adding packet's value action (VALUE_ADD or VALUE_ADD_READ) and
+     * its late elements as they came back, at INT32_MAX or INT32_MIN. Each
+     * sets a bit of its own (late_clip_0, _1, _2), which lane_clips folds
+     * into the overflow (stages/aggregator_value.p4), so the tables write
+     * nothing the control reads and none waits for another. One table of
+     * every late lane's keys (a 498-bit ternary key at 15 lanes) took a
+     * stage of its own after the last late lane, and 14 late lanes took 13
+     * stages; split, they sit beside the control (docs/p4.md, "Tofino back
+     * end"). */
     action set_late_clip_0() {
         meta.late_clip_0 = 1;
     }
@@ -162,50 +177,83 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 
+#if INA_LATE_LANES > 15
+    action set_late_clip_2() {
+        meta.late_clip_2 = 1;
+    }
+    table late_clips_2 {
+        key = {
+            meta.pass_value_op : ternary @name("value_op");
+            hdr.late[15].isValid() : ternary @name("late_15_valid");
+            hdr.late[15].v : ternary @name("late_15");
+#if INA_LATE_LANES > 16
+            hdr.late[16].isValid() : ternary @name("late_16_valid");
+            hdr.late[16].v : ternary @name("late_16");
+#endif
+#if INA_LATE_LANES > 17
+            hdr.late[17].isValid() : ternary @name("late_17_valid");
+            hdr.late[17].v : ternary @name("late_17");
+#endif
+        }
+        actions = { set_late_clip_2; NoAction; }
+        const default_action = NoAction();
+        size = 64;
+    }
+#endif
+
 #if INA_LATE_LANES > 0
-    INA_LATE_LANE(0)
+    INA_LATE_LANE(0, 5)
 #endif
 #if INA_LATE_LANES > 1
-    INA_LATE_LANE(1)
+    INA_LATE_LANE(1, 5)
 #endif
 #if INA_LATE_LANES > 2
-    INA_LATE_LANE(2)
+    INA_LATE_LANE(2, 4)
 #endif
 #if INA_LATE_LANES > 3
-    INA_LATE_LANE(3)
+    INA_LATE_LANE(3, 4)
 #endif
 #if INA_LATE_LANES > 4
-    INA_LATE_LANE(4)
+    INA_LATE_LANE(4, 3)
 #endif
 #if INA_LATE_LANES > 5
-    INA_LATE_LANE(5)
+    INA_LATE_LANE(5, 3)
 #endif
 #if INA_LATE_LANES > 6
-    INA_LATE_LANE(6)
+    INA_LATE_LANE(6, 3)
 #endif
 #if INA_LATE_LANES > 7
-    INA_LATE_LANE(7)
+    INA_LATE_LANE(7, 2)
 #endif
 #if INA_LATE_LANES > 8
-    INA_LATE_LANE(8)
+    INA_LATE_LANE(8, 2)
 #endif
 #if INA_LATE_LANES > 9
-    INA_LATE_LANE(9)
+    INA_LATE_LANE(9, 2)
 #endif
 #if INA_LATE_LANES > 10
-    INA_LATE_LANE(10)
+    INA_LATE_LANE(10, 2)
 #endif
 #if INA_LATE_LANES > 11
-    INA_LATE_LANE(11)
+    INA_LATE_LANE(11, 1)
 #endif
 #if INA_LATE_LANES > 12
-    INA_LATE_LANE(12)
+    INA_LATE_LANE(12, 1)
 #endif
 #if INA_LATE_LANES > 13
-    INA_LATE_LANE(13)
+    INA_LATE_LANE(13, 1)
 #endif
 #if INA_LATE_LANES > 14
-    INA_LATE_LANE(14)
+    INA_LATE_LANE(14, 1)
+#endif
+#if INA_LATE_LANES > 15
+    INA_LATE_LANE(15, 0)
+#endif
+#if INA_LATE_LANES > 16
+    INA_LATE_LANE(16, 0)
+#endif
+#if INA_LATE_LANES > 17
+    INA_LATE_LANE(17, 0)
 #endif
 
     apply {
@@ -254,9 +302,21 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #if INA_LATE_LANES > 14
         late_lane_14.apply();
 #endif
+#if INA_LATE_LANES > 15
+        late_lane_15.apply();
+#endif
+#if INA_LATE_LANES > 16
+        late_lane_16.apply();
+#endif
+#if INA_LATE_LANES > 17
+        late_lane_17.apply();
+#endif
         late_clips.apply();
 #if INA_LATE_LANES > 7
         late_clips_1.apply();
+#endif
+#if INA_LATE_LANES > 15
+        late_clips_2.apply();
 #endif
     }
 }
