@@ -577,10 +577,13 @@ def switch_plan(v, jobs):
     port_map = {i: p for i, p in enumerate(PORTS)}
     pl = p4gen.plan(model, port_map, PORT_CPU, "bmv2")
     pl.update(lanes=LANES, late=LATE, pair=PAIR)
-    # A vector states the frame process() returns, before switchd's per-port
-    # address rewrite of multicast copies; and config aggregators/elements
-    # are the vector's own, not capped.
-    pl["rewrites"] = []
+    # The multicast copies get p4gen's per-port rewrite (expected_outputs
+    # applies it to the frame a vector states); port W2's keeps the address
+    # the vectors' frames carry (PS_IP), so that both of the program's paths
+    # run: an address rewritten with its checksum (W1), a MAC alone (W2).
+    # Config aggregators/elements are the vector's own, not capped.
+    pl["rewrites"] = [(rid, port, mac, PS_IP if port == PORT_W2 else ip)
+                      for rid, port, mac, ip in pl["rewrites"]]
     pl["config"]["elements"] = cfg.get("elements", 62)
     return pl
 
@@ -634,11 +637,29 @@ def in_port(step):
     return p
 
 
+def rewritten(frame, mac, ip):
+    """A multicast copy as switchd's copy_for makes it: the port's MAC; its
+    IPv4 address, and the header checksum recomputed, only if that
+    changes."""
+    b = bytearray(frame)
+    b[0:6] = mac.to_bytes(6, "big")
+    if len(b) >= 34 and b[12:14] == b"\x08\x00" and struct.unpack("!I", b[30:34])[0] != ip:
+        b[30:34] = struct.pack("!I", ip)
+        ihl = 4 * (b[14] & 0xF)
+        b[24:26] = b"\x00\x00"
+        s = sum(struct.unpack(f"!{ihl // 2}H", bytes(b[14:14 + ihl])))
+        while s >> 16:
+            s = (s & 0xFFFF) + (s >> 16)
+        b[24:26] = struct.pack("!H", ~s & 0xFFFF)
+    return bytes(b)
+
+
 def expected_outputs(v, pl):
     """Per port, the frames that must come out."""
     exp = {p: [] for p in PORTS}
     group_ports = {gid: ports for gid, _, ports in pl["groups"]}
     job_group = dict(pl["job_multicast"])
+    rewrites = {(rid, port): (mac, ip) for rid, port, mac, ip in pl["rewrites"]}
     for step in v["io"]:
         frame = build_frame(step["in"])
         o = step["out"]
@@ -652,7 +673,10 @@ def expected_outputs(v, pl):
         else:
             out = build_expected(o["fields"], frame)
         if verdict == "multicast":
-            ports = group_ports.get(job_group.get(frame_job(frame)), [])
+            gid = job_group.get(frame_job(frame))
+            for p in group_ports.get(gid, []):
+                exp[p].append(rewritten(out, *rewrites[(gid, p)]) if (gid, p) in rewrites else out)
+            continue
         elif verdict == "control":
             ports = [PORT_CPU]
         elif verdict == "pass":
