@@ -1061,6 +1061,11 @@ def case_accounting(sw, lcores=1):
             time.sleep(0.1)
 
     send_and_wait([("h0", h0), ("h1", h1), ("h2", h2)])
+    # The control thread registers the job after the lcore has counted the
+    # message (and after every lcore's next quiescent state): wait for it.
+    deadline = time.time() + 5
+    while 21 not in sw.telemetry("/ina/jobs") and time.time() < deadline:
+        time.sleep(0.05)
     check(21 in sw.telemetry("/ina/jobs"), "job 21 registered by its control message")
     # After the first round: a collision on seq 60's aggregator, a stale run
     # of job 21, the PS's parameter packet for seq 50 (completed above).
