@@ -316,6 +316,7 @@ def run_jobs(lab, plan, build_dirs, args):
     for f in glob.glob(go_file + ".*"):
         os.unlink(f)
     run = _Run(ps_procs)
+    run.links_before = {s["name"]: _switch_links(lab, s["name"]) for s in plan["switches"]}
 
     while True:
         now = time.monotonic() - t0
@@ -358,6 +359,7 @@ class _Run:
         self.killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
         self.starts = {}  # job id -> when its workers started, and the switches then
         self.switch_snap_before = {}
+        self.links_before = {}  # switch -> its ports' kernel counters at the start
 
 
 def _start_ps(lab, plan, switches, ps_bin, transport, kernel):
@@ -520,6 +522,8 @@ def _finish_run(lab, plan, run, wall):
         s.stop()
     # Switch counters before the PS stops (its unregistration would hide jobs).
     snaps = {s["name"]: lab.counters(s["name"]) for s in plan["switches"]}
+    links = {s["name"]: _switch_links(lab, s["name"], run.links_before.get(s["name"]))
+             for s in plan["switches"]}
     for n, (_, _, p) in run.workers.items():
         if p.alive():
             p.stop(grace=1.0)
@@ -528,6 +532,8 @@ def _finish_run(lab, plan, run, wall):
     report = build_report(plan, run.workers, run.ps_procs, snaps, run.killed - run.killed_ps, run.restarts,
                           run.spoofers, wall, run.switch_snap_before)
     report["faults"]["killed_ps"] = sorted(run.killed_ps)
+    for name, ports in links.items():
+        report["switches"][name]["links"] = ports
     report["starts"] = [run.starts[j] for j in sorted(run.starts)]
     for job, entry in zip(plan["jobs"], report["jobs"]):
         if job["trace_ms"]:
@@ -543,6 +549,17 @@ def _finish_run(lab, plan, run, wall):
         report["switches"][s["name"]]["control_log_lines"] = sum(
             "control message" in line for line in text.splitlines())
     return report
+
+
+def _switch_links(lab, name, before=None):
+    """The kernel's counters of switch `name`'s ports (veth ends named after
+    their peers), since `before` if given. A frame a port's ring had no room
+    for is in rx_dropped here and in no counter of the switch."""
+    now = netns.link_counters(netns.ns_name(lab.prefix, name))
+    if not before:
+        return now
+    return {port: {k: v - before.get(port, {}).get(k, 0) for k, v in c.items()}
+            for port, c in now.items()}
 
 
 def start_spoofer(lab, plan, host, job_id, malformed=0):

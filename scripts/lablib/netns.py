@@ -7,6 +7,7 @@ ina-switchd opens with net_af_xdp (or net_af_packet). Neighbour entries are
 static, so no host ever needs ARP to reach another.
 """
 
+import json
 import os
 import subprocess
 
@@ -46,6 +47,22 @@ def ns_pids(ns):
 
 def ns_exec(ns, args, check=True, timeout=20):
     return run(["ip", "netns", "exec", ns] + list(args), check=check, timeout=timeout)
+
+
+def link_counters(ns):
+    """The kernel's counters of each interface of `ns` but lo, as
+    {name: {rx_packets, rx_dropped, tx_packets, tx_dropped}}. On a switch's
+    namespace they see what a port's driver never does: frames the veth or
+    its XDP program dropped because the AF_XDP / AF_PACKET ring was full."""
+    out = run(["ip", "-j", "-s", "-n", ns, "link", "show"], check=False, quiet=True) or "[]"
+    links = {}
+    for link in json.loads(out):
+        st = link.get("stats64") or {}
+        if link.get("ifname") == "lo" or not st:
+            continue
+        links[link["ifname"]] = {f"{d}_{k}": int(st.get(d, {}).get(k, 0))
+                                 for d in ("rx", "tx") for k in ("packets", "dropped")}
+    return links
 
 
 def _sysctl(ns, key, value):

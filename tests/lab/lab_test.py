@@ -621,15 +621,30 @@ def attack(build, fault, after, tensor):
     return r
 
 
+def reached_switch(r, sent):
+    """How many of the `sent` frames b0 flooded the switch with it read, at
+    least. Those b0's switch port had no ring room for never reach switchd:
+    the kernel counts them on the port's veth (`links`, rx_dropped), and on a
+    loaded machine they are over half. The count includes b0's own frames,
+    hence at least."""
+    lost = r["switches"]["sw0"]["links"]["b0"]["rx_dropped"]
+    print(f"b0's switch port dropped {lost} frames before switchd read them")
+    return sent - lost
+
+
 def t_spoof(build):
     # b0 (a worker of job 2) sends gradient packets with job 1's id; the
     # jobs start once the switch has refused 200 of them.
     r = attack(build, "spoof:b0:1@0", "admission_drops:1>=200", 262144)
     sent = r["faults"].get("spoof_frames_sent", 0)
     drops = r["jobs"][0]["admission_drops"]
-    print(f"spoofed frames sent {sent}, job 1 admission drops {drops}")
+    reached = reached_switch(r, sent)
+    print(f"spoofed frames sent {sent}, {reached} or more reached the switch, job 1 admission "
+          f"drops {drops}")
     check(sent > 100, f"the spoofing host sent only {sent} frames")
-    check(drops >= 0.9 * sent, f"admission drops {drops} for {sent} spoofed frames")
+    check(reached > 100, f"only {reached} of {sent} spoofed frames reached the switch")
+    check(drops >= 0.9 * reached and drops <= sent,
+          f"admission drops {drops} for at least {reached} spoofed frames the switch read")
     check(r["jobs"][1]["admission_drops"] == 0, "job 2's own packets were dropped at admission")
 
 
@@ -676,8 +691,9 @@ def t_forge(build):
     print(f"forged results sent {sent}, dropped by the switch {drops}; job 1 in switch "
           f"{r['jobs'][0]['share_switch']}, job 2 {r['jobs'][1]['share_switch']}")
     check(sent >= 200000, f"the forger sent only {sent} frames")
-    # What the veth ring drops before switchd reads it is not counted.
-    check(drops >= 0.5 * sent, f"forged_result_drops {drops} for {sent} forged results")
+    reached = reached_switch(r, sent)
+    check(drops >= 0.9 * reached and drops <= sent,
+          f"forged_result_drops {drops} for at least {reached} forged results the switch read")
     check(r["jobs"][1]["forged_result_drops"] == 0, "job 2's own parameter packets were dropped")
 
 
@@ -702,9 +718,10 @@ def t_hijack(build):
           f"{b['share_switch']}; {sw['control_log_lines']} lines about control messages in the "
           f"switch's log over {r['wall_s']} s")
     check(sent >= 20000, f"the hijacker sent only {sent} messages")
-    # What the veth ring drops before switchd reads it is not counted.
-    check(sw["control_auth_drops"] >= 0.5 * sent,
-          f"control_auth_drops {sw['control_auth_drops']} for {sent} forged control messages")
+    reached = reached_switch(r, sent)
+    check(sw["control_auth_drops"] >= 0.9 * reached and sw["control_auth_drops"] <= sent,
+          f"control_auth_drops {sw['control_auth_drops']} for at least {reached} forged "
+          "control messages the switch read")
     check("1" in (sw.get("jobs") or {}), "job 1 is no longer registered at the switch")
     check(a["share_switch"] is not None and a["share_switch"] > 0.3,
           f"job 1 aggregated only {a['share_switch']} of its fragments in the switch")
