@@ -57,6 +57,7 @@ T_CONFIG = INGRESS + ".switch_config_0.ina_config"
 T_ROUTE = INGRESS + ".forward_0.ipv4_route"
 T_L2 = INGRESS + ".forward_0.l2_forward"
 T_JOB_MC = INGRESS + ".forward_0.job_multicast"
+T_MC_MAC = EGRESS + ".egress_ina_0.mcast_mac"
 T_MC_REWRITE = EGRESS + ".egress_ina_0.mcast_rewrite"
 T_ECN = EGRESS + ".egress_ina_0.ecn_threshold"
 ADM = INGRESS + ".admission_0."
@@ -471,7 +472,10 @@ def emit_bmv2(pl):
         out.append(f"table_add {T_L2} to_port {mac_str(mac)} => {port}")
     for job, gid in pl["job_multicast"]:
         out.append(f"table_add {T_JOB_MC} to_group {job} => {gid}")
+    # A copy that already carries the port's address only takes its MAC
+    # (mcast_mac); any other is rewritten (stages/forward.p4).
     for rid, port, mac, ip in pl["rewrites"]:
+        out.append(f"table_add {T_MC_MAC} group_mac {rid} {port} {ip_str(ip)} => {mac_str(mac)}")
         out.append(f"table_add {T_MC_REWRITE} rewrite {rid} {port} => {mac_str(mac)} {ip_str(ip)}")
     for port, depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
@@ -560,7 +564,7 @@ def emit_tofino(pl, program="ina_tna"):
         "ig = p4.InaIngress",
         "eg = p4.InaEgress",
         "for t in (ig.forward_0.ipv4_route, ig.forward_0.l2_forward,",
-        "          ig.forward_0.job_multicast, eg.egress_ina_0.mcast_rewrite,",
+        "          ig.forward_0.job_multicast, eg.egress_ina_0.mcast_mac, eg.egress_ina_0.mcast_rewrite,",
         "          eg.egress_ina_0.ecn_threshold, ig.parse_0.goat_children,",
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
@@ -580,6 +584,8 @@ def emit_tofino(pl, program="ina_tna"):
     for job, gid in pl["job_multicast"]:
         out.append(f"ig.forward_0.job_multicast.add_with_to_group(job_id={job}, group={gid})")
     for rid, port, mac, ip in pl["rewrites"]:
+        out.append(f"eg.egress_ina_0.mcast_mac.add_with_group_mac(rid={rid}, egress_port={port}, "
+                   f"dst='{ip_str(ip)}', mac='{mac_str(mac)}')")
         out.append(f"eg.egress_ina_0.mcast_rewrite.add_with_rewrite(rid={rid}, egress_port={port}, "
                    f"mac='{mac_str(mac)}', ip='{ip_str(ip)}')")
     for port, depth in pl["ecn"]:

@@ -152,50 +152,60 @@ control forward_decision(inout ina_headers_t hdr, inout ina_meta_t meta) {
 control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
                    in bit<9> egress_port, in bit<16> rid, in bit<32> qdepth,
                    out bit<1> drop) {
-    /* Whether the address changed is tested after the table: an action
-     * cannot compare a header field with its data on Tofino. */
-    action rewrite(bit<48> mac, bit<32> ip) {
-        hdr.ethernet.dst = mac;
-        hdr.ipv4.dst = ip;
-    }
+    /* Each copy gets the port's addresses; the IPv4 checksum is recomputed
+     * only when the address changes (switchd's copy_for). Whether it
+     * changes is a lookup of the copy's own address, `mcast_mac`, which
+     * hits when it already is the port's: comparing the field after the
+     * rewrite with a copy of it taken before held that 32-bit copy in
+     * egress PHV, which Tofino 2's pair lanes need. */
     action group_mac(bit<48> mac) {
         hdr.ethernet.dst = mac;
     }
+    action rewrite(bit<48> mac, bit<32> ip) {
+        hdr.ethernet.dst = mac;
+        hdr.ipv4.dst = ip;
+        meta.ip_changed = 1;
+    }
     action keep() {
+    }
+    table mcast_mac {
+        key = {
+            rid : exact;
+            egress_port : exact;
+            hdr.ipv4.dst : exact;
+        }
+        actions = { group_mac; keep; }
+        default_action = keep();
+        size = 4096;
     }
     table mcast_rewrite {
         key = {
             rid : exact;
             egress_port : exact;
         }
-        actions = { rewrite; group_mac; keep; }
+        actions = { rewrite; keep; }
         default_action = keep();
         size = 4096;
     }
 
-    bit<32> threshold = 0;
+    /* qdepth >= threshold as the sign of their difference, taken in the
+     * threshold's own action (a Tofino gateway compares with constants
+     * only, and a threshold field of its own was 32 more bits of egress
+     * PHV); both are below 2^31 (a 19-bit queue depth, a threshold of the
+     * same range). A port without a threshold leaves a negative
+     * difference. */
+    bit<32> depth_left = 0;
     action set_threshold(bit<32> depth) {
-        threshold = depth;
+        depth_left = qdepth - depth;
+    }
+    action no_threshold() {
+        depth_left = 0x80000000;
     }
     table ecn_threshold {
         key = { egress_port : exact; }
-        actions = { set_threshold; }
-        default_action = set_threshold(0);
+        actions = { set_threshold; no_threshold; }
+        default_action = no_threshold();
         size = 64;
-    }
-
-    /* qdepth >= threshold by subtraction, in a table's action so that the
-     * difference stays a field (a Tofino gateway compares with constants
-     * only); both are below 2^31 (a 19-bit queue depth, a threshold of the
-     * same range). */
-    bit<32> depth_left = 0;
-    action depth_minus_threshold() {
-        depth_left = qdepth - threshold;
-    }
-    table depth_compare {
-        actions = { depth_minus_threshold; }
-        const default_action = depth_minus_threshold();
-        size = 1;
     }
 
     apply {
@@ -205,17 +215,14 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
             drop = 1;
         } else {
             if (rid != 0 && hdr.ina.isValid()) {
-                bit<32> dst_before = hdr.ipv4.dst;
-                mcast_rewrite.apply();
-                if (hdr.ipv4.dst != dst_before) {
-                    meta.ip_changed = 1;
+                if (!mcast_mac.apply().hit) {
+                    mcast_rewrite.apply();
                 }
             }
-            ecn_threshold.apply();
             /* As switchd (config/README.md, ecn_threshold): INA packets get
              * the INA ECN flag and IP CE, other ECN-capable IPv4 packets CE. */
-            depth_compare.apply();
-            if (threshold != 0 && depth_left[31:31] == 0 && hdr.ipv4.isValid()) {
+            ecn_threshold.apply();
+            if (depth_left[31:31] == 0 && hdr.ipv4.isValid()) {
                 if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
                     hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
                     hdr.ipv4.tos[1:0] = 3;
