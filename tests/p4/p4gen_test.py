@@ -47,6 +47,12 @@ def generated(binary, tmp):
     check("to_group 9 => 9" in b.stdout and "mc_node_create 9 1" in b.stdout, "bmv2: job group")
     check("set_threshold 2 => 4" in b.stdout and "set_threshold 1 =>" not in b.stdout,
           "bmv2: ECN threshold only where set")
+    # A multicast copy: the port's MAC alone when it already carries the
+    # worker's address (mcast_mac), else MAC and address (stages/forward.p4).
+    eg = "table_add InaEgress.egress_ina_0."
+    check(f"{eg}mcast_mac group_mac 9 1 10.0.0.1 => 02:00:00:00:00:01" in b.stdout.splitlines() and
+          f"{eg}mcast_rewrite rewrite 9 1 => 02:00:00:00:00:01 10.0.0.1" in b.stdout.splitlines(),
+          "bmv2: multicast rewrite of the worker's port, both tables")
     # Admission (stages/admission.p4): members bound to their neighbour's
     # port and their configured MAC; a config job's epoch is not checked.
     adm = "table_add InaIngress.admission_0."
@@ -71,6 +77,11 @@ def generated(binary, tmp):
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
     check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
+    check("eg.egress_ina_0.mcast_mac.add_with_group_mac(rid=9, egress_port=0, dst='10.0.0.1', "
+          "mac='02:00:00:00:00:01')" in t.stdout and
+          "eg.egress_ina_0.mcast_rewrite.add_with_rewrite(rid=9, egress_port=0, "
+          "mac='02:00:00:00:00:01', ip='10.0.0.1')" in t.stdout,
+          "tofino: multicast rewrite of the worker's port, both tables")
     check("ig.admission_0.ps_admission.add_with_is_ps(job_id=9, src_ip='10.0.0.100', in_port=1, "
           "src_mac='02:00:00:00:00:64')" in t.stdout, "tofino: admission of the PS")
     check("ig.admission_0.worker_admission.add_with_check_bit(job_id=9, src_ip='10.0.0.1', "
