@@ -35,7 +35,7 @@ import wire  # noqa: E402
 # defaults), --lanes: word lanes (two passes of INA_LANES elements) and pair
 # lanes (2 * INA_LANES elements in one pass).
 P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
-P4_PAIR_LANES = {"bmv2": 31, "tofino2": 22}
+P4_PAIR_LANES = {"bmv2": 31, "tofino2": 23}
 # The layout a target builds by default: pair lanes on Tofino 2 only.
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # INA_LATE_LANES of the word lanes' default builds, --late-lanes: lanes of
@@ -391,7 +391,8 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
             depth = p["ecn_threshold"]
             if target == "tofino":
                 depth *= (frame + TOFINO_CELL_BYTES - 1) // TOFINO_CELL_BYTES
-            ecn.append((p4port(i), depth))
+            # Negated: stages/forward.p4's set_threshold adds it to the depth.
+            ecn.append((p4port(i), -depth & 0xFFFFFFFF))
     return {
         "config": {
             "aggregators": m["aggregators"],
@@ -477,8 +478,8 @@ def emit_bmv2(pl):
     for rid, port, mac, ip in pl["rewrites"]:
         out.append(f"table_add {T_MC_MAC} group_mac {rid} {port} {ip_str(ip)} => {mac_str(mac)}")
         out.append(f"table_add {T_MC_REWRITE} rewrite {rid} {port} => {mac_str(mac)} {ip_str(ip)}")
-    for port, depth in pl["ecn"]:
-        out.append(f"table_add {T_ECN} set_threshold {port} => {depth}")
+    for port, minus_depth in pl["ecn"]:
+        out.append(f"table_add {T_ECN} set_threshold {port} => {minus_depth}")
     out += bmv2_admission(pl["admission"])
     bits = late_clip_bits(pl["late"])
     first = f"{CLIPS_CONTROL}.lane_clips"
@@ -588,9 +589,9 @@ def emit_tofino(pl, program="ina_tna"):
                    f"dst='{ip_str(ip)}', mac='{mac_str(mac)}')")
         out.append(f"eg.egress_ina_0.mcast_rewrite.add_with_rewrite(rid={rid}, egress_port={port}, "
                    f"mac='{mac_str(mac)}', ip='{ip_str(ip)}')")
-    for port, depth in pl["ecn"]:
+    for port, minus_depth in pl["ecn"]:
         out.append(f"eg.egress_ina_0.ecn_threshold.add_with_set_threshold(egress_port={port}, "
-                   f"depth={depth})")
+                   f"minus_depth={minus_depth:#x})")
     out += tofino_admission(pl["admission"])
     for table, action, prio, key, limit, _ in lane_clips(pl["lanes"], pl["pair"], pl["late"]):
         out.append(f"ig.{table}.add_with_{action}("
@@ -639,7 +640,7 @@ def main(argv=None):
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
-                         "default build, 31 on BMv2, 15 on Tofino, 22 pair lanes on Tofino 2, "
+                         "default build, 31 on BMv2, 15 on Tofino, 23 pair lanes on Tofino 2, "
                          "21 word lanes there; elements are capped at twice that and the "
                          "late lanes)")
     ap.add_argument("--late-lanes", type=int, default=None,

@@ -45,7 +45,8 @@ def generated(binary, tmp):
     check("set_config 4096 62 1 7813 64 65535" in b.stdout, "bmv2: switch config with defaults")
     check("to_neighbour 10.0.0.100 => 2 02:00:00:00:00:64" in b.stdout, "bmv2: route to the PS")
     check("to_group 9 => 9" in b.stdout and "mc_node_create 9 1" in b.stdout, "bmv2: job group")
-    check("set_threshold 2 => 4" in b.stdout and "set_threshold 1 =>" not in b.stdout,
+    # The threshold negated: set_threshold adds it to the queue depth.
+    check("set_threshold 2 => 4294967292" in b.stdout and "set_threshold 1 =>" not in b.stdout,
           "bmv2: ECN threshold only where set")
     # A multicast copy: the port's MAC alone when it already carries the
     # worker's address (mcast_mac), else MAC and address (stages/forward.p4).
@@ -76,7 +77,8 @@ def generated(binary, tmp):
     check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
-    check("add_with_set_threshold(egress_port=1, depth=20)" in t.stdout, "tofino: ECN in cells")
+    check("add_with_set_threshold(egress_port=1, minus_depth=0xffffffec)" in t.stdout,
+          "tofino: ECN in cells, negated")
     check("eg.egress_ina_0.mcast_mac.add_with_group_mac(rid=9, egress_port=0, dst='10.0.0.1', "
           "mac='02:00:00:00:00:01')" in t.stdout and
           "eg.egress_ina_0.mcast_rewrite.add_with_rewrite(rid=9, egress_port=0, "
@@ -164,16 +166,16 @@ def lane_entries(path):
     check(t2.returncode == 0 and "elements=42," in t2.stdout and len(clips2) == 42
           and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_20=" in clips2[-1],
           f"tofino2 word lanes: 21 lanes ({len(clips2)} lane_clips entries)")
-    # The default Tofino 2 build, its pair lanes: 22 lanes of two elements,
-    # 44 elements in one pass; one overflow table per 13 elements, each with
+    # The default Tofino 2 build, its pair lanes: 23 lanes of two elements,
+    # 46 elements in one pass; one overflow table per 13 elements, each with
     # its own action. --pair-lanes says the same.
     pr = p4gen("--target", "tofino2", path)
     check(pr.stdout == p4gen("--target", "tofino2", "--pair-lanes", path).stdout,
           "tofino2: the pair lanes are the default")
-    check(pr.returncode == 0 and "elements=44," in pr.stdout,
-          f"tofino2 pair form: elements capped at 2 x 22 ({pr.stderr.strip()})")
+    check(pr.returncode == 0 and "elements=46," in pr.stdout,
+          f"tofino2 pair form: elements capped at 2 x 23 ({pr.stderr.strip()})")
     for k, (table, n, last) in enumerate((("lane_clips", 26, "elem_12="), ("lane_clips_1", 26, "elem_25="),
-                                          ("lane_clips_2", 26, "elem_38="), ("lane_clips_3", 10, "elem_43="))):
+                                          ("lane_clips_2", 26, "elem_38="), ("lane_clips_3", 14, "elem_45="))):
         got = [x for x in pr.stdout.splitlines() if f".{table}.add_with_" in x]
         check(len(got) == n and all(f".{table}.add_with_set_clip_{k}(" in x for x in got)
               and last in got[-1] and "MATCH_PRIORITY=88" in pr.stdout,

@@ -192,11 +192,13 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
      * threshold's own action (a Tofino gateway compares with constants
      * only, and a threshold field of its own was 32 more bits of egress
      * PHV); both are below 2^31 (a 19-bit queue depth, a threshold of the
-     * same range). A port without a threshold leaves a negative
-     * difference. */
+     * same range). The entry holds the threshold negated (p4gen writes
+     * 2^32 - depth): a Tofino ALU takes a subtraction's second operand from
+     * PHV or a constant, never from action data, but adds action data. A
+     * port without a threshold leaves a negative difference. */
     bit<32> depth_left = 0;
-    action set_threshold(bit<32> depth) {
-        depth_left = qdepth - depth;
+    action set_threshold(bit<32> minus_depth) {
+        depth_left = qdepth + minus_depth;
     }
     action no_threshold() {
         depth_left = 0x80000000;
