@@ -34,7 +34,7 @@ import wire  # noqa: E402
 # INA_LANES of the program per target and lane layout (constants.p4's
 # defaults), --lanes: word lanes (two passes of INA_LANES elements) and pair
 # lanes (2 * INA_LANES elements in one pass).
-P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 21}
+P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 23}
 P4_PAIR_LANES = {"bmv2": 31, "tofino2": 23}
 # The layout a target builds by default: pair lanes on Tofino 2 only.
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
@@ -641,7 +641,7 @@ def main(argv=None):
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
                          "default build, 31 on BMv2, 15 on Tofino, 23 pair lanes on Tofino 2, "
-                         "21 word lanes there; elements are capped at twice that and the "
+                         "23 word lanes there; elements are capped at twice that and the "
                          "late lanes)")
     ap.add_argument("--late-lanes", type=int, default=None,
                     help="INA_LATE_LANES the program was built with: word lanes of the second "

@@ -159,13 +159,13 @@ def lane_entries(path):
         got = [x for x in t.stdout.splitlines() if f".{table}.add_with_set_clipped" in x]
         check(len(got) == n and last in got[-1] and f"aggregator_value_0.{table}" in t.stdout,
               f"tofino, 31 lanes: {n} {table} entries ({len(got)})")
-    # Tofino 2's word lanes (-DINA_WORD_LANES): 21 lanes, 42 elements in two
-    # passes, 42 entries in two tables.
+    # Tofino 2's word lanes (-DINA_WORD_LANES): 23 lanes, 46 elements in two
+    # passes, 46 entries in two tables.
     t2 = p4gen("--target", "tofino2", "--word-lanes", path)
     clips2 = [x for x in t2.stdout.splitlines() if "add_with_set_clipped" in x]
-    check(t2.returncode == 0 and "elements=42," in t2.stdout and len(clips2) == 42
-          and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_20=" in clips2[-1],
-          f"tofino2 word lanes: 21 lanes ({len(clips2)} lane_clips entries)")
+    check(t2.returncode == 0 and "elements=46," in t2.stdout and len(clips2) == 46
+          and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_22=" in clips2[-1],
+          f"tofino2 word lanes: 23 lanes ({len(clips2)} lane_clips entries)")
     # The default Tofino 2 build, its pair lanes: 23 lanes of two elements,
     # 46 elements in one pass; one overflow table per 13 elements, each with
     # its own action. --pair-lanes says the same.
