@@ -59,6 +59,32 @@
 
 const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 
+/* IPv4 options, in both parsers. Option word i in state opt<i>, a fixed
+ * stack index per state: the Tofino parser cannot follow `.next` through
+ * states entered at different depths, and has no variable-length extract.
+ * The pair build (Tofino 2) parses none: a frame with IHL above 5 ends its
+ * parse at the IPv4 header, so it is not INA traffic there and the normal
+ * tables forward it with its options as payload. The ten option words took
+ * 320 bits of each gress's PHV: with them 24 pair lanes failed PHV
+ * allocation, without them 31 fit (docs/p4.md, "IPv4 options on Tofino 2"). */
+#ifdef INA_PAIR_LANES
+#define INA_AFTER_IHL5(SFX) accept
+#define INA_OPTION_STATES(SFX)
+#else
+#define INA_AFTER_IHL5(SFX) opt0##SFX
+#define INA_OPTION_STATES(SFX) \
+    state opt0##SFX { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp##SFX; default: opt1##SFX; } } \
+    state opt1##SFX { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp##SFX; default: opt2##SFX; } } \
+    state opt2##SFX { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp##SFX; default: opt3##SFX; } } \
+    state opt3##SFX { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp##SFX; default: opt4##SFX; } } \
+    state opt4##SFX { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp##SFX; default: opt5##SFX; } } \
+    state opt5##SFX { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp##SFX; default: opt6##SFX; } } \
+    state opt6##SFX { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp##SFX; default: opt7##SFX; } } \
+    state opt7##SFX { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp##SFX; default: opt8##SFX; } } \
+    state opt8##SFX { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp##SFX; default: opt9##SFX; } } \
+    state opt9##SFX { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp##SFX; }
+#endif
+
 /* The header states, written once and instantiated twice: for the first
  * pass (no suffix) and for the second (suffix _2), which ends in the
  * elements of the second half. The pass is told apart where it is known,
@@ -66,11 +92,8 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
  * the intrinsic metadata in parse_ina kept the ingress port and the
  * resubmit flag in Tofino 1's parser match registers (one 16-bit, two
  * 8-bit) through every state, which left too few for the IPv4 header's
- * selects. Option word i in state opt<i>, a fixed stack index per state:
- * the Tofino parser cannot follow `.next` through states entered at
- * different depths, and has no variable-length extract. The IPv4 version
- * is checked by parse (is_ina), not here: with the fragment offset and
- * protocol it took a third match register. */
+ * selects. The IPv4 version is checked by parse (is_ina), not here: with
+ * the fragment offset and protocol it took a third match register. */
 #define INA_HEADER_STATES(SFX, AFTER_INA) \
     state parse_ethernet##SFX { \
         pkt.extract(hdr.ethernet); \
@@ -89,20 +112,11 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
     state parse_ipv4_options##SFX { \
         transition select(hdr.ipv4.ihl) { \
             5: parse_udp##SFX; \
-            6 .. 15: opt0##SFX; \
+            6 .. 15: INA_AFTER_IHL5(SFX); \
             default: accept; \
         } \
     } \
-    state opt0##SFX { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp##SFX; default: opt1##SFX; } } \
-    state opt1##SFX { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp##SFX; default: opt2##SFX; } } \
-    state opt2##SFX { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp##SFX; default: opt3##SFX; } } \
-    state opt3##SFX { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp##SFX; default: opt4##SFX; } } \
-    state opt4##SFX { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp##SFX; default: opt5##SFX; } } \
-    state opt5##SFX { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp##SFX; default: opt6##SFX; } } \
-    state opt6##SFX { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp##SFX; default: opt7##SFX; } } \
-    state opt7##SFX { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp##SFX; default: opt8##SFX; } } \
-    state opt8##SFX { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp##SFX; default: opt9##SFX; } } \
-    state opt9##SFX { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp##SFX; } \
+    INA_OPTION_STATES(SFX) \
     state parse_udp##SFX { \
         pkt.extract(hdr.udp); \
         transition select(hdr.udp.dst_port) { \
@@ -657,7 +671,9 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
         pkt.emit(hdr.pass);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
+#ifndef INA_PAIR_LANES
         pkt.emit(hdr.ipv4_opts);
+#endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
 #ifndef INA_PAIR_LANES
@@ -711,23 +727,11 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
     state parse_ipv4_options {
         transition select(hdr.ipv4.ihl) {
             5: parse_udp;
-            6 .. 15: opt0;
+            6 .. 15: INA_AFTER_IHL5();
             default: accept;
         }
     }
-    /* Option word i in state opt<i>, a fixed stack index per state: the
-     * Tofino parser cannot follow `.next` through states entered at
-     * different depths. */
-    state opt0 { pkt.extract(hdr.ipv4_opts[0]); transition select(hdr.ipv4.ihl) { 6: parse_udp; default: opt1; } }
-    state opt1 { pkt.extract(hdr.ipv4_opts[1]); transition select(hdr.ipv4.ihl) { 7: parse_udp; default: opt2; } }
-    state opt2 { pkt.extract(hdr.ipv4_opts[2]); transition select(hdr.ipv4.ihl) { 8: parse_udp; default: opt3; } }
-    state opt3 { pkt.extract(hdr.ipv4_opts[3]); transition select(hdr.ipv4.ihl) { 9: parse_udp; default: opt4; } }
-    state opt4 { pkt.extract(hdr.ipv4_opts[4]); transition select(hdr.ipv4.ihl) { 10: parse_udp; default: opt5; } }
-    state opt5 { pkt.extract(hdr.ipv4_opts[5]); transition select(hdr.ipv4.ihl) { 11: parse_udp; default: opt6; } }
-    state opt6 { pkt.extract(hdr.ipv4_opts[6]); transition select(hdr.ipv4.ihl) { 12: parse_udp; default: opt7; } }
-    state opt7 { pkt.extract(hdr.ipv4_opts[7]); transition select(hdr.ipv4.ihl) { 13: parse_udp; default: opt8; } }
-    state opt8 { pkt.extract(hdr.ipv4_opts[8]); transition select(hdr.ipv4.ihl) { 14: parse_udp; default: opt9; } }
-    state opt9 { pkt.extract(hdr.ipv4_opts[9]); transition parse_udp; }
+    INA_OPTION_STATES()
     state parse_udp {
         pkt.extract(hdr.udp);
         transition select(hdr.udp.dst_port) {
@@ -774,16 +778,22 @@ control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t
             hdr.ipv4.checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos, hdr.ipv4.total_length,
                 hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,
+#ifdef INA_PAIR_LANES
+                hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst });
+#else
                 hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst,
                 /* absent option words read as 0 and add nothing */
                 hdr.ipv4_opts[0].word, hdr.ipv4_opts[1].word, hdr.ipv4_opts[2].word, hdr.ipv4_opts[3].word,
                 hdr.ipv4_opts[4].word, hdr.ipv4_opts[5].word, hdr.ipv4_opts[6].word,
                 hdr.ipv4_opts[7].word, hdr.ipv4_opts[8].word, hdr.ipv4_opts[9].word });
+#endif
         }
         pkt.emit(hdr.pass);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
+#ifndef INA_PAIR_LANES
         pkt.emit(hdr.ipv4_opts);
+#endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
     }

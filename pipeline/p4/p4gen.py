@@ -35,7 +35,7 @@ import wire  # noqa: E402
 # defaults), --lanes: word lanes (two passes of INA_LANES elements) and pair
 # lanes (2 * INA_LANES elements in one pass).
 P4_LANES = {"bmv2": 31, "tofino": 15, "tofino2": 23}
-P4_PAIR_LANES = {"bmv2": 31, "tofino2": 23}
+P4_PAIR_LANES = {"bmv2": 31, "tofino2": 31}
 # The layout a target builds by default: pair lanes on Tofino 2 only.
 P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # INA_LATE_LANES of the word lanes' default builds, --late-lanes: lanes of
@@ -640,12 +640,12 @@ def main(argv=None):
     ap.add_argument("--program", default="ina_tna", help="P4 program name under bfrt (Tofino)")
     ap.add_argument("--lanes", type=int, default=None,
                     help="INA_LANES the program was built with (default: the target's "
-                         "default build, 31 on BMv2, 15 on Tofino, 23 pair lanes on Tofino 2, "
+                         "default build, 31 on BMv2, 15 on Tofino, 31 pair lanes on Tofino 2, "
                          "23 word lanes there; elements are capped at twice that and the "
                          "late lanes)")
     ap.add_argument("--late-lanes", type=int, default=None,
                     help="INA_LATE_LANES the program was built with: word lanes of the second "
-                         "pass alone (default: 15 on Tofino, 0 elsewhere; 0..15)")
+                         "pass alone (default: 18 on Tofino, 0 elsewhere; 0..18)")
     layout = ap.add_mutually_exclusive_group()
     layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
                         help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "

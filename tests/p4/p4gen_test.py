@@ -166,22 +166,29 @@ def lane_entries(path):
     check(t2.returncode == 0 and "elements=46," in t2.stdout and len(clips2) == 46
           and "lane_clips_1.add_with_set_clipped" in clips2[-1] and "elem_22=" in clips2[-1],
           f"tofino2 word lanes: 23 lanes ({len(clips2)} lane_clips entries)")
-    # The default Tofino 2 build, its pair lanes: 23 lanes of two elements,
-    # 46 elements in one pass; one overflow table per 13 elements, each with
-    # its own action. --pair-lanes says the same.
+    # The default Tofino 2 build, its pair lanes: 31 lanes of two elements,
+    # the protocol's 62 in one pass, uncapped; one overflow table per 13
+    # elements, each with its own action. --pair-lanes says the same; with
+    # --lanes 23 (an older build) elements are capped at 46 and the fifth
+    # table is gone.
     pr = p4gen("--target", "tofino2", path)
     check(pr.stdout == p4gen("--target", "tofino2", "--pair-lanes", path).stdout,
           "tofino2: the pair lanes are the default")
-    check(pr.returncode == 0 and "elements=46," in pr.stdout,
-          f"tofino2 pair form: elements capped at 2 x 23 ({pr.stderr.strip()})")
+    check(pr.returncode == 0 and "elements=62," in pr.stdout and "at most" not in pr.stderr,
+          f"tofino2 pair form: 62 elements, 2 x 31 ({pr.stderr.strip()})")
     for k, (table, n, last) in enumerate((("lane_clips", 26, "elem_12="), ("lane_clips_1", 26, "elem_25="),
-                                          ("lane_clips_2", 26, "elem_38="), ("lane_clips_3", 14, "elem_45="))):
+                                          ("lane_clips_2", 26, "elem_38="), ("lane_clips_3", 26, "elem_51="),
+                                          ("lane_clips_4", 20, "elem_61="))):
         got = [x for x in pr.stdout.splitlines() if f".{table}.add_with_" in x]
         check(len(got) == n and all(f".{table}.add_with_set_clip_{k}(" in x for x in got)
-              and last in got[-1] and "MATCH_PRIORITY=88" in pr.stdout,
+              and last in got[-1] and "MATCH_PRIORITY=124" in pr.stdout,
               f"tofino2 pair form: {n} {table} entries, action set_clip_{k} ({len(got)})")
-    check("lane_clips_4" not in pr.stdout and "set_clipped" not in pr.stdout,
-          "tofino2 pair form: no fifth table, no single-word action")
+    check("lane_clips_5" not in pr.stdout and "set_clipped" not in pr.stdout,
+          "tofino2 pair form: no sixth table, no single-word action")
+    p23 = p4gen("--target", "tofino2", "--lanes", "23", path)
+    check(p23.returncode == 0 and "elements=46," in p23.stdout and "lane_clips_4" not in p23.stdout
+          and len([x for x in p23.stdout.splitlines() if ".lane_clips_3.add_with_" in x]) == 14,
+          f"tofino2 pair form, 23 lanes: elements capped at 46, four tables ({p23.stderr.strip()})")
     bad = p4gen("--target", "tofino", "--pair-lanes", path)
     check(bad.returncode == 2 and "Tofino 2" in bad.stderr,
           f"pair form refused for Tofino 1 ({bad.stderr.strip()})")

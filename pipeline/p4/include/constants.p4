@@ -58,13 +58,13 @@ const bit<16> INA_F_FLOAT = 0x80;
  * aggregator_flags leave (docs/p4.md, "Tofino back end"). Tofino 1 and
  * Tofino 2 build the most that fit their 12 and 20 stages by default
  * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 18 late lanes, below),
- * 23 pair lanes on Tofino 2
- * (23 word lanes with -DINA_WORD_LANES); BMv2 has no such limit and builds
- * 31 (62 elements, the protocol default), running the same passes so that
- * every target executes one program. */
+ * 31 pair lanes on Tofino 2, 62 elements in one pass (23 word lanes with
+ * -DINA_WORD_LANES); BMv2 has no such limit and builds 31 (62 elements,
+ * the protocol default), running the same passes so that every target
+ * executes one program. */
 #ifndef INA_LANES
 #if __TARGET_TOFINO__ == 2 && defined(INA_PAIR_LANES)
-#define INA_LANES 23
+#define INA_LANES 31
 #elif __TARGET_TOFINO__ == 2
 #define INA_LANES 23
 #elif defined(__TARGET_TOFINO__)

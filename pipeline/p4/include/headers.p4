@@ -185,6 +185,17 @@ struct ina_config_t {
 #endif
 @do_not_use_clot("ingress", "hdr.ipv4_opts")
 @do_not_use_clot("egress", "hdr.ipv4_opts")
+#ifdef INA_PAIR_LANES
+/* The pair build's overflow bits, a container each: packed three to an
+ * 8-bit container, their five tables queued one stage apart after the last
+ * lane, and 31 lanes took 22 to 23 stages (docs/p4.md, "Tofino 2: pair
+ * lanes"). */
+@pa_solitary("ingress", "meta.clip_0")
+@pa_solitary("ingress", "meta.clip_1")
+@pa_solitary("ingress", "meta.clip_2")
+@pa_solitary("ingress", "meta.clip_3")
+@pa_solitary("ingress", "meta.clip_4")
+#endif
 #endif
 struct ina_meta_t {
     ina_config_t cfg;

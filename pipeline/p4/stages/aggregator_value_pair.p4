@@ -39,13 +39,30 @@
 #error "the pair lanes (INA_PAIR_LANES) need Tofino 2's stateful ALU"
 #endif
 
+/* Tofino 2: each lane and overflow table has a stage (@stage), in element
+ * order from the first stage after the bitmap (6): lanes 0-1 beside the
+ * count and job_held, then four a stage (a stage has four stateful ALUs),
+ * lane 30 in 14; each overflow table a stage after the lanes of its 13
+ * elements, where a stage's ternary match input has room for its 433 bits
+ * beside the lanes' keys. Left to itself, the back end placed the lanes
+ * highest first, so that every overflow table but the last waited for
+ * lane 0, one a stage: 30 lanes took 20 stages and 31 took 22. A stage is
+ * a request: where it cannot be met the back end moves the table (in the
+ * committed 31-lane build, lanes 10-13 to stage 15, lanes 27-30 to 14; the
+ * map is in docs/p4.md, "Tofino 2: pair lanes"). */
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 2
+#define INA_PAIR_STAGE(N) @stage(N)
+#else
+#define INA_PAIR_STAGE(N)
+#endif
+
 /* A lane's register word: elements 2i (lo) and 2i+1 (hi). */
 struct ina_value_pair_t {
     int<32> lo;
     int<32> hi;
 }
 
-#define INA_PAIR_LANE(I, N, LO, HI) \
+#define INA_PAIR_LANE(I, N, LO, HI, STAGE) \
     INA_VALUE_PAIR_REGISTER(aggregator_value_##I, INA_VALUE_ROWS); \
     INA_VALUE_PAIR_ACTION_NO_OUT(aggregator_value_##I, value_write_##I, meta.value_row, LO, HI, \
         value.lo = (int<32>)LO.v; \
@@ -69,6 +86,7 @@ struct ina_value_pair_t {
         result = (bit<32>)value.lo; \
         result2 = (bit<32>)value.hi; \
     ) \
+    INA_PAIR_STAGE(STAGE) \
     table lane_##I { \
         key = { \
             meta.cls : ternary; \
@@ -106,6 +124,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     action set_clip_3() { meta.clip_3 = 1; }
     action set_clip_4() { meta.clip_4 = 1; }
 #if 2 * INA_LANES > 0
+    INA_PAIR_STAGE(9)
     table lane_clips {
         key = {
             meta.value_op : ternary;
@@ -168,6 +187,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 #if 2 * INA_LANES > 13
+    INA_PAIR_STAGE(10)
     table lane_clips_1 {
         key = {
             meta.value_op : ternary;
@@ -230,6 +250,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 #if 2 * INA_LANES > 26
+    INA_PAIR_STAGE(12)
     table lane_clips_2 {
         key = {
             meta.value_op : ternary;
@@ -292,6 +313,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 #if 2 * INA_LANES > 39
+    INA_PAIR_STAGE(13)
     table lane_clips_3 {
         key = {
             meta.value_op : ternary;
@@ -354,6 +376,7 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 #if 2 * INA_LANES > 52
+    INA_PAIR_STAGE(15)
     table lane_clips_4 {
         key = {
             meta.value_op : ternary;
@@ -404,97 +427,97 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 #if INA_LANES > 0
-    INA_PAIR_LANE(0, 0, hdr.elems[0], hdr.elems[1])
+    INA_PAIR_LANE(0, 0, hdr.elems[0], hdr.elems[1], 6)
 #endif
 #if INA_LANES > 1
-    INA_PAIR_LANE(1, 2, hdr.elems[2], hdr.elems[3])
+    INA_PAIR_LANE(1, 2, hdr.elems[2], hdr.elems[3], 6)
 #endif
 #if INA_LANES > 2
-    INA_PAIR_LANE(2, 4, hdr.elems[4], hdr.elems[5])
+    INA_PAIR_LANE(2, 4, hdr.elems[4], hdr.elems[5], 7)
 #endif
 #if INA_LANES > 3
-    INA_PAIR_LANE(3, 6, hdr.elems[6], hdr.elems[7])
+    INA_PAIR_LANE(3, 6, hdr.elems[6], hdr.elems[7], 7)
 #endif
 #if INA_LANES > 4
-    INA_PAIR_LANE(4, 8, hdr.elems[8], hdr.elems[9])
+    INA_PAIR_LANE(4, 8, hdr.elems[8], hdr.elems[9], 7)
 #endif
 #if INA_LANES > 5
-    INA_PAIR_LANE(5, 10, hdr.elems[10], hdr.elems[11])
+    INA_PAIR_LANE(5, 10, hdr.elems[10], hdr.elems[11], 7)
 #endif
 #if INA_LANES > 6
-    INA_PAIR_LANE(6, 12, hdr.elems[12], hdr.elems[13])
+    INA_PAIR_LANE(6, 12, hdr.elems[12], hdr.elems[13], 8)
 #endif
 #if INA_LANES > 7
-    INA_PAIR_LANE(7, 14, hdr.elems[14], hdr.elems[15])
+    INA_PAIR_LANE(7, 14, hdr.elems[14], hdr.elems[15], 8)
 #endif
 #if INA_LANES > 8
-    INA_PAIR_LANE(8, 16, hdr.elems[16], hdr.elems[17])
+    INA_PAIR_LANE(8, 16, hdr.elems[16], hdr.elems[17], 8)
 #endif
 #if INA_LANES > 9
-    INA_PAIR_LANE(9, 18, hdr.elems[18], hdr.elems[19])
+    INA_PAIR_LANE(9, 18, hdr.elems[18], hdr.elems[19], 8)
 #endif
 #if INA_LANES > 10
-    INA_PAIR_LANE(10, 20, hdr.elems[20], hdr.elems[21])
+    INA_PAIR_LANE(10, 20, hdr.elems[20], hdr.elems[21], 9)
 #endif
 #if INA_LANES > 11
-    INA_PAIR_LANE(11, 22, hdr.elems[22], hdr.elems[23])
+    INA_PAIR_LANE(11, 22, hdr.elems[22], hdr.elems[23], 9)
 #endif
 #if INA_LANES > 12
-    INA_PAIR_LANE(12, 24, hdr.elems[24], hdr.elems[25])
+    INA_PAIR_LANE(12, 24, hdr.elems[24], hdr.elems[25], 9)
 #endif
 #if INA_LANES > 13
-    INA_PAIR_LANE(13, 26, hdr.elems[26], hdr.elems[27])
+    INA_PAIR_LANE(13, 26, hdr.elems[26], hdr.elems[27], 9)
 #endif
 #if INA_LANES > 14
-    INA_PAIR_LANE(14, 28, hdr.elems[28], hdr.elems[29])
+    INA_PAIR_LANE(14, 28, hdr.elems[28], hdr.elems[29], 10)
 #endif
 #if INA_LANES > 15
-    INA_PAIR_LANE(15, 30, hdr.elems[30], hdr.elems[31])
+    INA_PAIR_LANE(15, 30, hdr.elems[30], hdr.elems[31], 10)
 #endif
 #if INA_LANES > 16
-    INA_PAIR_LANE(16, 32, hdr.elems_hi[0], hdr.elems_hi[1])
+    INA_PAIR_LANE(16, 32, hdr.elems_hi[0], hdr.elems_hi[1], 10)
 #endif
 #if INA_LANES > 17
-    INA_PAIR_LANE(17, 34, hdr.elems_hi[2], hdr.elems_hi[3])
+    INA_PAIR_LANE(17, 34, hdr.elems_hi[2], hdr.elems_hi[3], 10)
 #endif
 #if INA_LANES > 18
-    INA_PAIR_LANE(18, 36, hdr.elems_hi[4], hdr.elems_hi[5])
+    INA_PAIR_LANE(18, 36, hdr.elems_hi[4], hdr.elems_hi[5], 11)
 #endif
 #if INA_LANES > 19
-    INA_PAIR_LANE(19, 38, hdr.elems_hi[6], hdr.elems_hi[7])
+    INA_PAIR_LANE(19, 38, hdr.elems_hi[6], hdr.elems_hi[7], 11)
 #endif
 #if INA_LANES > 20
-    INA_PAIR_LANE(20, 40, hdr.elems_hi[8], hdr.elems_hi[9])
+    INA_PAIR_LANE(20, 40, hdr.elems_hi[8], hdr.elems_hi[9], 11)
 #endif
 #if INA_LANES > 21
-    INA_PAIR_LANE(21, 42, hdr.elems_hi[10], hdr.elems_hi[11])
+    INA_PAIR_LANE(21, 42, hdr.elems_hi[10], hdr.elems_hi[11], 11)
 #endif
 #if INA_LANES > 22
-    INA_PAIR_LANE(22, 44, hdr.elems_hi[12], hdr.elems_hi[13])
+    INA_PAIR_LANE(22, 44, hdr.elems_hi[12], hdr.elems_hi[13], 12)
 #endif
 #if INA_LANES > 23
-    INA_PAIR_LANE(23, 46, hdr.elems_hi[14], hdr.elems_hi[15])
+    INA_PAIR_LANE(23, 46, hdr.elems_hi[14], hdr.elems_hi[15], 12)
 #endif
 #if INA_LANES > 24
-    INA_PAIR_LANE(24, 48, hdr.elems_hi[16], hdr.elems_hi[17])
+    INA_PAIR_LANE(24, 48, hdr.elems_hi[16], hdr.elems_hi[17], 12)
 #endif
 #if INA_LANES > 25
-    INA_PAIR_LANE(25, 50, hdr.elems_hi[18], hdr.elems_hi[19])
+    INA_PAIR_LANE(25, 50, hdr.elems_hi[18], hdr.elems_hi[19], 12)
 #endif
 #if INA_LANES > 26
-    INA_PAIR_LANE(26, 52, hdr.elems_hi[20], hdr.elems_hi[21])
+    INA_PAIR_LANE(26, 52, hdr.elems_hi[20], hdr.elems_hi[21], 13)
 #endif
 #if INA_LANES > 27
-    INA_PAIR_LANE(27, 54, hdr.elems_hi[22], hdr.elems_hi[23])
+    INA_PAIR_LANE(27, 54, hdr.elems_hi[22], hdr.elems_hi[23], 13)
 #endif
 #if INA_LANES > 28
-    INA_PAIR_LANE(28, 56, hdr.elems_hi[24], hdr.elems_hi[25])
+    INA_PAIR_LANE(28, 56, hdr.elems_hi[24], hdr.elems_hi[25], 13)
 #endif
 #if INA_LANES > 29
-    INA_PAIR_LANE(29, 58, hdr.elems_hi[26], hdr.elems_hi[27])
+    INA_PAIR_LANE(29, 58, hdr.elems_hi[26], hdr.elems_hi[27], 13)
 #endif
 #if INA_LANES > 30
-    INA_PAIR_LANE(30, 60, hdr.elems_hi[28], hdr.elems_hi[29])
+    INA_PAIR_LANE(30, 60, hdr.elems_hi[28], hdr.elems_hi[29], 14)
 #endif
 
     apply {
