@@ -186,10 +186,9 @@ struct ina_config_t {
 @do_not_use_clot("ingress", "hdr.ipv4_opts")
 @do_not_use_clot("egress", "hdr.ipv4_opts")
 #ifdef INA_PAIR_LANES
-/* The pair build's overflow bits, a container each: packed three to an
- * 8-bit container, their five tables queued one stage apart after the last
- * lane, and 31 lanes took 22 to 23 stages (docs/p4.md, "Tofino 2: pair
- * lanes"). */
+/* The pair build's overflow bits, a container each: with three of them in
+ * one 8-bit container, as the back end chose, 31 pair lanes took a stage
+ * more, their lanes staged or not (docs/p4.md, "How 62 came to fit"). */
 @pa_solitary("ingress", "meta.clip_0")
 @pa_solitary("ingress", "meta.clip_1")
 @pa_solitary("ingress", "meta.clip_2")
