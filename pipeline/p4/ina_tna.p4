@@ -62,12 +62,13 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 /* IPv4 options, in both parsers. Option word i in state opt<i>, a fixed
  * stack index per state: the Tofino parser cannot follow `.next` through
  * states entered at different depths, and has no variable-length extract.
- * The pair build (Tofino 2) parses none: a frame with IHL above 5 ends its
- * parse at the IPv4 header, so it is not INA traffic there and the normal
- * tables forward it with its options as payload. The ten option words took
- * 320 bits of each gress's PHV: with them 24 pair lanes failed PHV
- * allocation, without them 31 fit (docs/p4.md, "IPv4 options on Tofino 2"). */
-#ifdef INA_PAIR_LANES
+ * The pair build (Tofino 2, INA_IPV4_OPTIONS 0) parses none: a frame with
+ * IHL above 5 ends its parse at the IPv4 header, so it is not INA traffic
+ * there and the normal tables forward it with its options as payload. The
+ * ten option words took 320 bits of each gress's PHV: with them 24 pair
+ * lanes failed PHV allocation, without them 31 fit (docs/p4.md, "IPv4
+ * options on Tofino 2"). */
+#if !INA_IPV4_OPTIONS
 #define INA_AFTER_IHL5(SFX) accept
 #define INA_OPTION_STATES(SFX)
 #else
@@ -671,7 +672,7 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
         pkt.emit(hdr.pass);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
-#ifndef INA_PAIR_LANES
+#if INA_IPV4_OPTIONS
         pkt.emit(hdr.ipv4_opts);
 #endif
         pkt.emit(hdr.udp);
@@ -778,20 +779,21 @@ control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t
             hdr.ipv4.checksum = ipv4_checksum.update({
                 hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos, hdr.ipv4.total_length,
                 hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl,
-#ifdef INA_PAIR_LANES
-                hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst });
-#else
+#if INA_IPV4_OPTIONS
                 hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst,
                 /* absent option words read as 0 and add nothing */
                 hdr.ipv4_opts[0].word, hdr.ipv4_opts[1].word, hdr.ipv4_opts[2].word, hdr.ipv4_opts[3].word,
                 hdr.ipv4_opts[4].word, hdr.ipv4_opts[5].word, hdr.ipv4_opts[6].word,
                 hdr.ipv4_opts[7].word, hdr.ipv4_opts[8].word, hdr.ipv4_opts[9].word });
+#else
+                /* no option words in PHV: forward.p4 changes no header that has them */
+                hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst });
 #endif
         }
         pkt.emit(hdr.pass);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
-#ifndef INA_PAIR_LANES
+#if INA_IPV4_OPTIONS
         pkt.emit(hdr.ipv4_opts);
 #endif
         pkt.emit(hdr.udp);

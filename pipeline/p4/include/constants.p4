@@ -52,6 +52,14 @@ const bit<16> INA_F_FLOAT = 0x80;
 #error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
 #endif
 
+/* Whether the parsers extract IPv4 options (up to IHL 15, ina_tna.p4): all
+ * builds but Tofino 2's pair lanes, whose PHV holds 62 elements instead. */
+#if defined(__TARGET_TOFINO__) && defined(INA_PAIR_LANES)
+#define INA_IPV4_OPTIONS 0
+#else
+#define INA_IPV4_OPTIONS 1
+#endif
+
 /* Value lanes, a compile-time parameter (-DINA_LANES=N, 1..31): one stateful
  * ALU updates one register word per packet and a stage has four, so the
  * lanes a pass holds are what the stages between the control registers and
