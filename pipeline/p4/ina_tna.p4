@@ -714,10 +714,25 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
     state parse_ethernet {
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
+#if INA_IPV4_OPTIONS
             ETHERTYPE_IPV4: parse_ipv4;
+#else
+            ETHERTYPE_IPV4: ipv4_without_options;
+#endif
             default: accept;
         }
     }
+#if !INA_IPV4_OPTIONS
+    /* No option words in PHV: a header with options stays payload here, so
+     * that egress changes nothing in it (no ECN mark, no checksum that
+     * could not cover the options). Version 4, IHL 5. */
+    state ipv4_without_options {
+        transition select(pkt.lookahead<bit<8>>()) {
+            0x45: parse_ipv4;
+            default: accept;
+        }
+    }
+#endif
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.version, hdr.ipv4.frag_offset, hdr.ipv4.proto) {
@@ -786,7 +801,7 @@ control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t
                 hdr.ipv4_opts[4].word, hdr.ipv4_opts[5].word, hdr.ipv4_opts[6].word,
                 hdr.ipv4_opts[7].word, hdr.ipv4_opts[8].word, hdr.ipv4_opts[9].word });
 #else
-                /* no option words in PHV: forward.p4 changes no header that has them */
+                /* a header with options is not parsed here (ipv4_without_options) */
                 hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst });
 #endif
         }

@@ -224,13 +224,7 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* As switchd (config/README.md, ecn_threshold): INA packets get
              * the INA ECN flag and IP CE, other ECN-capable IPv4 packets CE. */
             ecn_threshold.apply();
-#if INA_IPV4_OPTIONS
             if (depth_left[31:31] == 0 && hdr.ipv4.isValid()) {
-#else
-            /* Option words are not in PHV here (ina_tna.p4): a frame with
-             * options keeps its TOS, whose checksum could not cover them. */
-            if (depth_left[31:31] == 0 && hdr.ipv4.isValid() && hdr.ipv4.ihl == 5) {
-#endif
                 if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
                     hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
                     hdr.ipv4.tos[1:0] = 3;
