@@ -149,7 +149,24 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
     state f##I { \
         pkt.extract(hdr.elems[I]); \
         transition select(hdr.ina.elem_count) { INA_LANES_16 + J: accept; default: f##J; } \
+    } \
+    INA_THIRD_ELEMENT(I, J)
+/* The third pass's elements (INA_THIRD_PASS): g<I> into elems, element
+ * INA_TWO_PASS_ELEMENTS + I, after the first two passes' elements went into
+ * `passed` in one state (a packet in its third pass has them all, unless
+ * it is a claim that only zeroes the row's third part: count_third). */
+#if INA_THIRD_PASS
+#define INA_THIRD_ELEMENT(I, J) \
+    state g##I { \
+        pkt.extract(hdr.elems[I]); \
+        transition select(hdr.ina.elem_count) { INA_TWO_PASS_ELEMENTS_16 + J: accept; default: g##J; } \
     }
+#define INA_THIRD_ELEMENT_END(I) \
+    state g##I { transition accept; }
+#else
+#define INA_THIRD_ELEMENT(I, J)
+#define INA_THIRD_ELEMENT_END(I)
+#endif
 /* Past the pass's lanes: the first pass stops, the second goes on from its
  * first element to extract, and past its lanes to the late lanes' elements. */
 #if INA_LATE_LANES > 0
@@ -160,16 +177,21 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 #define INA_ELEMENT_ENDS(I) \
     state e##I { transition accept; } \
     state h##I { transition f0; } \
-    state f##I { transition INA_SECOND_PASS_LANES_END; }
+    state f##I { transition INA_SECOND_PASS_LANES_END; } \
+    INA_THIRD_ELEMENT_END(I)
 /* The late lanes' element I (second pass only, l<I> into late), the count
- * ending the chain as above; past the last one, the rest stays payload. */
+ * ending the chain as above; past the last one, the rest stays payload
+ * and the packet has elements for a third pass (past_two). */
 #define INA_LATE_STATES(I, J) \
     state l##I { \
         pkt.extract(hdr.late[I]); \
         transition select(hdr.ina.elem_count) { 2 * INA_LANES + J: accept; default: l##J; } \
     }
 #define INA_LATE_END(I) \
-    state l##I { transition accept; }
+    state l##I { \
+        meta.past_two = 1; \
+        transition accept; \
+    }
 
 parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                         out ingress_intrinsic_metadata_t ig_intr_md) {
@@ -213,11 +235,14 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             default: parse_ethernet;
         }
     }
-    /* ... or in front of the frame, put there by egress. */
+    /* ... or in front of the frame, put there by egress: the second pass,
+     * or with a third pass (INA_THIRD_PASS), either. */
     state recirculated {
         pkt.extract(hdr.pass);
         meta.second = 1;
+#if !INA_THIRD_PASS
         meta.row_offset = INA_AGGREGATORS;
+#endif
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -227,9 +252,43 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         meta.flags_in = hdr.pass.flags_in;
         meta.side = hdr.pass.side;
         meta.carry_flags = hdr.pass.carry;
+#if INA_THIRD_PASS
+        transition select(hdr.pass.third) {
+            1: third_recirculated;
+            default: second_recirculated;
+        }
+    }
+    state second_recirculated {
+        hdr.pass.setInvalid();
+        meta.row_offset = INA_AGGREGATORS;
+        transition parse_ethernet_2;
+    }
+    state third_recirculated {
+        hdr.pass.setInvalid();
+        meta.third = 1;
+        meta.row_offset = 2 * INA_AGGREGATORS;
+        transition parse_ethernet_3;
+    }
+    INA_HEADER_STATES(_3, count_third)
+    /* The third pass: the first two passes' elements go into `passed`
+     * (every one is there: the packet has more), then g<i>. A claim whose
+     * elements end within the first two passes has none here: its lanes
+     * zero the row's third part (the lanes' range on `elements`). */
+    state count_third {
+        transition select(hdr.ina.elem_count) {
+            0 .. INA_TWO_PASS_ELEMENTS: accept;
+            default: passed_elements;
+        }
+    }
+    state passed_elements {
+#include "include/passed_elements.p4"
+        transition g0;
+    }
+#else
         hdr.pass.setInvalid();
         transition parse_ethernet_2;
     }
+#endif
     INA_HEADER_STATES(, count_first)
     INA_HEADER_STATES(_2, count_head)
     /* The elements, one state each, each selecting on the count: the
@@ -595,13 +654,13 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             aggregator_value_late_0.apply(hdr, meta);
         }
 #endif
-        if (meta.second == 1 || meta.need_second == 0) {
+        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
-        if (meta.second == 1 || meta.need_second == 0) {
+        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
             aggregator_flags_0.apply(hdr, meta);
         }
         if (meta.skip_pipeline == 0) {
@@ -626,6 +685,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
+            hdr.pass.third = 0;
             hdr.pass.value_op = meta.value_op;
             hdr.pass.pad1 = 0;
             hdr.pass.flags_op = meta.flags_op;
@@ -646,7 +706,35 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 ig_tm_md.ucast_egress_port = INA_RECIRC_PORT;
                 ig_tm_md.bypass_egress = 0;
             }
-        } else {
+        }
+#if INA_THIRD_PASS
+        else if (meta.need_third == 1) {
+            /* The third pass: recirculated whatever the verdict (Tofino 1
+             * resubmits a packet once), with the pass state of the first
+             * and what the second added to it (clipped, flags_in). The
+             * fair share's job_full change was made by the second pass and
+             * is not carried (another packet may have changed it since). */
+            hdr.pass.setValid();
+            hdr.pass.pad0 = 0;
+            hdr.pass.third = 1;
+            hdr.pass.value_op = meta.value_op;
+            hdr.pass.pad1 = 0;
+            hdr.pass.flags_op = meta.flags_op;
+            hdr.pass.pad2 = 0;
+            hdr.pass.clipped = meta.clipped;
+            hdr.pass.pad3 = 0;
+            hdr.pass.verdict = meta.verdict;
+            hdr.pass.pad4 = 0;
+            hdr.pass.carry = meta.carry_flags;
+            hdr.pass.reason = meta.reason;
+            hdr.pass.flags_in = meta.flags_in;
+            hdr.pass.side = meta.side & ~(SIDE_FULL_SET | SIDE_FULL_CLEAR);
+            hdr.bridge.recirculate = 1;
+            ig_tm_md.ucast_egress_port = INA_RECIRC_PORT;
+            ig_tm_md.bypass_egress = 0;
+        }
+#endif
+        else {
             if (meta.fwd_drop == 1) {
                 ig_dprsr_md.drop_ctl = 1;
             } else if (meta.fwd_group != 0) {
@@ -677,6 +765,13 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
 #endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#if INA_THIRD_PASS
+        /* the third pass: passed, then elems; the others: head, elems, late */
+        pkt.emit(hdr.passed);
+#if INA_TWO_PASS_ELEMENTS > 32
+        pkt.emit(hdr.passed_hi);
+#endif
+#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
 #endif

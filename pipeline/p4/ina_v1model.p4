@@ -56,6 +56,7 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
             default: parse_ethernet;
         }
     }
+    /* meta.third (preserved) tells the third pass from the second. */
     state second_pass {
         meta.second = 1;
         transition parse_ethernet;
@@ -107,14 +108,49 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         meta.is_ina = 1;
         pkt.extract(hdr.ina);
         remaining = hdr.ina.elem_count;
-        transition select(hdr.ina.version, hdr.ina.type, meta.second) {
-            (INA_VERSION, INA_TYPE_DATA, 0): elems;
+        transition select(hdr.ina.version, hdr.ina.type, meta.second, meta.third) {
+            (INA_VERSION, INA_TYPE_DATA, 0, _): elems;
+#if INA_THIRD_PASS
+            (INA_VERSION, INA_TYPE_DATA, 1, 1): passed;
+#endif
 #ifndef INA_PAIR_LANES
-            (INA_VERSION, INA_TYPE_DATA, 1): head;
+            (INA_VERSION, INA_TYPE_DATA, 1, _): head;
 #endif
             default: accept;
         }
     }
+#if INA_THIRD_PASS
+    /* Third pass: the first two passes' elements are set aside (all of a
+     * claim's that end within them), then at most INA_LANES into elems. */
+    state passed {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_TWO_PASS_ELEMENTS): passed_done;
+#if INA_TWO_PASS_ELEMENTS > 32
+            (_, 0x20 &&& 0xE0): passed_hi_one;
+#endif
+            default: passed_lo_one;
+        }
+    }
+    state passed_lo_one {
+        pkt.extract(hdr.passed.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition passed;
+    }
+#if INA_TWO_PASS_ELEMENTS > 32
+    state passed_hi_one {
+        pkt.extract(hdr.passed_hi.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition passed;
+    }
+#endif
+    state passed_done {
+        taken = 0;
+        transition elems;
+    }
+#endif
 #ifdef INA_PAIR_LANES
     /* The pair form: every element in the first pass, 0..31 into elems
      * and the rest into elems_hi (as Tofino 2's states,
@@ -175,12 +211,12 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     /* At most INA_LANES elements per pass, then in the second pass the late
      * lanes' (-DINA_LATE_LANES); the rest stays payload. */
     state elems {
-        transition select(remaining, taken, meta.second) {
-            (0, _, _): accept;
+        transition select(remaining, taken, meta.second, meta.third) {
+            (0, _, _, _): accept;
 #if INA_LATE_LANES > 0
-            (_, INA_LANES, 1): late_first;
+            (_, INA_LANES, 1, 0): late_first;
 #endif
-            (_, INA_LANES, _): accept;
+            (_, INA_LANES, _, _): accept;
             default: elem_one;
         }
     }
@@ -198,9 +234,14 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     state late {
         transition select(remaining, taken) {
             (0, _): accept;
-            (_, INA_LATE_LANES): accept;
+            (_, INA_LATE_LANES): past_two;
             default: late_one;
         }
+    }
+    /* Elements past the second pass's: a third pass (INA_THIRD_PASS). */
+    state past_two {
+        meta.past_two = 1;
+        transition accept;
     }
     state late_one {
         pkt.extract(hdr.late.next);
@@ -258,7 +299,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
          * carried (Tofino's parser restores it from the pass header). */
         meta.pass_value_op = meta.value_op;
         meta.row_offset = 0;
-        if (meta.second == 1) {
+        if (meta.third == 1) {
+            meta.row_offset = 2 * INA_AGGREGATORS;
+        } else if (meta.second == 1) {
             meta.row_offset = INA_AGGREGATORS;
         }
         switch_config_0.apply(hdr, meta);
@@ -289,20 +332,21 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             aggregator_value_late_0.apply(hdr, meta);
         }
 #endif
-        if (meta.second == 1 || meta.need_second == 0) {
+        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
-        if (meta.second == 1 || meta.need_second == 0) {
+        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
             aggregator_flags_0.apply(hdr, meta);
         }
         if (meta.skip_pipeline == 0) {
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
-        if (meta.carry_flags == 1 && (meta.second == 1 || meta.need_second == 0)) {
+        if (meta.carry_flags == 1 && (meta.second == 1 || meta.need_second == 0) &&
+            meta.need_third == 0) {
             result_flags_0.apply(hdr, meta);
         }
 
@@ -320,7 +364,17 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 meta.recirculate = 1;
                 sm.egress_spec = INA_RECIRC_PORT;
             }
-        } else {
+        }
+#if INA_THIRD_PASS
+        else if (meta.need_third == 1) {
+            /* The third pass: recirculated whatever the verdict, as on
+             * Tofino 1, which resubmits a packet once. */
+            meta.third = 1;
+            meta.recirculate = 1;
+            sm.egress_spec = INA_RECIRC_PORT;
+        }
+#endif
+        else {
             if (meta.fwd_drop == 1) {
                 mark_to_drop(sm);
             } else if (meta.fwd_group != 0) {
@@ -371,6 +425,12 @@ control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
         pkt.emit(hdr.ipv4_opts);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#if INA_THIRD_PASS
+        pkt.emit(hdr.passed);
+#if INA_TWO_PASS_ELEMENTS > 32
+        pkt.emit(hdr.passed_hi);
+#endif
+#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
 #endif

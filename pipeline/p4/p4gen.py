@@ -12,6 +12,7 @@ configuration.
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
     p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's pair lanes)
     p4gen.py --target bmv2 --lanes 22 --late-lanes 18 ...   (a -DINA_LANES=22 -DINA_LATE_LANES=18 build)
+    p4gen.py --target bmv2 --lanes 15 --late-lanes 18 --third-pass ...   (Tofino 1's layout on BMv2)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -42,7 +43,11 @@ P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # the second pass alone, elements 2 * INA_LANES.. (stages/aggregator_value_late.p4).
 P4_LATE_LANES = {"bmv2": 0, "tofino": 18, "tofino2": 0}
 P4_LATE_LANES_MAX = 18
-P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from --lanes and --late-lanes (docs/p4.md)
+# INA_THIRD_PASS of the default builds, --third-pass: the word lanes once
+# more after the late lanes, elements 2 * INA_LANES + INA_LATE_LANES..
+# (Tofino 1's 62 elements, docs/p4.md).
+P4_THIRD_PASS = {"bmv2": False, "tofino": True, "tofino2": False}
+P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from the build's lanes and passes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
 TICK_NS = {"bmv2": 64_000, "tofino": 65_536}
@@ -642,10 +647,16 @@ def main(argv=None):
                     help="INA_LANES the program was built with (default: the target's "
                          "default build, 31 on BMv2, 15 on Tofino, 31 pair lanes on Tofino 2, "
                          "23 word lanes there; elements are capped at twice that and the "
-                         "late lanes)")
+                         "late lanes, and once more with the third pass)")
     ap.add_argument("--late-lanes", type=int, default=None,
                     help="INA_LATE_LANES the program was built with: word lanes of the second "
                          "pass alone (default: 18 on Tofino, 0 elsewhere; 0..18)")
+    third = ap.add_mutually_exclusive_group()
+    third.add_argument("--third-pass", dest="third_pass", action="store_true", default=None,
+                       help="the program has the third pass (-DINA_THIRD_PASS=1; Tofino 1's "
+                            "default): the word lanes once more after the late lanes")
+    third.add_argument("--no-third-pass", dest="third_pass", action="store_false",
+                       help="the program has two passes (-DINA_THIRD_PASS=0)")
     layout = ap.add_mutually_exclusive_group()
     layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
                         help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "
@@ -673,13 +684,19 @@ def main(argv=None):
         print(f"p4gen: error: --late-lanes {a.late_lanes}: the program has 0 to "
               f"{P4_LATE_LANES_MAX} late lanes", file=sys.stderr)
         return 2
+    if a.third_pass is None:
+        a.third_pass = P4_THIRD_PASS[a.target] and a.late_lanes > 0 and not a.pair_lanes
+    if a.third_pass and not a.late_lanes:
+        print("p4gen: error: --third-pass: the third pass follows the late lanes' second "
+              "(--late-lanes 1..18)", file=sys.stderr)
+        return 2
     # Tofino 2 runs the Tofino entries; only its default layout and lanes differ.
     a.target = "tofino" if a.target == "tofino2" else a.target
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
         return 2
     global P4_MAX_ELEMENTS
-    P4_MAX_ELEMENTS = 2 * a.lanes + a.late_lanes
+    P4_MAX_ELEMENTS = 2 * a.lanes + a.late_lanes + (a.lanes if a.third_pass else 0)
     try:
         m = load_config(a.config)
         pm = parse_port_map(a.port_map, m)

@@ -101,14 +101,20 @@ def generated(binary, tmp):
 def lane_entries(path):
     """The overflow tables' entries of each build's lanes, and the caps on
     `elements` that follow from them (stages/aggregator_value*.p4)."""
-    # The default Tofino build has 15 lanes and 18 late lanes (constants.p4):
-    # elements capped at 2 x 15 + 18 = 48, said on stderr; lane_clips gets
+    # The default Tofino build has 15 lanes, 18 late lanes and the third
+    # pass (constants.p4): 15 + 15 + 18 + 15 = 63 elements, so the
+    # configuration's 62 stands, uncapped and unwarned; lane_clips gets
     # two entries per lane and one per late overflow bit, late_clips two per
     # late lane 0-6, late_clips_1 per late lane 7-14 and late_clips_2 per
     # late lane 15-17, all cleared first.
     d = p4gen("--target", "tofino", path)
-    check(d.returncode == 0 and "elements=48," in d.stdout and "at most 48" in d.stderr,
-          f"tofino default build: elements capped at 2 x 15 + 18 ({d.stderr.strip()})")
+    check(d.returncode == 0 and "elements=62," in d.stdout and d.stderr == "",
+          f"tofino default build: 62 elements, uncapped ({d.stderr.strip()})")
+    check(d.stdout == p4gen("--target", "tofino", "--third-pass", path).stdout,
+          "tofino: --third-pass is the default build's")
+    d2 = p4gen("--target", "tofino", "--no-third-pass", path)
+    check(d2.returncode == 0 and "elements=48," in d2.stdout and "at most 48" in d2.stderr,
+          f"tofino without the third pass: elements capped at 2 x 15 + 18 ({d2.stderr.strip()})")
     clips = [x for x in d.stdout.splitlines() if "lane_clips.add_with_set_clipped" in x]
     check(len(clips) == 33 and "elem_14=0x80000000" in clips[-4]
           and all(f"late_clip_{k}=1, late_clip_{k}_mask=1, MATCH_PRIORITY={67 + k}" in clips[k - 3]
@@ -128,7 +134,9 @@ def lane_entries(path):
     check(d0.returncode == 0 and "elements=30," in d0.stdout and "late" not in d0.stdout,
           f"tofino without late lanes: elements capped at 30 ({d0.stderr.strip()})")
     for args, needle in ((("--target", "tofino2", "--late-lanes", "3"), "pair lanes take one pass"),
-                         (("--target", "tofino", "--late-lanes", "19"), "0 to 18 late lanes")):
+                         (("--target", "tofino", "--late-lanes", "19"), "0 to 18 late lanes"),
+                         (("--target", "tofino", "--late-lanes", "0", "--third-pass"),
+                          "follows the late lanes")):
         one_error(p4gen(*args, path), f"p4gen {' '.join(args)}", needle)
     # BMv2's late form (-DINA_LANES=22 -DINA_LATE_LANES=18, the vectors'
     # p4_vectors_late): 62 elements; late_clips holds late lanes 0-6,

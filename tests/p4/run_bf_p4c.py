@@ -129,6 +129,15 @@ def default_late_lanes(target, pair=False):
     return int(m.group(1)) if m else 0
 
 
+def third_pass(target, defines, pair, late):
+    """INA_THIRD_PASS of a build: -D INA_THIRD_PASS, else constants.p4's
+    default, on Tofino 1 with late lanes."""
+    d = define(defines, "INA_THIRD_PASS")
+    if d is not None:
+        return d != "0"
+    return target == "tofino" and not pair and late > 0
+
+
 def check_summaries(targets):
     """Without a compiler: every target's summary is there and current."""
     now = sources_hash()
@@ -161,6 +170,7 @@ def write_summary(build, compiler, report, out):
     pair = pair_lanes(target, defines)
     lanes = int(define(defines, "INA_LANES") or default_lanes(target, pair) or 0)
     late = int(define(defines, "INA_LATE_LANES") or default_late_lanes(target, pair))
+    third = third_pass(target, defines, pair, late)
     ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     summary = {
         "target": target,
@@ -179,9 +189,9 @@ def write_summary(build, compiler, report, out):
         "phv": {g: {"containers": n, "bits": b} for g, (n, b) in sorted((phv(out) or {}).items())},
         "lanes_per_pass": lanes,
         "elements_per_lane": 2 if pair else 1,
-        "passes": 1 if pair else 2,
+        "passes": 1 if pair else 3 if third else 2,
         "late_lanes": late,
-        "elements_per_packet": (2 * lanes + late) if lanes else None,
+        "elements_per_packet": ((3 if third else 2) * lanes + late) if lanes else None,
         "stages": {str(n): {"tables": tables[n], "sram_blocks": per.get(n, (0, 0))[0],
                             "stateful_alus": per.get(n, (0, 0))[1]} for n in sorted(tables)},
     }
@@ -310,6 +320,7 @@ def check_entries(switchd, out, target, defines):
         return False
     lanes = define(defines, "INA_LANES")
     late = define(defines, "INA_LATE_LANES")
+    third = define(defines, "INA_THIRD_PASS")
     pair = pair_lanes(target, defines)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
@@ -322,6 +333,8 @@ def check_entries(switchd, out, target, defines):
             r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
                                 *(["--lanes", lanes] if lanes else []),
                                 *(["--late-lanes", late] if late else []),
+                                *([] if third is None else
+                                  ["--third-pass" if third != "0" else "--no-third-pass"]),
                                 "--pair-lanes" if pair else "--word-lanes"],
                                input=resolved, capture_output=True, text=True, timeout=60)
             if r.returncode != 0:

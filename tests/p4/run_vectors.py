@@ -5,13 +5,14 @@ tests/vectors/README.md) against the v1model build of the switch program on
 BMv2.
 
     run_vectors.py [-v] [--keep] [--all] [--wait S] [--pair-lanes]
-                   [--lanes L] [--late-lanes N] [file.vec | dir]...
+                   [--lanes L] [--late-lanes N] [--third-pass] [file.vec | dir]...
 
 The build is the v1model default (31 word lanes, 62 elements in two passes)
 unless told: --pair-lanes the pair form (-DINA_PAIR_LANES, Tofino 2's
 layout), --lanes L and --late-lanes N the word lanes with second-pass-only
-lanes (-DINA_LANES=L -DINA_LATE_LANES=N, Tofino 1's layout), e.g. 25 and 12
-for 62 elements.
+lanes (-DINA_LANES=L -DINA_LATE_LANES=N), e.g. 25 and 12 for 62 elements,
+and --third-pass those lanes once more in a third pass (-DINA_THIRD_PASS=1:
+15, 18 and the third pass are Tofino 1's layout, 63 elements).
 
 Needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH; without them
 it prints what is missing and exits 77 (skipped). Vectors whose `targets`
@@ -102,11 +103,14 @@ REG_LATE = ING + ".aggregator_value_late_0.aggregator_late_{}"
 # (-DINA_LATE_LANES, elements 2 * LANES.., second pass only).
 PAIR = False
 LATE = 0
+THIRD = False
 
 
 def max_elements():
     """INA_P4_MAX_ELEMENTS of the build (include/constants.p4)."""
-    return 2 * LANES if PAIR else 2 * LANES + LATE
+    if PAIR:
+        return 2 * LANES
+    return 2 * LANES + LATE + (LANES if THIRD else 0)
 
 
 def lane_arrays():
@@ -121,7 +125,8 @@ def lane_row(element, index):
     """(array, row) of an aggregator's element in the lane arrays: the first
     pass's row of aggregator i at i, the second's at INA_AGGREGATORS + i
     (stages/aggregator_value.p4), a late lane's at i
-    (stages/aggregator_value_late.p4); in the pair form, lane element // 2,
+    (stages/aggregator_value_late.p4), a third pass's (--third-pass) the
+    lane's at 2 * INA_AGGREGATORS + i; in the pair form, lane element // 2,
     row i (stages/aggregator_value_pair.p4)."""
     if PAIR:
         return REG_LANE.format(element // 2) + ("_hi" if element % 2 else ""), index
@@ -129,7 +134,9 @@ def lane_row(element, index):
         return REG_LANE.format(element), index
     if element < 2 * LANES:
         return REG_LANE.format(element - LANES), P4_AGGREGATORS + index
-    return REG_LATE.format(element - 2 * LANES), index
+    if element < 2 * LANES + LATE:
+        return REG_LATE.format(element - 2 * LANES), index
+    return REG_LANE.format(element - 2 * LANES - LATE), 2 * P4_AGGREGATORS + index
 REG_JOB_HELD = "job_held"                                     # stages/fair_share.p4
 CTR_REASON = ING + ".counters_0.reason_counter"
 CTR_ADMISSION = ING + ".admission_0.admission_counter"
@@ -467,6 +474,8 @@ def compile_program(tools, workdir):
         defines.append(f"-DINA_LANES={LANES}")
     if LATE:
         defines.append(f"-DINA_LATE_LANES={LATE}")
+    if THIRD:
+        defines.append("-DINA_THIRD_PASS=1")
     r = subprocess.run([tools["p4c"], "--std", "p4-16", "-I", P4_DIR, *defines,
                         "-o", out, P4_MAIN],
                        capture_output=True, text=True)
@@ -904,9 +913,13 @@ def main():
                     help="INA_LANES of the build (1..31)")
     ap.add_argument("--late-lanes", type=int, default=0,
                     help="INA_LATE_LANES of the build (0..18, word lanes only)")
+    ap.add_argument("--third-pass", action="store_true",
+                    help="the build has the third pass (-DINA_THIRD_PASS=1, after the late lanes)")
     args = ap.parse_args()
-    global PAIR, LANES, LATE
-    PAIR, LANES, LATE = args.pair_lanes, args.lanes, args.late_lanes
+    global PAIR, LANES, LATE, THIRD
+    PAIR, LANES, LATE, THIRD = args.pair_lanes, args.lanes, args.late_lanes, args.third_pass
+    if THIRD and not LATE:
+        ap.error("--third-pass: the third pass follows the late lanes (--late-lanes 1..18)")
     if not 1 <= LANES <= 31 or not 0 <= LATE <= 18 or (PAIR and LATE):
         ap.error("--lanes 1..31, --late-lanes 0..18, and no late lanes in the pair form")
     tools = tools_or_skip()

@@ -91,8 +91,8 @@ const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
 /* Second-pass-only lanes (-DINA_LATE_LANES=N, 0..18, word lanes only):
  * elements 2 * INA_LANES .. 2 * INA_LANES + N - 1, in the stages the
  * control registers leave free in the second pass
- * (stages/aggregator_value_late.p4). Tofino 1 builds 18 by default (48
- * elements: pipeline/p4/fit/tofino.json), the other builds none. */
+ * (stages/aggregator_value_late.p4). Tofino 1 builds 18 by default, the
+ * other builds none. */
 #ifndef INA_LATE_LANES
 #if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1
 #define INA_LATE_LANES 18
@@ -106,12 +106,38 @@ const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
 #if INA_LATE_LANES > 0 && defined(INA_PAIR_LANES)
 #error "INA_LATE_LANES: the pair lanes take one pass; late lanes are the word lanes' second"
 #endif
+/* The elements the first two passes hold: the word lanes twice and the
+ * late lanes. */
+#define INA_TWO_PASS_ELEMENTS (2 * INA_LANES + INA_LATE_LANES)
+const bit<16> INA_TWO_PASS_ELEMENTS_16 = INA_TWO_PASS_ELEMENTS;
+/* A third pass (-DINA_THIRD_PASS=1, word lanes with late lanes only): the
+ * word lanes once more, on a third row, for elements INA_TWO_PASS_ELEMENTS
+ * and up. Two passes of this control return at most 48 words on Tofino 1
+ * (every stateful ALU of stages 0-9 is in use), and a pair register cannot
+ * hold two saturated elements there (two comparison units per stateful
+ * ALU, four needed), so 62 elements take three passes for a packet longer
+ * than 48 (docs/p4.md, "62 elements on Tofino 1: a third pass"). Tofino 1
+ * builds it by default: 15 + 15 + 18 + 15 = 63 elements, the protocol's
+ * 62 among them. */
+#ifndef INA_THIRD_PASS
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1 && INA_LATE_LANES > 0
+#define INA_THIRD_PASS 1
+#else
+#define INA_THIRD_PASS 0
+#endif
+#endif
+#if INA_THIRD_PASS && INA_LATE_LANES == 0
+#error "INA_THIRD_PASS: the third pass follows the late lanes' second"
+#endif
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES and
- * the late lanes (one pass of 2 * INA_LANES in the pair form). */
+ * the late lanes, and a third of INA_LANES (one pass of 2 * INA_LANES in
+ * the pair form). */
 #ifdef INA_PAIR_LANES
 const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
+#elif INA_THIRD_PASS
+const bit<16> INA_P4_MAX_ELEMENTS = INA_TWO_PASS_ELEMENTS + INA_LANES;
 #else
-const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES + INA_LATE_LANES;
+const bit<16> INA_P4_MAX_ELEMENTS = INA_TWO_PASS_ELEMENTS;
 #endif
 /* Largest elem_count whose UDP length, INA_UDP_FIXED_LEN + 4 * count, fits
  * the 16-bit length field: (65535 - 52) / 4. */
@@ -126,9 +152,12 @@ const bit<8>  INA_P4_LEVELS = 2;
 #define INA_AGGREGATORS 4096
 #endif
 /* Value lanes hold two rows per aggregator: row i in pass 1,
- * INA_AGGREGATORS + i in pass 2; the pair form's lanes, one pass, one. */
+ * INA_AGGREGATORS + i in pass 2 (and 2 * INA_AGGREGATORS + i in a third
+ * pass); the pair form's lanes, one pass, one. */
 #ifdef INA_PAIR_LANES
 #define INA_VALUE_ROWS INA_AGGREGATORS
+#elif INA_THIRD_PASS
+#define INA_VALUE_ROWS (3 * INA_AGGREGATORS)
 #else
 #define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
 #endif

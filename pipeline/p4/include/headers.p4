@@ -82,7 +82,8 @@ header ina_elem_h {
  * (the zero padding). The parser tells the second pass by the intrinsic
  * metadata (resubmit flag, recirculation port), not by a field here. */
 header ina_pass_h {
-    bit<5>  pad0;
+    bit<4>  pad0;
+    bit<1>  third;       /* the packet's third pass (INA_THIRD_PASS) */
     bit<3>  value_op;    /* value_op_t */
     bit<5>  pad1;
     bit<3>  flags_op;    /* flags_op_t */
@@ -119,6 +120,16 @@ struct ina_headers_t {
     ipv4_opt_h[10] ipv4_opts;
     udp_h      udp;
     ina_h      ina;
+#if INA_THIRD_PASS
+    /* The elements of the first two passes, left untouched in the third
+     * (two stacks: a stack's validity bits are one field, at most 32). */
+#if INA_TWO_PASS_ELEMENTS > 32
+    ina_elem_h[32] passed;
+    ina_elem_h[INA_TWO_PASS_ELEMENTS - 32] passed_hi;
+#else
+    ina_elem_h[INA_TWO_PASS_ELEMENTS] passed;
+#endif
+#endif
 #ifndef INA_PAIR_LANES
     /* Elements 0..30, left untouched in the second pass. */
     ina_elem_h[INA_LANES] head;
@@ -272,6 +283,12 @@ struct ina_meta_t {
     bit<1> late_clip_2;
 #endif
     bit<1>      need_second; /* the lanes of elements 31..61 still have to run */
+    /* The third pass (INA_THIRD_PASS; 0 in other builds): the packet is in
+     * it (its lanes use the third row), or its second pass found it needs
+     * one. */
+    INA_PRESERVE bit<1> third;
+    bit<1>      need_third;
+    bit<1>      past_two;    /* the second pass's parser: elements past its own */
 #ifdef INA_PAIR_LANES
     /* The pair form's overflow tables, one bit each (aggregator_value_pair.p4). */
     bit<1> clip_0;

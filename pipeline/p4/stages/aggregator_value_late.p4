@@ -65,6 +65,7 @@
     ) \
     INA_STAGE(STAGE) table late_lane_##I { \
         key = { \
+            meta.third : ternary; \
             meta.pass_value_op : ternary; \
             hdr.late[I].isValid() : ternary; \
         } \
@@ -72,11 +73,11 @@
         const default_action = NoAction(); \
         size = 8; \
         const entries = { \
-            (VALUE_WRITE, true) : late_write_##I(); \
-            (VALUE_WRITE, false) : late_clear_##I(); \
-            (VALUE_ADD, true) : late_add_##I(); \
-            (VALUE_ADD_READ, true) : late_add_##I(); \
-            (VALUE_READ, true) : late_read_##I(); \
+            (0, VALUE_WRITE, true) : late_write_##I(); \
+            (0, VALUE_WRITE, false) : late_clear_##I(); \
+            (0, VALUE_ADD, true) : late_add_##I(); \
+            (0, VALUE_ADD_READ, true) : late_add_##I(); \
+            (0, VALUE_READ, true) : late_read_##I(); \
         } \
     }
 
@@ -201,6 +202,36 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 
+#if INA_THIRD_PASS
+    /* Whether the packet takes a third pass (INA_THIRD_PASS): it adds or
+     * reads and has elements past the first two passes' (the parser's
+     * past_two), or it claims a row longer than they hold, whose third
+     * part it writes or zeroes. Decided in the second pass, where the
+     * late lanes are, so that the first pass's decisions and its pass
+     * state stay as they are: a resubmit carries 8 bytes on Tofino 1, all
+     * in use. */
+    action third_pass() {
+        meta.need_third = 1;
+    }
+    table third_pass_check {
+        key = {
+            meta.third : ternary;
+            meta.pass_value_op : ternary;
+            meta.past_two : ternary;
+            meta.cfg.elements : range @name("elements");
+        }
+        actions = { third_pass; NoAction; }
+        const default_action = NoAction();
+        size = 8;
+        const entries = {
+            (0, VALUE_WRITE, _, (INA_TWO_PASS_ELEMENTS + 1) .. 0xFFFF) : third_pass();
+            (0, VALUE_ADD, 1, _) : third_pass();
+            (0, VALUE_ADD_READ, 1, _) : third_pass();
+            (0, VALUE_READ, 1, _) : third_pass();
+        }
+    }
+#endif
+
 #if INA_LATE_LANES > 0
     INA_LATE_LANE(0, 5)
 #endif
@@ -257,6 +288,9 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #endif
 
     apply {
+#if INA_THIRD_PASS
+        third_pass_check.apply();
+#endif
 #if INA_LATE_LANES > 0
         late_lane_0.apply();
 #endif
