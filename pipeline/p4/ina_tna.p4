@@ -654,13 +654,13 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             aggregator_value_late_0.apply(hdr, meta);
         }
 #endif
-        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
+        if (INA_LAST_PASS) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
-        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
+        if (INA_LAST_PASS) {
             aggregator_flags_0.apply(hdr, meta);
         }
         if (meta.skip_pipeline == 0) {
@@ -685,7 +685,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
+#if INA_THIRD_PASS
             hdr.pass.third = 0;
+#endif
             hdr.pass.value_op = meta.value_op;
             hdr.pass.pad1 = 0;
             hdr.pass.flags_op = meta.flags_op;

@@ -332,21 +332,20 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             aggregator_value_late_0.apply(hdr, meta);
         }
 #endif
-        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
+        if (INA_LAST_PASS) {
             /* The packet's last pass: its counters, as soon as the verdict
              * is known. */
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
-        if ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0) {
+        if (INA_LAST_PASS) {
             aggregator_flags_0.apply(hdr, meta);
         }
         if (meta.skip_pipeline == 0) {
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
-        if (meta.carry_flags == 1 && (meta.second == 1 || meta.need_second == 0) &&
-            meta.need_third == 0) {
+        if (meta.carry_flags == 1 && INA_LAST_PASS) {
             result_flags_0.apply(hdr, meta);
         }
 

@@ -129,6 +129,26 @@ const bit<16> INA_TWO_PASS_ELEMENTS_16 = INA_TWO_PASS_ELEMENTS;
 #if INA_THIRD_PASS && INA_LATE_LANES == 0
 #error "INA_THIRD_PASS: the third pass follows the late lanes' second"
 #endif
+/* The third pass in a table's key (meta.third) and entries, in the builds
+ * that have one: INA_THIRD_COLUMN(V) is the entry's value followed by a
+ * comma, nothing elsewhere, so that the other builds' tables stay as they
+ * were. */
+#if INA_THIRD_PASS
+#define INA_THIRD_KEY meta.third : ternary;
+#define INA_THIRD_COLUMN(V) V,
+#define INA_THIRD_ANY _,
+#else
+#define INA_THIRD_KEY
+#define INA_THIRD_COLUMN(V)
+#define INA_THIRD_ANY
+#endif
+/* The packet's last pass (counters, aggregator_flags): the first when it
+ * takes no second, the second when it takes no third, the third. */
+#if INA_THIRD_PASS
+#define INA_LAST_PASS ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0)
+#else
+#define INA_LAST_PASS (meta.second == 1 || meta.need_second == 0)
+#endif
 /* Largest elem_count the P4 build aggregates: two passes of INA_LANES and
  * the late lanes, and a third of INA_LANES (one pass of 2 * INA_LANES in
  * the pair form). */

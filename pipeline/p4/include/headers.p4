@@ -82,8 +82,12 @@ header ina_elem_h {
  * (the zero padding). The parser tells the second pass by the intrinsic
  * metadata (resubmit flag, recirculation port), not by a field here. */
 header ina_pass_h {
+#if INA_THIRD_PASS
     bit<4>  pad0;
-    bit<1>  third;       /* the packet's third pass (INA_THIRD_PASS) */
+    bit<1>  third;       /* the packet's third pass */
+#else
+    bit<5>  pad0;
+#endif
     bit<3>  value_op;    /* value_op_t */
     bit<5>  pad1;
     bit<3>  flags_op;    /* flags_op_t */

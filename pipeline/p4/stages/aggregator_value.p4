@@ -73,7 +73,7 @@
     table lane_##I { \
         key = { \
             meta.second : ternary; \
-            meta.third : ternary; \
+            INA_THIRD_KEY \
             meta.pass_value_op : ternary; \
             meta.cls : ternary; \
             meta.id_hit : ternary; \
@@ -86,16 +86,16 @@
         const default_action = NoAction(); \
         size = 16; \
         const entries = { \
-            (0, _, _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
-            (0, _, _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, (I + 1) .. 0xFFFF) : value_clear_##I(); \
-            (0, _, _, CLASS_GRADIENT, ID_MATCH, 0, _, true, _) : value_add_##I(); \
-            (0, _, _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_add_##I(); \
-            (0, _, _, CLASS_RESEND, ID_RELEASED, _, 0, true, _) : value_read_##I(); \
-            (1, 0, VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
-            (1, 0, VALUE_WRITE, _, _, _, _, false, (INA_LANES + I + 1) .. 0xFFFF) : value_clear_##I(); \
-            (1, 0, VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
-            (1, 0, VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
-            (1, 0, VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
+            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
+            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, (I + 1) .. 0xFFFF) : value_clear_##I(); \
+            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_MATCH, 0, _, true, _) : value_add_##I(); \
+            (0, INA_THIRD_ANY _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_add_##I(); \
+            (0, INA_THIRD_ANY _, CLASS_RESEND, ID_RELEASED, _, 0, true, _) : value_read_##I(); \
+            (1, INA_THIRD_COLUMN(0) VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
+            (1, INA_THIRD_COLUMN(0) VALUE_WRITE, _, _, _, _, false, (INA_LANES + I + 1) .. 0xFFFF) : value_clear_##I(); \
+            (1, INA_THIRD_COLUMN(0) VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
+            (1, INA_THIRD_COLUMN(0) VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
+            (1, INA_THIRD_COLUMN(0) VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
             INA_THIRD_PASS_ENTRIES(I) \
         } \
     }
@@ -104,11 +104,11 @@
  * INA_TWO_PASS_ELEMENTS + I, in the third row. */
 #if INA_THIRD_PASS
 #define INA_THIRD_PASS_ENTRIES(I) \
-    (1, 1, VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
-    (1, 1, VALUE_WRITE, _, _, _, _, false, (INA_TWO_PASS_ELEMENTS + I + 1) .. 0xFFFF) : value_clear_##I(); \
-    (1, 1, VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
-    (1, 1, VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
-    (1, 1, VALUE_READ, _, _, _, _, true, _) : value_read_##I();
+    (1, INA_THIRD_COLUMN(1) VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
+    (1, INA_THIRD_COLUMN(1) VALUE_WRITE, _, _, _, _, false, (INA_TWO_PASS_ELEMENTS + I + 1) .. 0xFFFF) : value_clear_##I(); \
+    (1, INA_THIRD_COLUMN(1) VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
+    (1, INA_THIRD_COLUMN(1) VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
+    (1, INA_THIRD_COLUMN(1) VALUE_READ, _, _, _, _, true, _) : value_read_##I();
 #else
 #define INA_THIRD_PASS_ENTRIES(I)
 #endif

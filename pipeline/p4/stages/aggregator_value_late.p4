@@ -65,7 +65,7 @@
     ) \
     INA_STAGE(STAGE) table late_lane_##I { \
         key = { \
-            meta.third : ternary; \
+            INA_THIRD_KEY \
             meta.pass_value_op : ternary; \
             hdr.late[I].isValid() : ternary; \
         } \
@@ -73,11 +73,11 @@
         const default_action = NoAction(); \
         size = 8; \
         const entries = { \
-            (0, VALUE_WRITE, true) : late_write_##I(); \
-            (0, VALUE_WRITE, false) : late_clear_##I(); \
-            (0, VALUE_ADD, true) : late_add_##I(); \
-            (0, VALUE_ADD_READ, true) : late_add_##I(); \
-            (0, VALUE_READ, true) : late_read_##I(); \
+            (INA_THIRD_COLUMN(0) VALUE_WRITE, true) : late_write_##I(); \
+            (INA_THIRD_COLUMN(0) VALUE_WRITE, false) : late_clear_##I(); \
+            (INA_THIRD_COLUMN(0) VALUE_ADD, true) : late_add_##I(); \
+            (INA_THIRD_COLUMN(0) VALUE_ADD_READ, true) : late_add_##I(); \
+            (INA_THIRD_COLUMN(0) VALUE_READ, true) : late_read_##I(); \
         } \
     }
 
