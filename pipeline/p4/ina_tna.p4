@@ -95,7 +95,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
  * 8-bit) through every state, which left too few for the IPv4 header's
  * selects. The IPv4 version is checked by parse (is_ina), not here: with
  * the fragment offset and protocol it took a third match register. */
-#define INA_HEADER_STATES(SFX, AFTER_INA) \
+#define INA_HEADER_STATES(SFX, AFTER_INA, AFTER_THIRD) \
     state parse_ethernet##SFX { \
         pkt.extract(hdr.ethernet); \
         transition select(hdr.ethernet.ether_type) { \
@@ -130,6 +130,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
         pkt.extract(hdr.ina); \
         transition select(hdr.ina.version, hdr.ina.type) { \
             (INA_VERSION, INA_TYPE_DATA): AFTER_INA; \
+            (INA_VERSION, INA_TYPE_THIRD): AFTER_THIRD; \
             default: accept; \
         } \
     }
@@ -215,7 +216,6 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state resubmitted {
         pkt.extract(hdr.pass);
         meta.second = 1;
-        meta.row_offset = INA_AGGREGATORS;
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -235,14 +235,10 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
             default: parse_ethernet;
         }
     }
-    /* ... or in front of the frame, put there by egress: the second pass,
-     * or with a third pass (INA_THIRD_PASS), either. */
+    /* ... or in front of the frame, put there by egress. */
     state recirculated {
         pkt.extract(hdr.pass);
         meta.second = 1;
-#if !INA_THIRD_PASS
-        meta.row_offset = INA_AGGREGATORS;
-#endif
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -252,45 +248,19 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         meta.flags_in = hdr.pass.flags_in;
         meta.side = hdr.pass.side;
         meta.carry_flags = hdr.pass.carry;
+        hdr.pass.setInvalid();
+        transition parse_ethernet_2;
+    }
+    /* A recirculated frame whose INA type is INA_TYPE_THIRD is in its third
+     * pass (the second marked it: INA_THIRD_PASS); from the wire that type
+     * is malformed_type, as any other (filter.p4). */
 #if INA_THIRD_PASS
-        transition select(hdr.pass.third) {
-            1: third_recirculated;
-            default: second_recirculated;
-        }
-    }
-    state second_recirculated {
-        hdr.pass.setInvalid();
-        meta.row_offset = INA_AGGREGATORS;
-        transition parse_ethernet_2;
-    }
-    state third_recirculated {
-        hdr.pass.setInvalid();
-        meta.third = 1;
-        meta.row_offset = 2 * INA_AGGREGATORS;
-        transition parse_ethernet_3;
-    }
-    INA_HEADER_STATES(_3, count_third)
-    /* The third pass: the first two passes' elements go into `passed`
-     * (every one is there: the packet has more), then g<i>. A claim whose
-     * elements end within the first two passes has none here: its lanes
-     * zero the row's third part (the lanes' range on `elements`). */
-    state count_third {
-        transition select(hdr.ina.elem_count) {
-            0 .. INA_TWO_PASS_ELEMENTS: accept;
-            default: passed_elements;
-        }
-    }
-    state passed_elements {
-#include "include/passed_elements.p4"
-        transition g0;
-    }
+    INA_HEADER_STATES(, count_first, accept)
+    INA_HEADER_STATES(_2, count_head, count_third)
 #else
-        hdr.pass.setInvalid();
-        transition parse_ethernet_2;
-    }
+    INA_HEADER_STATES(, count_first, accept)
+    INA_HEADER_STATES(_2, count_head, accept)
 #endif
-    INA_HEADER_STATES(, count_first)
-    INA_HEADER_STATES(_2, count_head)
     /* The elements, one state each, each selecting on the count: the
      * first pass extracts elements 0..INA_LANES-1 into `elems` (e<i>), the
      * second skips them into `head` (h<i>) and extracts the rest (f<i>).
@@ -313,11 +283,30 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #include "include/pair_elements.p4"
 #else
     state count_head {
+        meta.row_offset = INA_AGGREGATORS;
         transition select(hdr.ina.elem_count) {
             0: accept;
             default: h0;
         }
     }
+#if INA_THIRD_PASS
+    /* The third pass: the first two passes' elements go into `passed` (a
+     * packet that adds or reads has them all and more), then g<i>. A claim
+     * whose elements end within the first two passes has none here: its
+     * lanes zero the row's third part (their range on `elements`). */
+    state count_third {
+        meta.third = 1;
+        meta.row_offset = 2 * INA_AGGREGATORS;
+        transition select(hdr.ina.elem_count) {
+            0 .. INA_TWO_PASS_ELEMENTS: accept;
+            default: passed_elements;
+        }
+    }
+    state passed_elements {
+#include "include/passed_elements.p4"
+        transition g0;
+    }
+#endif
 #if INA_LANES > 0
     INA_ELEMENT_STATES(0, 1)
 #elif INA_LANES == 0
@@ -667,6 +656,12 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
+#if INA_THIRD_PASS
+        if (meta.third == 1) {
+            /* the second pass's mark (count_third) */
+            hdr.ina.type = INA_TYPE_DATA;
+        }
+#endif
 
         /* Where the packet goes, whatever the pass: the verdict is known two
          * stages after the registers, and the decision (a route's MAC into
@@ -685,9 +680,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
-#if INA_THIRD_PASS
-            hdr.pass.third = 0;
-#endif
             hdr.pass.value_op = meta.value_op;
             hdr.pass.pad1 = 0;
             hdr.pass.flags_op = meta.flags_op;
@@ -718,7 +710,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
              * is not carried (another packet may have changed it since). */
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
-            hdr.pass.third = 1;
             hdr.pass.value_op = meta.value_op;
             hdr.pass.pad1 = 0;
             hdr.pass.flags_op = meta.flags_op;
@@ -731,6 +722,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             hdr.pass.reason = meta.reason;
             hdr.pass.flags_in = meta.flags_in;
             hdr.pass.side = meta.side & ~(SIDE_FULL_SET | SIDE_FULL_CLEAR);
+            /* The mark the parser tells the third pass by; its deparse
+             * restores the type. */
+            hdr.ina.type = INA_TYPE_THIRD;
             hdr.bridge.recirculate = 1;
             ig_tm_md.ucast_egress_port = INA_RECIRC_PORT;
             ig_tm_md.bypass_egress = 0;

@@ -56,7 +56,6 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
             default: parse_ethernet;
         }
     }
-    /* meta.third (preserved) tells the third pass from the second. */
     state second_pass {
         meta.second = 1;
         transition parse_ethernet;
@@ -108,18 +107,24 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         meta.is_ina = 1;
         pkt.extract(hdr.ina);
         remaining = hdr.ina.elem_count;
-        transition select(hdr.ina.version, hdr.ina.type, meta.second, meta.third) {
-            (INA_VERSION, INA_TYPE_DATA, 0, _): elems;
-#if INA_THIRD_PASS
-            (INA_VERSION, INA_TYPE_DATA, 1, 1): passed;
-#endif
+        transition select(hdr.ina.version, hdr.ina.type, meta.second) {
+            (INA_VERSION, INA_TYPE_DATA, 0): elems;
 #ifndef INA_PAIR_LANES
-            (INA_VERSION, INA_TYPE_DATA, 1, _): head;
+            (INA_VERSION, INA_TYPE_DATA, 1): head;
+#endif
+#if INA_THIRD_PASS
+            (INA_VERSION, INA_TYPE_THIRD, 1): third_pass;
 #endif
             default: accept;
         }
     }
 #if INA_THIRD_PASS
+    /* The third pass: the second marked the frame's type (as on Tofino,
+     * ina_tna.p4), which the third writes back. */
+    state third_pass {
+        meta.third = 1;
+        transition passed;
+    }
     /* Third pass: the first two passes' elements are set aside (all of a
      * claim's that end within them), then at most INA_LANES into elems. */
     state passed {
@@ -345,6 +350,11 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
+#if INA_THIRD_PASS
+        if (meta.third == 1) {
+            hdr.ina.type = INA_TYPE_DATA;
+        }
+#endif
         if (meta.carry_flags == 1 && INA_LAST_PASS) {
             result_flags_0.apply(hdr, meta);
         }
@@ -367,8 +377,8 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 #if INA_THIRD_PASS
         else if (meta.need_third == 1) {
             /* The third pass: recirculated whatever the verdict, as on
-             * Tofino 1, which resubmits a packet once. */
-            meta.third = 1;
+             * Tofino 1, which resubmits a packet once; the type marks it. */
+            hdr.ina.type = INA_TYPE_THIRD;
             meta.recirculate = 1;
             sm.egress_spec = INA_RECIRC_PORT;
         }

@@ -15,6 +15,10 @@ const bit<16> INA_UDP_PORT = 18766;
 const bit<8>  INA_VERSION = 1;
 const bit<8>  INA_TYPE_DATA = 0;
 const bit<8>  INA_TYPE_CONTROL = 1;
+/* Not a wire type (malformed_type from the wire): the type a packet's
+ * second pass writes into its frame to tell the parser of its third
+ * (INA_THIRD_PASS), which writes INA_TYPE_DATA back. */
+const bit<8>  INA_TYPE_THIRD = 0x80;
 const bit<8>  INA_MAX_LEVELS = 4;
 const bit<8>  INA_BITMAP_BITS = 32;
 const bit<16> INA_AGG_NODE_ANY = 0;

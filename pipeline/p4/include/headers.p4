@@ -82,12 +82,7 @@ header ina_elem_h {
  * (the zero padding). The parser tells the second pass by the intrinsic
  * metadata (resubmit flag, recirculation port), not by a field here. */
 header ina_pass_h {
-#if INA_THIRD_PASS
-    bit<4>  pad0;
-    bit<1>  third;       /* the packet's third pass */
-#else
     bit<5>  pad0;
-#endif
     bit<3>  value_op;    /* value_op_t */
     bit<5>  pad1;
     bit<3>  flags_op;    /* flags_op_t */
@@ -290,7 +285,7 @@ struct ina_meta_t {
     /* The third pass (INA_THIRD_PASS; 0 in other builds): the packet is in
      * it (its lanes use the third row), or its second pass found it needs
      * one. */
-    INA_PRESERVE bit<1> third;
+    bit<1>      third;
     bit<1>      need_third;
     bit<1>      past_two;    /* the second pass's parser: elements past its own */
 #ifdef INA_PAIR_LANES
