@@ -95,7 +95,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
  * 8-bit) through every state, which left too few for the IPv4 header's
  * selects. The IPv4 version is checked by parse (is_ina), not here: with
  * the fragment offset and protocol it took a third match register. */
-#define INA_HEADER_STATES(SFX, AFTER_INA, AFTER_THIRD) \
+#define INA_HEADER_STATES(SFX, AFTER_INA, THIRD_ENTRY) \
     state parse_ethernet##SFX { \
         pkt.extract(hdr.ethernet); \
         transition select(hdr.ethernet.ether_type) { \
@@ -130,7 +130,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
         pkt.extract(hdr.ina); \
         transition select(hdr.ina.version, hdr.ina.type) { \
             (INA_VERSION, INA_TYPE_DATA): AFTER_INA; \
-            (INA_VERSION, INA_TYPE_THIRD): AFTER_THIRD; \
+            THIRD_ENTRY \
             default: accept; \
         } \
     }
@@ -216,6 +216,9 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state resubmitted {
         pkt.extract(hdr.pass);
         meta.second = 1;
+#if !INA_THIRD_PASS
+        meta.row_offset = INA_AGGREGATORS;
+#endif
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -239,6 +242,9 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state recirculated {
         pkt.extract(hdr.pass);
         meta.second = 1;
+#if !INA_THIRD_PASS
+        meta.row_offset = INA_AGGREGATORS;
+#endif
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -254,12 +260,11 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     /* A recirculated frame whose INA type is INA_TYPE_THIRD is in its third
      * pass (the second marked it: INA_THIRD_PASS); from the wire that type
      * is malformed_type, as any other (filter.p4). */
+    INA_HEADER_STATES(, count_first, )
 #if INA_THIRD_PASS
-    INA_HEADER_STATES(, count_first, accept)
-    INA_HEADER_STATES(_2, count_head, count_third)
+    INA_HEADER_STATES(_2, count_head, (INA_VERSION, INA_TYPE_THIRD): count_third;)
 #else
-    INA_HEADER_STATES(, count_first, accept)
-    INA_HEADER_STATES(_2, count_head, accept)
+    INA_HEADER_STATES(_2, count_head, )
 #endif
     /* The elements, one state each, each selecting on the count: the
      * first pass extracts elements 0..INA_LANES-1 into `elems` (e<i>), the
@@ -283,7 +288,11 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #include "include/pair_elements.p4"
 #else
     state count_head {
+#if INA_THIRD_PASS
+        /* here, not where the pass state is restored: count_third sets
+         * the third pass's */
         meta.row_offset = INA_AGGREGATORS;
+#endif
         transition select(hdr.ina.elem_count) {
             0: accept;
             default: h0;
