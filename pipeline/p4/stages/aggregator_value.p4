@@ -6,7 +6,9 @@
  * pass 2 (row INA_AGGREGATORS + index), so 2 * INA_LANES elements take two passes
  * through the same lanes (ATP Appendix C); the late lanes
  * (stages/aggregator_value_late.p4) add elements after those in the second
- * pass. INA_LANES (include/constants.p4) is a compile-time parameter: lanes
+ * pass, and a third pass (INA_THIRD_PASS, Tofino 1) the ones after those,
+ * element 2 * INA_LANES + INA_LATE_LANES + i in row 2 * INA_AGGREGATORS +
+ * index. INA_LANES (include/constants.p4) is a compile-time parameter: lanes
  * past it are not compiled.
  *
  * Each lane is one table, `lane_i`, with the RegisterActions of the

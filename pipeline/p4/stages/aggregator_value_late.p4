@@ -8,7 +8,8 @@
  * decided and the pass header carries the value action), and their stages
  * are free for lanes of the second pass alone. On Tofino 1 that is 18 more
  * elements, 48 in two passes where the word lanes carry 30 (docs/p4.md,
- * "Tofino back end").
+ * "Tofino back end"); a third pass (INA_THIRD_PASS) carries the rest, and
+ * whether a packet takes it is decided here (third_pass_check).
  *
  * A late lane is the word lanes' lane with one row (it runs in one pass,
  * indexed by the aggregator's index) and a key of what the parser restores:
