@@ -770,15 +770,15 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
 #endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
-#if INA_THIRD_PASS
-        /* the third pass: passed, then elems; the others: head, elems, late */
-        pkt.emit(hdr.passed);
-#if INA_TWO_PASS_ELEMENTS > 32
-        pkt.emit(hdr.passed_hi);
-#endif
-#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
+#endif
+#if INA_THIRD_PASS
+        /* the third pass: head, passed, then elems; the second: head, elems, late */
+        pkt.emit(hdr.passed);
+#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
+        pkt.emit(hdr.passed_hi);
+#endif
 #endif
         pkt.emit(hdr.elems);
 #if INA_LATE_LANES > 0

@@ -130,9 +130,22 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     state passed {
         transition select(remaining, taken) {
             (0, _): accept;
+            (_, INA_LANES): passed_rest;
+            default: passed_head_one;
+        }
+    }
+    state passed_head_one {
+        pkt.extract(hdr.head.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition passed;
+    }
+    state passed_rest {
+        transition select(remaining, taken) {
+            (0, _): accept;
             (_, INA_TWO_PASS_ELEMENTS): passed_done;
-#if INA_TWO_PASS_ELEMENTS > 32
-            (_, 0x20 &&& 0xE0): passed_hi_one;
+#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
+            (_, INA_LANES + 32): passed_hi;
 #endif
             default: passed_lo_one;
         }
@@ -141,14 +154,21 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         pkt.extract(hdr.passed.next);
         taken = taken + 1;
         remaining = remaining - 1;
-        transition passed;
+        transition passed_rest;
     }
-#if INA_TWO_PASS_ELEMENTS > 32
+#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
+    state passed_hi {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_TWO_PASS_ELEMENTS): passed_done;
+            default: passed_hi_one;
+        }
+    }
     state passed_hi_one {
         pkt.extract(hdr.passed_hi.next);
         taken = taken + 1;
         remaining = remaining - 1;
-        transition passed;
+        transition passed_hi;
     }
 #endif
     state passed_done {
@@ -434,14 +454,15 @@ control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
         pkt.emit(hdr.ipv4_opts);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
-#if INA_THIRD_PASS
-        pkt.emit(hdr.passed);
-#if INA_TWO_PASS_ELEMENTS > 32
-        pkt.emit(hdr.passed_hi);
-#endif
-#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
+#endif
+#if INA_THIRD_PASS
+        /* the third pass: head, passed, then elems; the second: head, elems, late */
+        pkt.emit(hdr.passed);
+#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
+        pkt.emit(hdr.passed_hi);
+#endif
 #endif
         pkt.emit(hdr.elems);
 #if INA_LATE_LANES > 0

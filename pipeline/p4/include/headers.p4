@@ -119,19 +119,20 @@ struct ina_headers_t {
     ipv4_opt_h[10] ipv4_opts;
     udp_h      udp;
     ina_h      ina;
-#if INA_THIRD_PASS
-    /* The elements of the first two passes, left untouched in the third
-     * (two stacks: a stack's validity bits are one field, at most 32). */
-#if INA_TWO_PASS_ELEMENTS > 32
-    ina_elem_h[32] passed;
-    ina_elem_h[INA_TWO_PASS_ELEMENTS - 32] passed_hi;
-#else
-    ina_elem_h[INA_TWO_PASS_ELEMENTS] passed;
-#endif
-#endif
 #ifndef INA_PAIR_LANES
-    /* Elements 0..30, left untouched in the second pass. */
+    /* Elements 0..30, left untouched in the second pass (and the third). */
     ina_elem_h[INA_LANES] head;
+#endif
+#if INA_THIRD_PASS
+    /* The third pass: the first two passes' elements after `head`, left
+     * untouched (two stacks: a stack's validity bits are one field, at
+     * most 32). */
+#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
+    ina_elem_h[32] passed;
+    ina_elem_h[INA_TWO_PASS_ELEMENTS - INA_LANES - 32] passed_hi;
+#else
+    ina_elem_h[INA_TWO_PASS_ELEMENTS - INA_LANES] passed;
+#endif
 #endif
 #ifndef INA_PAIR_LANES
     /* The elements this pass aggregates: 0..30 in pass 1, 31..61 in pass 2. */
