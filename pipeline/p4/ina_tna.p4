@@ -16,9 +16,11 @@
  * bandwidth, the parser skips the first INA_LANES elements), one that
  * leaves is recirculated through a recirculation port (its first half of results is already in the frame, a
  * resubmit would bring back the original bytes). The second pass also runs
- * the late lanes (Tofino 1's default, stages/aggregator_value_late.p4),
- * elements 2 * INA_LANES.., in the stages the control registers hold in the
- * first: 2 * 15 + 18 = 48 elements on Tofino 1.
+ * the late lanes (Tofino 1's default, stages/aggregator_value_late.p4) in
+ * the stages the control registers hold in the first, and both passes the
+ * lead lanes (Tofino 1's default, stages/aggregator_value_lead.p4) in the
+ * two stages after the overflow test, whose elements come first: 7 + 7 +
+ * 15 + 15 + 18 = 62 elements on Tofino 1.
  */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2
@@ -44,6 +46,7 @@
 #else
 #include "stages/aggregator_value.p4"
 #include "stages/aggregator_value_late.p4"
+#include "stages/aggregator_value_lead.p4"
 #endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
@@ -95,7 +98,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
  * 8-bit) through every state, which left too few for the IPv4 header's
  * selects. The IPv4 version is checked by parse (is_ina), not here: with
  * the fragment offset and protocol it took a third match register. */
-#define INA_HEADER_STATES(SFX, AFTER_INA, THIRD_ENTRY) \
+#define INA_HEADER_STATES(SFX, AFTER_INA) \
     state parse_ethernet##SFX { \
         pkt.extract(hdr.ethernet); \
         transition select(hdr.ethernet.ether_type) { \
@@ -130,44 +133,81 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
         pkt.extract(hdr.ina); \
         transition select(hdr.ina.version, hdr.ina.type) { \
             (INA_VERSION, INA_TYPE_DATA): AFTER_INA; \
-            THIRD_ENTRY \
             default: accept; \
         } \
     }
 
-/* Element I of each chain (first pass e<I> into elems, second pass h<I>
- * into head and f<I> into elems), each state selecting on the count: the
- * packet's last element ends the chain. J is I + 1. */
+/* Element I of each chain of the word lanes (first pass e<I> into elems,
+ * second pass f<I> into elems, after h<I> into head), each state selecting
+ * on the count: the packet's last element ends the chain. J is I + 1. */
 #define INA_ELEMENT_STATES(I, J) \
     state e##I { \
         pkt.extract(hdr.elems[I]); \
-        transition select(hdr.ina.elem_count) { J: accept; default: e##J; } \
-    } \
-    state h##I { \
-        pkt.extract(hdr.head[I]); \
-        transition select(hdr.ina.elem_count) { J: accept; default: h##J; } \
+        transition select(hdr.ina.elem_count) { INA_FIRST_ELEMENT_16 + J: accept; default: e##J; } \
     } \
     state f##I { \
         pkt.extract(hdr.elems[I]); \
-        transition select(hdr.ina.elem_count) { INA_LANES_16 + J: accept; default: f##J; } \
-    } \
-    INA_THIRD_ELEMENT(I, J)
-/* The third pass's elements (INA_THIRD_PASS): g<I> into elems, element
- * INA_TWO_PASS_ELEMENTS + I, after the first two passes' elements went into
- * `passed` in one state (a packet in its third pass has them all, unless
- * it is a claim that only zeroes the row's third part: count_third). */
-#if INA_THIRD_PASS
-#define INA_THIRD_ELEMENT(I, J) \
-    state g##I { \
-        pkt.extract(hdr.elems[I]); \
-        transition select(hdr.ina.elem_count) { INA_TWO_PASS_ELEMENTS_16 + J: accept; default: g##J; } \
+        transition select(hdr.ina.elem_count) { INA_SECOND_ELEMENT_16 + J: accept; default: f##J; } \
     }
-#define INA_THIRD_ELEMENT_END(I) \
-    state g##I { transition accept; }
-#else
-#define INA_THIRD_ELEMENT(I, J)
-#define INA_THIRD_ELEMENT_END(I)
-#endif
+/* The second pass sets the first's elements aside (h<I> into head,
+ * element INA_LEAD_LANES + I), then goes on to its word lanes'. */
+#define INA_HEAD_STATES(I, J) \
+    state h##I { \
+        pkt.extract(hdr.head[I]); \
+        transition select(hdr.ina.elem_count) { INA_LEAD_LANES_16 + J: accept; default: h##J; } \
+    }
+#define INA_HEAD_END(I) \
+    state h##I { transition f0; }
+/* The first pass's lead elements (head 0..INA_LEAD_LANES-1), as the
+ * recirculated frame brings them back, are tested here for a limit (their
+ * overflow test, aggregator_value_lead.p4): the parser's match on the
+ * word, 16 bits at a time (the count holds the 16-bit match register),
+ * sets lead_limit; lane_clips folds it into the overflow. As a lookup
+ * after the parser the test held the seven words in MAU containers, and
+ * the PHV allocation failed. */
+#define INA_HEAD_TESTED_STATES(I, J) \
+    state h##I { \
+        transition select(pkt.lookahead<bit<16>>()) { \
+            0x7fff: h##I##_max; \
+            0x8000: h##I##_min; \
+            default: h##I##_take; \
+        } \
+    } \
+    state h##I##_max { \
+        transition select(pkt.lookahead<bit<32>>()[15:0]) { 0xffff: h##I##_limit; default: h##I##_take; } \
+    } \
+    state h##I##_min { \
+        transition select(pkt.lookahead<bit<32>>()[15:0]) { 0x0000: h##I##_limit; default: h##I##_take; } \
+    } \
+    state h##I##_limit { \
+        meta.lead_limit = 1; \
+        transition h##I##_take; \
+    } \
+    state h##I##_take { \
+        pkt.extract(hdr.head[I]); \
+        transition select(hdr.ina.elem_count) { INA_LEAD_LANES_16 + J: accept; default: h##J; } \
+    }
+/* The lead lanes' chains (INA_LEAD_LANES, aggregator_value_lead.p4): the
+ * first pass sets elements 0..N-1 aside (a<I> into aside) and takes N..2N-1
+ * into lead (t<I>), then the word lanes'; the second takes 0..N-1 into lead
+ * (u<I>), then sets the first's aside. */
+#define INA_LEAD_STATES(I, J) \
+    state a##I { \
+        pkt.extract(hdr.aside[I]); \
+        transition select(hdr.ina.elem_count) { J: accept; default: a##J; } \
+    } \
+    state t##I { \
+        pkt.extract(hdr.lead[I]); \
+        transition select(hdr.ina.elem_count) { INA_LEAD_LANES_16 + J: accept; default: t##J; } \
+    } \
+    state u##I { \
+        pkt.extract(hdr.lead[I]); \
+        transition select(hdr.ina.elem_count) { J: accept; default: u##J; } \
+    }
+#define INA_LEAD_END(I) \
+    state a##I { transition t0; } \
+    state t##I { transition e0; } \
+    state u##I { transition h0; }
 /* Past the pass's lanes: the first pass stops, the second goes on from its
  * first element to extract, and past its lanes to the late lanes' elements. */
 #if INA_LATE_LANES > 0
@@ -177,22 +217,17 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
 #endif
 #define INA_ELEMENT_ENDS(I) \
     state e##I { transition accept; } \
-    state h##I { transition f0; } \
-    state f##I { transition INA_SECOND_PASS_LANES_END; } \
-    INA_THIRD_ELEMENT_END(I)
+    state f##I { transition INA_SECOND_PASS_LANES_END; }
 /* The late lanes' element I (second pass only, l<I> into late), the count
  * ending the chain as above; past the last one, the rest stays payload
- * and the packet has elements for a third pass (past_two). */
+ * (a longer packet is malformed_elements). */
 #define INA_LATE_STATES(I, J) \
     state l##I { \
         pkt.extract(hdr.late[I]); \
-        transition select(hdr.ina.elem_count) { 2 * INA_LANES + J: accept; default: l##J; } \
+        transition select(hdr.ina.elem_count) { INA_LATE_ELEMENT_16 + J: accept; default: l##J; } \
     }
 #define INA_LATE_END(I) \
-    state l##I { \
-        meta.past_two = 1; \
-        transition accept; \
-    }
+    state l##I { transition accept; }
 
 parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                         out ingress_intrinsic_metadata_t ig_intr_md) {
@@ -216,9 +251,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state resubmitted {
         pkt.extract(hdr.pass);
         meta.second = 1;
-#if !INA_THIRD_PASS
         meta.row_offset = INA_AGGREGATORS;
-#endif
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -242,9 +275,10 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state recirculated {
         pkt.extract(hdr.pass);
         meta.second = 1;
-#if !INA_THIRD_PASS
-        meta.row_offset = INA_AGGREGATORS;
+#if INA_LEAD_LANES > 0
+        meta.recirculated = 1;
 #endif
+        meta.row_offset = INA_AGGREGATORS;
         meta.value_op = hdr.pass.value_op;
         meta.pass_value_op = hdr.pass.value_op;
         meta.flags_op = hdr.pass.flags_op;
@@ -257,15 +291,8 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
         hdr.pass.setInvalid();
         transition parse_ethernet_2;
     }
-    /* A recirculated frame whose INA type is INA_TYPE_THIRD is in its third
-     * pass (the second marked it: INA_THIRD_PASS); from the wire that type
-     * is malformed_type, as any other (filter.p4). */
-    INA_HEADER_STATES(, count_first, )
-#if INA_THIRD_PASS
-    INA_HEADER_STATES(_2, count_head, (INA_VERSION, INA_TYPE_THIRD): count_third;)
-#else
-    INA_HEADER_STATES(_2, count_head, )
-#endif
+    INA_HEADER_STATES(, count_first)
+    INA_HEADER_STATES(_2, count_head)
     /* The elements, one state each, each selecting on the count: the
      * first pass extracts elements 0..INA_LANES-1 into `elems` (e<i>), the
      * second skips them into `head` (h<i>) and extracts the rest (f<i>).
@@ -277,7 +304,11 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
     state count_first {
         transition select(hdr.ina.elem_count) {
             0: accept;
+#if INA_LEAD_LANES > 0
+            default: a0;
+#else
             default: e0;
+#endif
         }
     }
 #ifdef INA_PAIR_LANES
@@ -288,33 +319,222 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
 #include "include/pair_elements.p4"
 #else
     state count_head {
-#if INA_THIRD_PASS
-        /* here, not where the pass state is restored: count_third sets
-         * the third pass's */
-        meta.row_offset = INA_AGGREGATORS;
-#endif
         transition select(hdr.ina.elem_count) {
             0: accept;
+#if INA_LEAD_LANES > 0
+            default: u0;
+#else
             default: h0;
+#endif
         }
     }
-#if INA_THIRD_PASS
-    /* The third pass: the first two passes' elements go into `passed` (a
-     * packet that adds or reads has them all and more), then g<i>. A claim
-     * whose elements end within the first two passes has none here: its
-     * lanes zero the row's third part (their range on `elements`). */
-    state count_third {
-        meta.third = 1;
-        meta.row_offset = 2 * INA_AGGREGATORS;
-        transition select(hdr.ina.elem_count) {
-            0 .. INA_TWO_PASS_ELEMENTS: accept;
-            default: passed_elements;
-        }
-    }
-    state passed_elements {
-#include "include/passed_elements.p4"
-        transition g0;
-    }
+#if INA_LEAD_LANES > 0
+    INA_LEAD_STATES(0, 1)
+#if INA_LEAD_LANES > 1
+    INA_LEAD_STATES(1, 2)
+#elif INA_LEAD_LANES == 1
+    INA_LEAD_END(1)
+#endif
+#if INA_LEAD_LANES > 2
+    INA_LEAD_STATES(2, 3)
+#elif INA_LEAD_LANES == 2
+    INA_LEAD_END(2)
+#endif
+#if INA_LEAD_LANES > 3
+    INA_LEAD_STATES(3, 4)
+#elif INA_LEAD_LANES == 3
+    INA_LEAD_END(3)
+#endif
+#if INA_LEAD_LANES > 4
+    INA_LEAD_STATES(4, 5)
+#elif INA_LEAD_LANES == 4
+    INA_LEAD_END(4)
+#endif
+#if INA_LEAD_LANES > 5
+    INA_LEAD_STATES(5, 6)
+#elif INA_LEAD_LANES == 5
+    INA_LEAD_END(5)
+#endif
+#if INA_LEAD_LANES > 6
+    INA_LEAD_STATES(6, 7)
+#elif INA_LEAD_LANES == 6
+    INA_LEAD_END(6)
+#endif
+#if INA_LEAD_LANES == 7
+    INA_LEAD_END(7)
+#endif
+#endif
+#if INA_LEAD_LANES > 0
+    INA_HEAD_TESTED_STATES(0, 1)
+#else
+    INA_HEAD_STATES(0, 1)
+#endif
+#if INA_LEAD_LANES > 1
+    INA_HEAD_TESTED_STATES(1, 2)
+#elif INA_HEAD_ELEMENTS > 1
+    INA_HEAD_STATES(1, 2)
+#elif INA_HEAD_ELEMENTS == 1
+    INA_HEAD_END(1)
+#endif
+#if INA_LEAD_LANES > 2
+    INA_HEAD_TESTED_STATES(2, 3)
+#elif INA_HEAD_ELEMENTS > 2
+    INA_HEAD_STATES(2, 3)
+#elif INA_HEAD_ELEMENTS == 2
+    INA_HEAD_END(2)
+#endif
+#if INA_LEAD_LANES > 3
+    INA_HEAD_TESTED_STATES(3, 4)
+#elif INA_HEAD_ELEMENTS > 3
+    INA_HEAD_STATES(3, 4)
+#elif INA_HEAD_ELEMENTS == 3
+    INA_HEAD_END(3)
+#endif
+#if INA_LEAD_LANES > 4
+    INA_HEAD_TESTED_STATES(4, 5)
+#elif INA_HEAD_ELEMENTS > 4
+    INA_HEAD_STATES(4, 5)
+#elif INA_HEAD_ELEMENTS == 4
+    INA_HEAD_END(4)
+#endif
+#if INA_LEAD_LANES > 5
+    INA_HEAD_TESTED_STATES(5, 6)
+#elif INA_HEAD_ELEMENTS > 5
+    INA_HEAD_STATES(5, 6)
+#elif INA_HEAD_ELEMENTS == 5
+    INA_HEAD_END(5)
+#endif
+#if INA_LEAD_LANES > 6
+    INA_HEAD_TESTED_STATES(6, 7)
+#elif INA_HEAD_ELEMENTS > 6
+    INA_HEAD_STATES(6, 7)
+#elif INA_HEAD_ELEMENTS == 6
+    INA_HEAD_END(6)
+#endif
+#if INA_HEAD_ELEMENTS > 7
+    INA_HEAD_STATES(7, 8)
+#elif INA_HEAD_ELEMENTS == 7
+    INA_HEAD_END(7)
+#endif
+#if INA_HEAD_ELEMENTS > 8
+    INA_HEAD_STATES(8, 9)
+#elif INA_HEAD_ELEMENTS == 8
+    INA_HEAD_END(8)
+#endif
+#if INA_HEAD_ELEMENTS > 9
+    INA_HEAD_STATES(9, 10)
+#elif INA_HEAD_ELEMENTS == 9
+    INA_HEAD_END(9)
+#endif
+#if INA_HEAD_ELEMENTS > 10
+    INA_HEAD_STATES(10, 11)
+#elif INA_HEAD_ELEMENTS == 10
+    INA_HEAD_END(10)
+#endif
+#if INA_HEAD_ELEMENTS > 11
+    INA_HEAD_STATES(11, 12)
+#elif INA_HEAD_ELEMENTS == 11
+    INA_HEAD_END(11)
+#endif
+#if INA_HEAD_ELEMENTS > 12
+    INA_HEAD_STATES(12, 13)
+#elif INA_HEAD_ELEMENTS == 12
+    INA_HEAD_END(12)
+#endif
+#if INA_HEAD_ELEMENTS > 13
+    INA_HEAD_STATES(13, 14)
+#elif INA_HEAD_ELEMENTS == 13
+    INA_HEAD_END(13)
+#endif
+#if INA_HEAD_ELEMENTS > 14
+    INA_HEAD_STATES(14, 15)
+#elif INA_HEAD_ELEMENTS == 14
+    INA_HEAD_END(14)
+#endif
+#if INA_HEAD_ELEMENTS > 15
+    INA_HEAD_STATES(15, 16)
+#elif INA_HEAD_ELEMENTS == 15
+    INA_HEAD_END(15)
+#endif
+#if INA_HEAD_ELEMENTS > 16
+    INA_HEAD_STATES(16, 17)
+#elif INA_HEAD_ELEMENTS == 16
+    INA_HEAD_END(16)
+#endif
+#if INA_HEAD_ELEMENTS > 17
+    INA_HEAD_STATES(17, 18)
+#elif INA_HEAD_ELEMENTS == 17
+    INA_HEAD_END(17)
+#endif
+#if INA_HEAD_ELEMENTS > 18
+    INA_HEAD_STATES(18, 19)
+#elif INA_HEAD_ELEMENTS == 18
+    INA_HEAD_END(18)
+#endif
+#if INA_HEAD_ELEMENTS > 19
+    INA_HEAD_STATES(19, 20)
+#elif INA_HEAD_ELEMENTS == 19
+    INA_HEAD_END(19)
+#endif
+#if INA_HEAD_ELEMENTS > 20
+    INA_HEAD_STATES(20, 21)
+#elif INA_HEAD_ELEMENTS == 20
+    INA_HEAD_END(20)
+#endif
+#if INA_HEAD_ELEMENTS > 21
+    INA_HEAD_STATES(21, 22)
+#elif INA_HEAD_ELEMENTS == 21
+    INA_HEAD_END(21)
+#endif
+#if INA_HEAD_ELEMENTS > 22
+    INA_HEAD_STATES(22, 23)
+#elif INA_HEAD_ELEMENTS == 22
+    INA_HEAD_END(22)
+#endif
+#if INA_HEAD_ELEMENTS > 23
+    INA_HEAD_STATES(23, 24)
+#elif INA_HEAD_ELEMENTS == 23
+    INA_HEAD_END(23)
+#endif
+#if INA_HEAD_ELEMENTS > 24
+    INA_HEAD_STATES(24, 25)
+#elif INA_HEAD_ELEMENTS == 24
+    INA_HEAD_END(24)
+#endif
+#if INA_HEAD_ELEMENTS > 25
+    INA_HEAD_STATES(25, 26)
+#elif INA_HEAD_ELEMENTS == 25
+    INA_HEAD_END(25)
+#endif
+#if INA_HEAD_ELEMENTS > 26
+    INA_HEAD_STATES(26, 27)
+#elif INA_HEAD_ELEMENTS == 26
+    INA_HEAD_END(26)
+#endif
+#if INA_HEAD_ELEMENTS > 27
+    INA_HEAD_STATES(27, 28)
+#elif INA_HEAD_ELEMENTS == 27
+    INA_HEAD_END(27)
+#endif
+#if INA_HEAD_ELEMENTS > 28
+    INA_HEAD_STATES(28, 29)
+#elif INA_HEAD_ELEMENTS == 28
+    INA_HEAD_END(28)
+#endif
+#if INA_HEAD_ELEMENTS > 29
+    INA_HEAD_STATES(29, 30)
+#elif INA_HEAD_ELEMENTS == 29
+    INA_HEAD_END(29)
+#endif
+#if INA_HEAD_ELEMENTS > 30
+    INA_HEAD_STATES(30, 31)
+#elif INA_HEAD_ELEMENTS == 30
+    INA_HEAD_END(30)
+#endif
+#if INA_HEAD_ELEMENTS > 31
+    INA_HEAD_STATES(31, 32)
+#elif INA_HEAD_ELEMENTS == 31
+    INA_HEAD_END(31)
 #endif
 #if INA_LANES > 0
     INA_ELEMENT_STATES(0, 1)
@@ -588,6 +808,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 #if INA_LATE_LANES > 0
     aggregator_value_late() aggregator_value_late_0;
 #endif
+#if INA_LEAD_LANES > 0
+    aggregator_value_lead() aggregator_value_lead_0;
+#endif
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
     counters() counters_0;
@@ -658,6 +881,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
+#if INA_LEAD_LANES > 0
+        aggregator_value_lead_0.apply(hdr, meta);
+#endif
         if (INA_LAST_PASS) {
             aggregator_flags_0.apply(hdr, meta);
         }
@@ -665,12 +891,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
-#if INA_THIRD_PASS
-        if (meta.third == 1) {
-            /* the second pass's mark (count_third) */
-            hdr.ina.type = INA_TYPE_DATA;
-        }
-#endif
 
         /* Where the packet goes, whatever the pass: the verdict is known two
          * stages after the registers, and the decision (a route's MAC into
@@ -686,6 +906,12 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         /* The result's flags are egress's to write, in the last pass (a
          * recirculated packet's egress passes it on untouched). */
         hdr.bridge.carry_flags = meta.carry_flags;
+#if INA_LEAD_LANES > 0
+        /* egress tests the lead elements of a packet leaving its second
+         * pass (0 in the first: pass_value_op is the parser's) */
+        hdr.bridge.pad_op = 0;
+        hdr.bridge.value_op = meta.pass_value_op;
+#endif
         if (meta.second == 0 && meta.need_second == 1) {
             hdr.pass.setValid();
             hdr.pass.pad0 = 0;
@@ -710,35 +936,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 ig_tm_md.bypass_egress = 0;
             }
         }
-#if INA_THIRD_PASS
-        else if (meta.need_third == 1) {
-            /* The third pass: recirculated whatever the verdict (Tofino 1
-             * resubmits a packet once), with the pass state of the first
-             * and what the second added to it (clipped, flags_in). The
-             * fair share's job_full change was made by the second pass and
-             * is not carried (another packet may have changed it since). */
-            hdr.pass.setValid();
-            hdr.pass.pad0 = 0;
-            hdr.pass.value_op = meta.value_op;
-            hdr.pass.pad1 = 0;
-            hdr.pass.flags_op = meta.flags_op;
-            hdr.pass.pad2 = 0;
-            hdr.pass.clipped = meta.clipped;
-            hdr.pass.pad3 = 0;
-            hdr.pass.verdict = meta.verdict;
-            hdr.pass.pad4 = 0;
-            hdr.pass.carry = meta.carry_flags;
-            hdr.pass.reason = meta.reason;
-            hdr.pass.flags_in = meta.flags_in;
-            hdr.pass.side = meta.side & ~(SIDE_FULL_SET | SIDE_FULL_CLEAR);
-            /* The mark the parser tells the third pass by; its deparse
-             * restores the type. */
-            hdr.ina.type = INA_TYPE_THIRD;
-            hdr.bridge.recirculate = 1;
-            ig_tm_md.ucast_egress_port = INA_RECIRC_PORT;
-            ig_tm_md.bypass_egress = 0;
-        }
-#endif
         else {
             if (meta.fwd_drop == 1) {
                 ig_dprsr_md.drop_ctl = 1;
@@ -770,15 +967,13 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
 #endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#if INA_LEAD_LANES > 0
+        /* the first pass: aside, lead, elems; the second: lead, head, elems, late */
+        pkt.emit(hdr.aside);
+        pkt.emit(hdr.lead);
+#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
-#endif
-#if INA_THIRD_PASS
-        /* the third pass: head, passed, then elems; the second: head, elems, late */
-        pkt.emit(hdr.passed);
-#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
-        pkt.emit(hdr.passed_hi);
-#endif
 #endif
         pkt.emit(hdr.elems);
 #if INA_LATE_LANES > 0
@@ -790,8 +985,10 @@ control InaIngressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_
     }
 }
 
-/* Egress parses up to the INA header (ECN mark, multicast rewrite); the
- * payload passes through unparsed. */
+/* Egress parses up to the INA header (ECN mark, multicast rewrite) and,
+ * in a packet leaving its lead lanes' second pass, the lead elements
+ * (their overflow test, aggregator_value_lead.p4); the payload passes
+ * through unparsed. */
 parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta,
                        out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
@@ -802,11 +999,76 @@ parser InaEgressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t meta
         meta.recirculate = hdr.bridge.recirculate;
         meta.flags_out = hdr.bridge.flags_out;
         meta.carry_flags = hdr.bridge.carry_flags;
+#if INA_LEAD_LANES > 0
+        meta.pass_value_op = hdr.bridge.value_op;
+        /* A packet leaving its second pass with sums or reads in its lead
+         * elements (VALUE_ADD, VALUE_ADD_READ, VALUE_READ): ingress found
+         * its headers IPv4 without options, UDP and INA. */
+        transition select(hdr.bridge.recirculate, hdr.bridge.value_op) {
+            (1, _): parse_pass;
+            (0, 2 &&& 6): lead_frame;
+            (0, 4): lead_frame;
+            default: parse_ethernet;
+        }
+#else
         transition select(hdr.bridge.recirculate) {
             1: parse_pass;
             default: parse_ethernet;
         }
+#endif
     }
+#if INA_LEAD_LANES > 0
+    state lead_frame {
+        pkt.extract(hdr.ethernet);
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.ina);
+        transition select(hdr.ina.elem_count) {
+            0: accept;
+            default: c0;
+        }
+    }
+    /* The lead elements, one state each, the count ending the chain. */
+#define INA_EGRESS_LEAD_STATE(I, J) \
+    state c##I { \
+        pkt.extract(hdr.lead[I]); \
+        transition select(hdr.ina.elem_count) { J: accept; default: c##J; } \
+    }
+    INA_EGRESS_LEAD_STATE(0, 1)
+#if INA_LEAD_LANES > 1
+    INA_EGRESS_LEAD_STATE(1, 2)
+#endif
+#if INA_LEAD_LANES > 2
+    INA_EGRESS_LEAD_STATE(2, 3)
+#endif
+#if INA_LEAD_LANES > 3
+    INA_EGRESS_LEAD_STATE(3, 4)
+#endif
+#if INA_LEAD_LANES > 4
+    INA_EGRESS_LEAD_STATE(4, 5)
+#endif
+#if INA_LEAD_LANES > 5
+    INA_EGRESS_LEAD_STATE(5, 6)
+#endif
+#if INA_LEAD_LANES > 6
+    INA_EGRESS_LEAD_STATE(6, 7)
+#endif
+#if INA_LEAD_LANES == 1
+    state c1 { transition accept; }
+#elif INA_LEAD_LANES == 2
+    state c2 { transition accept; }
+#elif INA_LEAD_LANES == 3
+    state c3 { transition accept; }
+#elif INA_LEAD_LANES == 4
+    state c4 { transition accept; }
+#elif INA_LEAD_LANES == 5
+    state c5 { transition accept; }
+#elif INA_LEAD_LANES == 6
+    state c6 { transition accept; }
+#elif INA_LEAD_LANES == 7
+    state c7 { transition accept; }
+#endif
+#endif
     state parse_pass {
         pkt.extract(hdr.pass);
         transition accept;
@@ -868,6 +1130,9 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
                   inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     egress_ina() egress_ina_0;
     result_flags() result_flags_0;
+#if INA_LEAD_LANES > 0
+    lead_overflow() lead_overflow_0;
+#endif
 
     apply {
         hdr.bridge.setInvalid();
@@ -880,6 +1145,9 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
             }
             if (meta.carry_flags == 1 && hdr.ina.isValid()) {
                 result_flags_0.apply(hdr, meta);
+#if INA_LEAD_LANES > 0
+                lead_overflow_0.apply(hdr, meta);
+#endif
             }
         }
     }
@@ -913,6 +1181,9 @@ control InaEgressDeparser(packet_out pkt, inout ina_headers_t hdr, in ina_meta_t
 #endif
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#if INA_LEAD_LANES > 0
+        pkt.emit(hdr.lead);
+#endif
     }
 }
 

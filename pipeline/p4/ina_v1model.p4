@@ -28,6 +28,7 @@
 #else
 #include "stages/aggregator_value.p4"
 #include "stages/aggregator_value_late.p4"
+#include "stages/aggregator_value_lead.p4"
 #endif
 #include "stages/aggregator_flags.p4"
 #include "stages/deparse.p4"
@@ -51,10 +52,16 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
 
     state start {
         transition select(sm.instance_type) {
-            INSTANCE_RECIRC: second_pass;
+            INSTANCE_RECIRC: recirculated;
             INSTANCE_RESUBMIT: second_pass;
             default: parse_ethernet;
         }
+    }
+    state recirculated {
+#if INA_LEAD_LANES > 0
+        meta.recirculated = 1;
+#endif
+        transition second_pass;
     }
     state second_pass {
         meta.second = 1;
@@ -108,74 +115,18 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
         pkt.extract(hdr.ina);
         remaining = hdr.ina.elem_count;
         transition select(hdr.ina.version, hdr.ina.type, meta.second) {
+#if INA_LEAD_LANES > 0
+            (INA_VERSION, INA_TYPE_DATA, 0): aside;
+            (INA_VERSION, INA_TYPE_DATA, 1): lead;
+#else
             (INA_VERSION, INA_TYPE_DATA, 0): elems;
 #ifndef INA_PAIR_LANES
             (INA_VERSION, INA_TYPE_DATA, 1): head;
 #endif
-#if INA_THIRD_PASS
-            (INA_VERSION, INA_TYPE_THIRD, 1): third_pass;
 #endif
             default: accept;
         }
     }
-#if INA_THIRD_PASS
-    /* The third pass: the second marked the frame's type (as on Tofino,
-     * ina_tna.p4), which the third writes back. */
-    state third_pass {
-        meta.third = 1;
-        transition passed;
-    }
-    /* Third pass: the first two passes' elements are set aside (all of a
-     * claim's that end within them), then at most INA_LANES into elems. */
-    state passed {
-        transition select(remaining, taken) {
-            (0, _): accept;
-            (_, INA_LANES): passed_rest;
-            default: passed_head_one;
-        }
-    }
-    state passed_head_one {
-        pkt.extract(hdr.head.next);
-        taken = taken + 1;
-        remaining = remaining - 1;
-        transition passed;
-    }
-    state passed_rest {
-        transition select(remaining, taken) {
-            (0, _): accept;
-            (_, INA_TWO_PASS_ELEMENTS): passed_done;
-#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
-            (_, INA_LANES + 32): passed_hi;
-#endif
-            default: passed_lo_one;
-        }
-    }
-    state passed_lo_one {
-        pkt.extract(hdr.passed.next);
-        taken = taken + 1;
-        remaining = remaining - 1;
-        transition passed_rest;
-    }
-#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
-    state passed_hi {
-        transition select(remaining, taken) {
-            (0, _): accept;
-            (_, INA_TWO_PASS_ELEMENTS): passed_done;
-            default: passed_hi_one;
-        }
-    }
-    state passed_hi_one {
-        pkt.extract(hdr.passed_hi.next);
-        taken = taken + 1;
-        remaining = remaining - 1;
-        transition passed_hi;
-    }
-#endif
-    state passed_done {
-        taken = 0;
-        transition elems;
-    }
-#endif
 #ifdef INA_PAIR_LANES
     /* The pair form: every element in the first pass, 0..31 into elems
      * and the rest into elems_hi (as Tofino 2's states,
@@ -214,16 +165,82 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     }
 #endif
 #else
-    /* Second pass: the first 31 elements (or fewer: a claim zeroing the
-     * row's second half) were done in the first pass. */
+#if INA_LEAD_LANES > 0
+    /* The lead lanes (as ina_tna.p4): the first pass sets elements
+     * 0..INA_LEAD_LANES-1 aside and aggregates the next INA_LEAD_LANES in
+     * lead; the second aggregates 0..INA_LEAD_LANES-1 in lead, then sets
+     * the first pass's elements aside in head. */
+    state aside {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_LEAD_LANES): aside_done;
+            default: aside_one;
+        }
+    }
+    state aside_one {
+        pkt.extract(hdr.aside.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition aside;
+    }
+    state aside_done {
+        taken = 0;
+        transition lead;
+    }
+    state lead {
+        transition select(remaining, taken) {
+            (0, _): accept;
+            (_, INA_LEAD_LANES): lead_done;
+            default: lead_one;
+        }
+    }
+    state lead_one {
+        pkt.extract(hdr.lead.next);
+        taken = taken + 1;
+        remaining = remaining - 1;
+        transition lead;
+    }
+    state lead_done {
+        taken = 0;
+        transition select(meta.second) {
+            0: elems;
+            default: head;
+        }
+    }
+#endif
+    /* Second pass: the first pass's elements (or fewer: a claim zeroing
+     * the row's second half) are set aside. */
     state head {
         transition select(taken, remaining) {
-            (INA_LANES, _): head_done;
+            (INA_HEAD_ELEMENTS, _): head_done;
             (_, 0): accept;
             default: head_one;
         }
     }
+#if INA_LEAD_LANES > 0
+    /* The first pass's lead elements are tested for a limit as they are
+     * set aside (as ina_tna.p4's parser does). */
     state head_one {
+        transition select(taken) {
+            0 .. INA_LEAD_LANES - 1: head_lead;
+            default: head_take;
+        }
+    }
+    state head_lead {
+        transition select(pkt.lookahead<bit<32>>()) {
+            0x7fffffff: head_limit;
+            0x80000000: head_limit;
+            default: head_take;
+        }
+    }
+    state head_limit {
+        meta.lead_limit = 1;
+        transition head_take;
+    }
+    state head_take {
+#else
+    state head_one {
+#endif
         pkt.extract(hdr.head.next);
         taken = taken + 1;
         remaining = remaining - 1;
@@ -236,12 +253,12 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     /* At most INA_LANES elements per pass, then in the second pass the late
      * lanes' (-DINA_LATE_LANES); the rest stays payload. */
     state elems {
-        transition select(remaining, taken, meta.second, meta.third) {
-            (0, _, _, _): accept;
+        transition select(remaining, taken, meta.second) {
+            (0, _, _): accept;
 #if INA_LATE_LANES > 0
-            (_, INA_LANES, 1, 0): late_first;
+            (_, INA_LANES, 1): late_first;
 #endif
-            (_, INA_LANES, _, _): accept;
+            (_, INA_LANES, _): accept;
             default: elem_one;
         }
     }
@@ -259,14 +276,9 @@ parser InaParser(packet_in pkt, out ina_headers_t hdr, inout ina_meta_t meta,
     state late {
         transition select(remaining, taken) {
             (0, _): accept;
-            (_, INA_LATE_LANES): past_two;
+            (_, INA_LATE_LANES): accept;
             default: late_one;
         }
-    }
-    /* Elements past the second pass's: a third pass (INA_THIRD_PASS). */
-    state past_two {
-        meta.past_two = 1;
-        transition accept;
     }
     state late_one {
         pkt.extract(hdr.late.next);
@@ -299,6 +311,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 #if INA_LATE_LANES > 0
     aggregator_value_late() aggregator_value_late_0;
 #endif
+#if INA_LEAD_LANES > 0
+    aggregator_value_lead() aggregator_value_lead_0;
+#endif
     aggregator_flags() aggregator_flags_0;
     deparse() deparse_0;
     result_flags() result_flags_0;
@@ -324,9 +339,7 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
          * carried (Tofino's parser restores it from the pass header). */
         meta.pass_value_op = meta.value_op;
         meta.row_offset = 0;
-        if (meta.third == 1) {
-            meta.row_offset = 2 * INA_AGGREGATORS;
-        } else if (meta.second == 1) {
+        if (meta.second == 1) {
             meta.row_offset = INA_AGGREGATORS;
         }
         switch_config_0.apply(hdr, meta);
@@ -355,6 +368,8 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
         else {
             /* The second pass's late lanes (as the TNA build). */
             aggregator_value_late_0.apply(hdr, meta);
+#if INA_LEAD_LANES > 0
+#endif
         }
 #endif
         if (INA_LAST_PASS) {
@@ -363,6 +378,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             counters_0.apply(hdr, meta);
         }
         aggregator_value_0.apply(hdr, meta);
+#if INA_LEAD_LANES > 0
+        aggregator_value_lead_0.apply(hdr, meta);
+#endif
         if (INA_LAST_PASS) {
             aggregator_flags_0.apply(hdr, meta);
         }
@@ -370,11 +388,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
             /* A packet admission forwards unregistered leaves untouched. */
             deparse_0.apply(hdr, meta);
         }
-#if INA_THIRD_PASS
-        if (meta.third == 1) {
-            hdr.ina.type = INA_TYPE_DATA;
-        }
-#endif
         if (meta.carry_flags == 1 && INA_LAST_PASS) {
             result_flags_0.apply(hdr, meta);
         }
@@ -394,15 +407,6 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
                 sm.egress_spec = INA_RECIRC_PORT;
             }
         }
-#if INA_THIRD_PASS
-        else if (meta.need_third == 1) {
-            /* The third pass: recirculated whatever the verdict, as on
-             * Tofino 1, which resubmits a packet once; the type marks it. */
-            hdr.ina.type = INA_TYPE_THIRD;
-            meta.recirculate = 1;
-            sm.egress_spec = INA_RECIRC_PORT;
-        }
-#endif
         else {
             if (meta.fwd_drop == 1) {
                 mark_to_drop(sm);
@@ -418,6 +422,9 @@ control InaIngress(inout ina_headers_t hdr, inout ina_meta_t meta,
 control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
                   inout standard_metadata_t sm) {
     egress_ina() egress_ina_0;
+#if INA_LEAD_LANES > 0
+    lead_overflow() lead_overflow_0;
+#endif
 
     apply {
         if (meta.recirculate == 1) {
@@ -429,6 +436,13 @@ control InaEgress(inout ina_headers_t hdr, inout ina_meta_t meta,
             if (drop == 1) {
                 mark_to_drop(sm);
             }
+#if INA_LEAD_LANES > 0
+            /* The lead lanes' second-pass overflow test, in egress as on
+             * Tofino (aggregator_value_lead.p4). */
+            if (meta.carry_flags == 1 && hdr.ina.isValid()) {
+                lead_overflow_0.apply(hdr, meta);
+            }
+#endif
         }
     }
 }
@@ -454,15 +468,12 @@ control InaDeparser(packet_out pkt, in ina_headers_t hdr) {
         pkt.emit(hdr.ipv4_opts);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.ina);
+#if INA_LEAD_LANES > 0
+        pkt.emit(hdr.aside);
+        pkt.emit(hdr.lead);
+#endif
 #ifndef INA_PAIR_LANES
         pkt.emit(hdr.head);
-#endif
-#if INA_THIRD_PASS
-        /* the third pass: head, passed, then elems; the second: head, elems, late */
-        pkt.emit(hdr.passed);
-#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
-        pkt.emit(hdr.passed_hi);
-#endif
 #endif
         pkt.emit(hdr.elems);
 #if INA_LATE_LANES > 0

@@ -12,7 +12,7 @@ configuration.
     p4gen.py --target tofino [--port-map 0=0,1=4] [--cpu-port 192] switch.json > setup.py
     p4gen.py --target tofino2 ...   (the Tofino entries for the Tofino 2 build's pair lanes)
     p4gen.py --target bmv2 --lanes 22 --late-lanes 18 ...   (a -DINA_LANES=22 -DINA_LATE_LANES=18 build)
-    p4gen.py --target bmv2 --lanes 15 --late-lanes 18 --third-pass ...   (Tofino 1's layout on BMv2)
+    p4gen.py --target bmv2 --lanes 15 --late-lanes 18 --lead-lanes 7 ...   (Tofino 1's layout on BMv2)
     ina-switchd --check-config switch.toml | p4gen.py --target bmv2 - > cmds.txt
 
 The functions are also used by tests/p4/run_vectors.py, so the vector runner
@@ -43,10 +43,11 @@ P4_PAIR_DEFAULT = {"bmv2": False, "tofino": False, "tofino2": True}
 # the second pass alone, elements 2 * INA_LANES.. (stages/aggregator_value_late.p4).
 P4_LATE_LANES = {"bmv2": 0, "tofino": 18, "tofino2": 0}
 P4_LATE_LANES_MAX = 18
-# INA_THIRD_PASS of the default builds, --third-pass: the word lanes once
-# more after the late lanes, elements 2 * INA_LANES + INA_LATE_LANES..
-# (Tofino 1's 62 elements, docs/p4.md).
-P4_THIRD_PASS = {"bmv2": False, "tofino": True, "tofino2": False}
+# INA_LEAD_LANES of the default builds, --lead-lanes: word lanes in the last
+# two stages whose elements lead each pass's (stages/aggregator_value_lead.p4;
+# Tofino 1's 62 elements in two passes, docs/p4.md).
+P4_LEAD_LANES = {"bmv2": 0, "tofino": 7, "tofino2": 0}
+P4_LEAD_LANES_MAX = 7
 P4_MAX_ELEMENTS = 2 * P4_LANES["bmv2"]  # set from the build's lanes and passes (docs/p4.md)
 P4_LEVELS = 2
 # Clock ticks of the two targets (the `now` the P4 program compares), in ns.
@@ -83,15 +84,23 @@ T_GOAT = INGRESS + ".parse_0.goat_children"
 # (Tofino 2, stages/aggregator_value_pair.p4) tests its 2 * lanes elements in
 # one table per 13 elements, each table with its own action set_clip_<k>. The
 # late lanes (stages/aggregator_value_late.p4) have three, late_clips (late
-# lanes 0-6, action set_late_clip_0), late_clips_1 (7-14, set_late_clip_1)
+# lanes 0-3, action set_late_clip_0), late_clips_1 (4-14, set_late_clip_1)
 # and late_clips_2 (15-17, set_late_clip_2), each setting a bit that
 # lane_clips folds into the overflow: lane_clips then has the keys
 # late_clip_<k> of the build's tables after value_op, and one entry per bit.
 CLIPS_CONTROL = "aggregator_value_0"
-LATE_CLIPS = (("aggregator_value_late_0.late_clips", "set_late_clip_0", range(0, 7)),
-              ("aggregator_value_late_0.late_clips_1", "set_late_clip_1", range(7, 15)),
+LATE_CLIPS = (("aggregator_value_late_0.late_clips", "set_late_clip_0", range(0, 4)),
+              ("aggregator_value_late_0.late_clips_1", "set_late_clip_1", range(4, 15)),
               ("aggregator_value_late_0.late_clips_2", "set_late_clip_2", range(15, 18)))
 LANES_PER_CLIPS = 15
+# The lead lanes' overflow tests (stages/aggregator_value_lead.p4): the first
+# pass's lead elements by the second pass's parser (lead_limit, which
+# lane_clips folds for a recirculated frame: one entry on both keys); the
+# second pass's in egress (lead_clips), on an adding or a reading packet
+# (VALUE_READ, 4 &&& 7).
+LEAD_FOLD_KEYS = ("lead_limit", "recirculated")
+LEAD_CLIPS = ("lead_overflow_0.lead_clips", "set_overflow")
+VALUE_READING = (4, 7)
 PAIR_ELEMENTS_PER_CLIPS = 13
 # lane_clips (stages/aggregator_value.p4): an adding packet's value_op
 # (VALUE_ADD or VALUE_ADD_READ, 2 &&& 0b110) and an element at a limit.
@@ -422,6 +431,7 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
         # The build's lanes (main sets them from the command line).
         "lanes": P4_LANES["bmv2"],
         "late": 0,
+        "lead": 0,
         "pair": False,
     }
 
@@ -441,10 +451,11 @@ def clip_tables(lanes, pair=False, late=0):
     return tables
 
 
-def late_clip_bits(late):
-    """The keys lane_clips has for the late lanes' overflow bits: one per
-    late_clips table of the build."""
-    return [f"late_clip_{k}" for k, (_, _, lanes_of) in enumerate(LATE_CLIPS) if late > lanes_of[0]]
+def late_clip_bits(late, lead=0):
+    """The keys lane_clips has for the late lanes' overflow bits, one per
+    late_clips table of the build, and the lead lanes' (LEAD_FOLD_KEYS)."""
+    return ([f"late_clip_{k}" for k, (_, _, lanes_of) in enumerate(LATE_CLIPS) if late > lanes_of[0]]
+            + (list(LEAD_FOLD_KEYS) if lead else []))
 
 
 def lane_clips(lanes, pair=False, late=0):
@@ -458,11 +469,22 @@ def lane_clips(lanes, pair=False, late=0):
             for k, limit in enumerate(LANE_LIMITS)]
 
 
-def late_clip_folds(lanes, late):
-    """(priority, bit) of lane_clips' entries that fold the late lanes'
-    overflow bits into the overflow, after every element entry."""
+def late_clip_folds(lanes, late, lead=0):
+    """(priority, [bit, ...]) of lane_clips' entries that fold the late and
+    lead lanes' overflow bits into the overflow, after every element entry:
+    one per late_clips table, one for the lead lanes on both their keys."""
     first = len(lane_clips(lanes, False, late))
-    return [(first + k + 1, bit) for k, bit in enumerate(late_clip_bits(late))]
+    folds = [[bit] for bit in late_clip_bits(late)] + ([list(LEAD_FOLD_KEYS)] if lead else [])
+    return [(first + k + 1, bits) for k, bits in enumerate(folds)]
+
+
+def lead_clips(lead):
+    """(priority, value_op, key, limit) of egress lead_clips' entries: two
+    per lead lane for an adding packet and two for a reading one."""
+    return [(n + 1, op, f"lead_{i}", limit)
+            for n, (op, i, limit) in enumerate((op, i, limit)
+                                               for op in (VALUE_ADDING, VALUE_READING)
+                                               for i in range(lead) for limit in LANE_LIMITS)]
 
 
 def emit_bmv2(pl):
@@ -486,7 +508,7 @@ def emit_bmv2(pl):
     for port, minus_depth in pl["ecn"]:
         out.append(f"table_add {T_ECN} set_threshold {port} => {minus_depth}")
     out += bmv2_admission(pl["admission"])
-    bits = late_clip_bits(pl["late"])
+    bits = late_clip_bits(pl["late"], pl["lead"])
     first = f"{CLIPS_CONTROL}.lane_clips"
     for table, action, prio, key, limit, group in lane_clips(pl["lanes"], pl["pair"], pl["late"]):
         # Every key of the element's table: validity and element, wildcards
@@ -497,11 +519,16 @@ def emit_bmv2(pl):
         out.append(f"table_add {INGRESS}.{table} {action} "
                    f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys.strip()} => {prio}")
     lanes_of_first = clip_tables(pl["lanes"], pl["pair"])[0][2]
-    for prio, bit in late_clip_folds(pl["lanes"], pl["late"]):
-        keys = " ".join("1&&&1" if b == bit else "0&&&0" for b in bits)
+    for prio, fold in late_clip_folds(pl["lanes"], pl["late"], pl["lead"]):
+        keys = " ".join("1&&&1" if b in fold else "0&&&0" for b in bits)
         keys += " " + " ".join("0&&&0 0&&&0" for _ in lanes_of_first)
         out.append(f"table_add {INGRESS}.{first} set_clipped "
                    f"{VALUE_ADDING[0]}&&&{VALUE_ADDING[1]} {keys} => {prio}")
+    for prio, (op, mask), key, limit in lead_clips(pl["lead"]):
+        keys = " ".join(f"1&&&1 {limit:#x}&&&0xffffffff" if f"lead_{i}" == key else "0&&&0 0&&&0"
+                        for i in range(pl["lead"]))
+        out.append(f"table_add {EGRESS}.{LEAD_CLIPS[0]} {LEAD_CLIPS[1]} {op}&&&{mask} {keys} "
+                   f"=> {prio}")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # A range and ternary table: the last number is the entry's priority
         # (the lowest wins). Per range: a zero bitmap, a bitmap within the
@@ -575,7 +602,8 @@ def emit_tofino(pl, program="ina_tna"):
         "          ig.admission_0.job_admission, ig.admission_0.source_ip,",
         "          ig.admission_0.source_port, ig.admission_0.ps_admission,",
         "          ig.admission_0.worker_admission,",
-        "          " + ", ".join(f"ig.{t}" for t, _, _ in clip_tables(pl["lanes"], pl["pair"], pl["late"]))
+        "          " + ", ".join([f"ig.{t}" for t, _, _ in clip_tables(pl["lanes"], pl["pair"], pl["late"])]
+                                 + ([f"eg.{LEAD_CLIPS[0]}"] if pl["lead"] else []))
         + "):",
         "    t.clear()",
         f"ig.switch_config_0.ina_config.set_default_with_set_config(aggregators={c['aggregators']}, "
@@ -603,10 +631,15 @@ def emit_tofino(pl, program="ina_tna"):
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
                    f"{key}_valid=1, {key}_valid_mask=1, {key}={limit:#x}, "
                    f"{key}_mask=0xffffffff, MATCH_PRIORITY={prio})")
-    for prio, bit in late_clip_folds(pl["lanes"], pl["late"]):
+    for prio, fold in late_clip_folds(pl["lanes"], pl["late"], pl["lead"]):
+        bits = "".join(f"{bit}=1, {bit}_mask=1, " for bit in fold)
         out.append(f"ig.{CLIPS_CONTROL}.lane_clips.add_with_set_clipped("
                    f"value_op={VALUE_ADDING[0]}, value_op_mask={VALUE_ADDING[1]}, "
-                   f"{bit}=1, {bit}_mask=1, MATCH_PRIORITY={prio})")
+                   f"{bits}MATCH_PRIORITY={prio})")
+    for prio, (op, mask), key, limit in lead_clips(pl["lead"]):
+        out.append(f"eg.{LEAD_CLIPS[0]}.add_with_{LEAD_CLIPS[1]}(value_op={op}, value_op_mask={mask}, "
+                   f"{key}_valid=1, {key}_valid_mask=1, {key}={limit:#x}, "
+                   f"{key}_mask=0xffffffff, MATCH_PRIORITY={prio})")
     for job, node, first, last, fan, bits in pl["goat_children"]:
         # Per range: a zero bitmap, a bitmap within the children's bits, any
         # other (goat_children in stages/parse.p4); the lowest
@@ -647,16 +680,14 @@ def main(argv=None):
                     help="INA_LANES the program was built with (default: the target's "
                          "default build, 31 on BMv2, 15 on Tofino, 31 pair lanes on Tofino 2, "
                          "23 word lanes there; elements are capped at twice that and the "
-                         "late lanes, and once more with the third pass)")
+                         "lead lanes, and the late lanes)")
     ap.add_argument("--late-lanes", type=int, default=None,
                     help="INA_LATE_LANES the program was built with: word lanes of the second "
                          "pass alone (default: 18 on Tofino, 0 elsewhere; 0..18)")
-    third = ap.add_mutually_exclusive_group()
-    third.add_argument("--third-pass", dest="third_pass", action="store_true", default=None,
-                       help="the program has the third pass (-DINA_THIRD_PASS=1; Tofino 1's "
-                            "default): the word lanes once more after the late lanes")
-    third.add_argument("--no-third-pass", dest="third_pass", action="store_false",
-                       help="the program has two passes (-DINA_THIRD_PASS=0)")
+    ap.add_argument("--lead-lanes", type=int, default=None,
+                    help="INA_LEAD_LANES the program was built with: word lanes whose "
+                         "elements lead each pass's, tested in the second pass and egress "
+                         "(default: 7 on Tofino, 0 elsewhere; 0..7, with late lanes)")
     layout = ap.add_mutually_exclusive_group()
     layout.add_argument("--pair-lanes", dest="pair_lanes", action="store_true", default=None,
                         help="the pair lanes (-DINA_PAIR_LANES on BMv2; Tofino 2's default): two "
@@ -684,10 +715,14 @@ def main(argv=None):
         print(f"p4gen: error: --late-lanes {a.late_lanes}: the program has 0 to "
               f"{P4_LATE_LANES_MAX} late lanes", file=sys.stderr)
         return 2
-    if a.third_pass is None:
-        a.third_pass = P4_THIRD_PASS[a.target] and a.late_lanes > 0 and not a.pair_lanes
-    if a.third_pass and not a.late_lanes:
-        print("p4gen: error: --third-pass: the third pass follows the late lanes' second "
+    if a.lead_lanes is None:
+        a.lead_lanes = 0 if a.pair_lanes or not a.late_lanes else P4_LEAD_LANES[a.target]
+    if not 0 <= a.lead_lanes <= P4_LEAD_LANES_MAX:
+        print(f"p4gen: error: --lead-lanes {a.lead_lanes}: the program has 0 to "
+              f"{P4_LEAD_LANES_MAX} lead lanes", file=sys.stderr)
+        return 2
+    if a.lead_lanes and (a.pair_lanes or not a.late_lanes):
+        print("p4gen: error: --lead-lanes: lead lanes are the word lanes', with late lanes "
               "(--late-lanes 1..18)", file=sys.stderr)
         return 2
     # Tofino 2 runs the Tofino entries; only its default layout and lanes differ.
@@ -695,14 +730,18 @@ def main(argv=None):
     if not 1 <= a.lanes <= 31:
         print(f"p4gen: error: --lanes {a.lanes}: the program has 1 to 31 lanes", file=sys.stderr)
         return 2
+    if a.lanes + a.lead_lanes > 31:
+        print(f"p4gen: error: --lanes {a.lanes} and --lead-lanes {a.lead_lanes}: at most 31 "
+              "together", file=sys.stderr)
+        return 2
     global P4_MAX_ELEMENTS
-    P4_MAX_ELEMENTS = 2 * a.lanes + a.late_lanes + (a.lanes if a.third_pass else 0)
+    P4_MAX_ELEMENTS = 2 * a.lead_lanes + 2 * a.lanes + a.late_lanes
     try:
         m = load_config(a.config)
         pm = parse_port_map(a.port_map, m)
         cpu = a.cpu_port if a.cpu_port is not None else (64 if a.target == "bmv2" else 192)
         pl = plan(m, pm, cpu, a.target)
-        pl.update(lanes=a.lanes, late=a.late_lanes, pair=a.pair_lanes)
+        pl.update(lanes=a.lanes, late=a.late_lanes, lead=a.lead_lanes, pair=a.pair_lanes)
     except ConfigError as e:
         print(f"p4gen: error: {e}", file=sys.stderr)
         return 2

@@ -73,7 +73,8 @@ def generated(binary, tmp):
     with open(path, "w") as f:
         f.write(resolved)
     lane_entries(path)
-    t = p4gen("--target", "tofino", "--lanes", "31", path)
+    lead_entries(path)
+    t = p4gen("--target", "tofino", path)
     check(t.returncode == 0 and "aggregators=4096, elements=62, switch_id=1, gc_timeout=7630, "
           "cpu_port=192" in t.stdout, "tofino from a file: switch config with defaults")
     # 86 + 4 x 62 bytes = 5 cells of 80 bytes per packet.
@@ -101,32 +102,33 @@ def generated(binary, tmp):
 def lane_entries(path):
     """The overflow tables' entries of each build's lanes, and the caps on
     `elements` that follow from them (stages/aggregator_value*.p4)."""
-    # The default Tofino build has 15 lanes, 18 late lanes and the third
-    # pass (constants.p4): 15 + 15 + 18 + 15 = 63 elements, so the
-    # configuration's 62 stands, uncapped and unwarned; lane_clips gets
-    # two entries per lane and one per late overflow bit, late_clips two per
-    # late lane 0-6, late_clips_1 per late lane 7-14 and late_clips_2 per
-    # late lane 15-17, all cleared first.
+    # The default Tofino build has 7 lead lanes, 15 lanes and 18 late lanes
+    # (constants.p4): 7 + 7 + 15 + 15 + 18 = 62 elements in two passes, so
+    # the configuration's 62 stands, uncapped and unwarned; lane_clips gets
+    # two entries per lane, one per late overflow bit and one for the lead
+    # lanes' limit, late_clips two per late lane 0-3, late_clips_1 per late
+    # lane 4-14 and late_clips_2 per late lane 15-17, egress lead_clips two
+    # per lead lane and value action, all cleared first.
     d = p4gen("--target", "tofino", path)
     check(d.returncode == 0 and "elements=62," in d.stdout and d.stderr == "",
           f"tofino default build: 62 elements, uncapped ({d.stderr.strip()})")
-    check(d.stdout == p4gen("--target", "tofino", "--third-pass", path).stdout,
-          "tofino: --third-pass is the default build's")
-    d2 = p4gen("--target", "tofino", "--no-third-pass", path)
-    check(d2.returncode == 0 and "elements=48," in d2.stdout and "at most 48" in d2.stderr,
-          f"tofino without the third pass: elements capped at 2 x 15 + 18 ({d2.stderr.strip()})")
+    check(d.stdout == p4gen("--target", "tofino", "--lead-lanes", "7", path).stdout,
+          "tofino: --lead-lanes 7 is the default build's")
     clips = [x for x in d.stdout.splitlines() if "lane_clips.add_with_set_clipped" in x]
-    check(len(clips) == 33 and "elem_14=0x80000000" in clips[-4]
-          and all(f"late_clip_{k}=1, late_clip_{k}_mask=1, MATCH_PRIORITY={67 + k}" in clips[k - 3]
-                  for k in range(3)),
-          f"tofino default build: 30 lane_clips entries and 3 for the late bits ({len(clips)})")
-    late_tables = (("late_clips", "set_late_clip_0", 14, "late_0", "late_6"),
-                   ("late_clips_1", "set_late_clip_1", 16, "late_7", "late_14"),
+    check(len(clips) == 34 and "elem_14=0x80000000" in clips[-5]
+          and all(f"late_clip_{k}=1, late_clip_{k}_mask=1, MATCH_PRIORITY={67 + k}" in clips[k - 4]
+                  for k in range(3))
+          and "lead_limit=1, lead_limit_mask=1, recirculated=1, recirculated_mask=1, "
+              "MATCH_PRIORITY=70" in clips[-1],
+          f"tofino default build: 30 lane_clips entries, 3 for the late bits, 1 for the lead "
+          f"lanes ({len(clips)})")
+    late_tables = (("late_clips", "set_late_clip_0", 8, "late_0", "late_3"),
+                   ("late_clips_1", "set_late_clip_1", 22, "late_4", "late_14"),
                    ("late_clips_2", "set_late_clip_2", 6, "late_15", "late_17"))
     for table, action, n, first, last in late_tables:
         late = [x for x in d.stdout.splitlines()
                 if x.startswith(f"ig.aggregator_value_late_0.{table}.add_with_{action}(")]
-        cleared = f"ig.aggregator_value_late_0.{table}" + ("):" if table == "late_clips_2" else ",")
+        cleared = f"ig.aggregator_value_late_0.{table},"
         check(len(late) == n and f"{first}_valid=1, {first}_valid_mask=1, {first}=0x7fffffff" in late[0]
               and f"{last}=0x80000000" in late[-1] and cleared in d.stdout,
               f"tofino default build: {n} {table} entries, {first} to {last}, cleared ({len(late)})")
@@ -135,20 +137,21 @@ def lane_entries(path):
           f"tofino without late lanes: elements capped at 30 ({d0.stderr.strip()})")
     for args, needle in ((("--target", "tofino2", "--late-lanes", "3"), "pair lanes take one pass"),
                          (("--target", "tofino", "--late-lanes", "19"), "0 to 18 late lanes"),
-                         (("--target", "tofino", "--late-lanes", "0", "--third-pass"),
-                          "follows the late lanes")):
+                         (("--target", "tofino", "--lead-lanes", "8"), "0 to 7 lead lanes"),
+                         (("--target", "tofino", "--late-lanes", "0", "--lead-lanes", "7"),
+                          "with late lanes")):
         one_error(p4gen(*args, path), f"p4gen {' '.join(args)}", needle)
     # BMv2's late form (-DINA_LANES=22 -DINA_LATE_LANES=18, the vectors'
-    # p4_vectors_late): 62 elements; late_clips holds late lanes 0-6,
-    # late_clips_1 7-14 and late_clips_2 15-17, each entry wildcarding the
+    # p4_vectors_late): 62 elements; late_clips holds late lanes 0-3,
+    # late_clips_1 4-14 and late_clips_2 15-17, each entry wildcarding the
     # table's other lanes; lane_clips' entries write its three late bits,
     # wildcards but in the three entries that fold them in.
     bl = p4gen("--target", "bmv2", "--lanes", "22", "--late-lanes", "18", path)
     lines = bl.stdout.splitlines()
     check(bl.returncode == 0 and bl.stderr == "" and "set_config 4096 62 " in bl.stdout,
           f"bmv2, 22 lanes and 18 late lanes: 62 elements ({bl.stderr.strip()})")
-    for k, (table, n, others, prio) in enumerate((("late_clips", 14, 6, 58),
-                                                  ("late_clips_1", 16, 7, 74),
+    for k, (table, n, others, prio) in enumerate((("late_clips", 8, 3, 52),
+                                                  ("late_clips_1", 22, 10, 74),
                                                   ("late_clips_2", 6, 2, 80))):
         got = [x for x in lines if f" InaIngress.aggregator_value_late_0.{table} " in x]
         check(len(got) == n and all(f" set_late_clip_{k} 2&&&6 " in x for x in got)
@@ -213,6 +216,38 @@ def lane_entries(path):
            if ".lane_clips_2 set_clipped" in x]
     check(len(b31) == 2 and b31[0].endswith("2&&&6 1&&&1 0x7fffffff&&&0xffffffff => 61"),
           f"bmv2: lane_clips_2 holds lane 30 only ({b31[:1]})")
+
+
+def lead_entries(path):
+    """The lead lanes' entries (stages/aggregator_value_lead.p4): Tofino 1's
+    default build has 7, whose egress lead_clips gets two entries per lane
+    for an adding and two for a reading packet, cleared first; without them
+    elements are capped at 2 x 15 + 18."""
+    d = p4gen("--target", "tofino", path)
+    d2 = p4gen("--target", "tofino", "--lead-lanes", "0", path)
+    check(d2.returncode == 0 and "elements=48," in d2.stdout and "at most 48" in d2.stderr
+          and "lead" not in d2.stdout,
+          f"tofino without lead lanes: elements capped at 2 x 15 + 18 ({d2.stderr.strip()})")
+    lead = [x for x in d.stdout.splitlines() if x.startswith("eg.lead_overflow_0.lead_clips.add_with_set_overflow(")]
+    check(len(lead) == 28
+          and "value_op=2, value_op_mask=6, lead_0_valid=1, lead_0_valid_mask=1, lead_0=0x7fffffff" in lead[0]
+          and "value_op=4, value_op_mask=7, lead_6_valid=1" in lead[-1]
+          and "lead_6=0x80000000" in lead[-1] and "MATCH_PRIORITY=28" in lead[-1]
+          and "eg.lead_overflow_0.lead_clips):" in d.stdout,
+          f"tofino default build: 28 egress lead_clips entries, cleared ({len(lead)})")
+    # BMv2 in Tofino 1's layout (p4_vectors_late): lane_clips' last entry folds
+    # the lead lanes' limit in a recirculated frame; egress lead_clips has
+    # an adding and a reading entry per lead lane and limit.
+    bd = p4gen("--target", "bmv2", "--lanes", "15", "--late-lanes", "18", "--lead-lanes", "7", path)
+    bdl = bd.stdout.splitlines()
+    lcd = [x for x in bdl if " InaIngress.aggregator_value_0.lane_clips " in x]
+    eg = [x for x in bdl if x.startswith("table_add InaEgress.lead_overflow_0.lead_clips set_overflow ")]
+    check(bd.returncode == 0 and "set_config 4096 62 " in bd.stdout and len(lcd) == 34
+          and lcd[-1].endswith("2&&&6 0&&&0 0&&&0 0&&&0 1&&&1 1&&&1 " + "0&&&0 0&&&0 " * 15 + "=> 70")
+          and len(eg) == 28 and eg[0].split()[3:7] == ["2&&&6", "1&&&1", "0x7fffffff&&&0xffffffff", "0&&&0"]
+          and eg[-1].split()[3] == "4&&&7" and eg[-1].endswith("1&&&1 0x80000000&&&0xffffffff => 28"),
+          f"bmv2, Tofino 1's layout: lane_clips folds the lead limit, 28 lead_clips entries "
+          f"({lcd[-1:]}, {eg[-1:]})")
 
 
 def goat_children(binary, tmp):

@@ -129,13 +129,15 @@ def default_late_lanes(target, pair=False):
     return int(m.group(1)) if m else 0
 
 
-def third_pass(target, defines, pair, late):
-    """INA_THIRD_PASS of a build: -D INA_THIRD_PASS, else constants.p4's
-    default, on Tofino 1 with late lanes."""
-    d = define(defines, "INA_THIRD_PASS")
-    if d is not None:
-        return d != "0"
-    return target == "tofino" and not pair and late > 0
+def default_lead_lanes(target, pair=False, late=0):
+    """INA_LEAD_LANES of a build without -D INA_LEAD_LANES: constants.p4's
+    Tofino 1 default (with late lanes), none on Tofino 2 or in the pair form."""
+    if target != "tofino" or pair or not late:
+        return 0
+    with open(os.path.join(P4, "include", "constants.p4")) as f:
+        m = re.search(r"#ifndef INA_LEAD_LANES\s*#if defined\(__TARGET_TOFINO__\) && "
+                      r"__TARGET_TOFINO__ == 1\s*#define INA_LEAD_LANES (\d+)", f.read())
+    return int(m.group(1)) if m else 0
 
 
 def check_summaries(targets):
@@ -170,7 +172,7 @@ def write_summary(build, compiler, report, out):
     pair = pair_lanes(target, defines)
     lanes = int(define(defines, "INA_LANES") or default_lanes(target, pair) or 0)
     late = int(define(defines, "INA_LATE_LANES") or default_late_lanes(target, pair))
-    third = third_pass(target, defines, pair, late)
+    lead = int(define(defines, "INA_LEAD_LANES") or default_lead_lanes(target, pair, late))
     ver = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     summary = {
         "target": target,
@@ -189,9 +191,10 @@ def write_summary(build, compiler, report, out):
         "phv": {g: {"containers": n, "bits": b} for g, (n, b) in sorted((phv(out) or {}).items())},
         "lanes_per_pass": lanes,
         "elements_per_lane": 2 if pair else 1,
-        "passes": 1 if pair else 3 if third else 2,
+        "passes": 1 if pair else 2,
         "late_lanes": late,
-        "elements_per_packet": ((3 if third else 2) * lanes + late) if lanes else None,
+        "lead_lanes": lead,
+        "elements_per_packet": (2 * lead + 2 * lanes + late) if lanes else None,
         "stages": {str(n): {"tables": tables[n], "sram_blocks": per.get(n, (0, 0))[0],
                             "stateful_alus": per.get(n, (0, 0))[1]} for n in sorted(tables)},
     }
@@ -320,7 +323,7 @@ def check_entries(switchd, out, target, defines):
         return False
     lanes = define(defines, "INA_LANES")
     late = define(defines, "INA_LATE_LANES")
-    third = define(defines, "INA_THIRD_PASS")
+    lead = define(defines, "INA_LEAD_LANES")
     pair = pair_lanes(target, defines)
     ok = True
     with tempfile.TemporaryDirectory(prefix="bfrt-check-") as tmp:
@@ -333,8 +336,7 @@ def check_entries(switchd, out, target, defines):
             r = subprocess.run([sys.executable, os.path.join(P4, "p4gen.py"), "--target", target, "-",
                                 *(["--lanes", lanes] if lanes else []),
                                 *(["--late-lanes", late] if late else []),
-                                *([] if third is None else
-                                  ["--third-pass" if third != "0" else "--no-third-pass"]),
+                                *(["--lead-lanes", lead] if lead else []),
                                 "--pair-lanes" if pair else "--word-lanes"],
                                input=resolved, capture_output=True, text=True, timeout=60)
             if r.returncode != 0:

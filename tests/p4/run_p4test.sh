@@ -4,8 +4,8 @@
 #   run_p4test.sh [v1model] [tna]     (both when none is named)
 # v1model: the BMv2 build; tna: the TNA build for Tofino 1 and 2; each also
 # in the pair form (-DINA_PAIR_LANES, not on Tofino 1), and v1model with
-# late lanes (-DINA_LATE_LANES), also with the third pass (-DINA_THIRD_PASS,
-# Tofino 1's default layout). TNA's
+# late lanes (-DINA_LATE_LANES), also with lead lanes (-DINA_LEAD_LANES,
+# Tofino 1's default layout), and TNA Tofino 1 without lead lanes. TNA's
 # architecture files come from p4c's source tree
 # (backends/tofino/bf-p4c/p4include) or an SDE; point INA_TNA_INCLUDE at the
 # directory that holds tna.p4. Exit 0 when every named program passed, 1 when
@@ -46,11 +46,12 @@ for prog in $programs; do
 		check "$p4/ina_v1model.p4"
 		check -DINA_PAIR_LANES=1 "$p4/ina_v1model.p4"
 		check -DINA_LANES=22 -DINA_LATE_LANES=18 "$p4/ina_v1model.p4"
-		check -DINA_LANES=15 -DINA_LATE_LANES=18 -DINA_THIRD_PASS=1 "$p4/ina_v1model.p4"
+		check -DINA_LANES=15 -DINA_LATE_LANES=18 -DINA_LEAD_LANES=7 "$p4/ina_v1model.p4"
 		;;
 	tna)
 		if tna_include; then
 			check -I "$tna" -D__TARGET_TOFINO__=1 "$p4/ina_tna.p4"
+			check -I "$tna" -D__TARGET_TOFINO__=1 -DINA_LEAD_LANES=0 "$p4/ina_tna.p4"
 			check -I "$tna" -D__TARGET_TOFINO__=2 "$p4/ina_tna.p4"
 			check -I "$tna" -D__TARGET_TOFINO__=2 -DINA_PAIR_LANES=1 "$p4/ina_tna.p4"
 		else

@@ -15,10 +15,6 @@ const bit<16> INA_UDP_PORT = 18766;
 const bit<8>  INA_VERSION = 1;
 const bit<8>  INA_TYPE_DATA = 0;
 const bit<8>  INA_TYPE_CONTROL = 1;
-/* Not a wire type (malformed_type from the wire): the type a packet's
- * second pass writes into its frame to tell the parser of its third
- * (INA_THIRD_PASS), which writes INA_TYPE_DATA back. */
-const bit<8>  INA_TYPE_THIRD = 0x80;
 const bit<8>  INA_MAX_LEVELS = 4;
 const bit<8>  INA_BITMAP_BITS = 32;
 const bit<16> INA_AGG_NODE_ANY = 0;
@@ -56,20 +52,13 @@ const bit<16> INA_F_FLOAT = 0x80;
 #error "INA_PAIR_LANES: pair lanes need Tofino 2's stateful ALU"
 #endif
 
-/* Whether the parsers extract IPv4 options (up to IHL 15, ina_tna.p4): all
- * builds but Tofino 2's pair lanes, whose PHV holds 62 elements instead. */
-#if defined(__TARGET_TOFINO__) && defined(INA_PAIR_LANES)
-#define INA_IPV4_OPTIONS 0
-#else
-#define INA_IPV4_OPTIONS 1
-#endif
 
 /* Value lanes, a compile-time parameter (-DINA_LANES=N, 1..31): one stateful
  * ALU updates one register word per packet and a stage has four, so the
  * lanes a pass holds are what the stages between the control registers and
  * aggregator_flags leave (docs/p4.md, "Tofino back end"). Tofino 1 and
  * Tofino 2 build the most that fit their 12 and 20 stages by default
- * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 18 late lanes, below),
+ * (pipeline/p4/fit/): 15 word lanes on Tofino 1 (and 18 late and 7 lead lanes, below),
  * 31 pair lanes on Tofino 2, 62 elements in one pass (23 word lanes with
  * -DINA_WORD_LANES); BMv2 has no such limit and builds 31 (62 elements,
  * the protocol default), running the same passes so that every target
@@ -91,7 +80,6 @@ const bit<16> INA_F_FLOAT = 0x80;
 #else
 #define INA_PASS_ELEMENTS INA_LANES
 #endif
-const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
 /* Second-pass-only lanes (-DINA_LATE_LANES=N, 0..18, word lanes only):
  * elements 2 * INA_LANES .. 2 * INA_LANES + N - 1, in the stages the
  * control registers leave free in the second pass
@@ -110,56 +98,76 @@ const bit<16> INA_LANES_16 = INA_PASS_ELEMENTS;
 #if INA_LATE_LANES > 0 && defined(INA_PAIR_LANES)
 #error "INA_LATE_LANES: the pair lanes take one pass; late lanes are the word lanes' second"
 #endif
-/* The elements the first two passes hold: the word lanes twice and the
- * late lanes. */
-#define INA_TWO_PASS_ELEMENTS (2 * INA_LANES + INA_LATE_LANES)
-const bit<16> INA_TWO_PASS_ELEMENTS_16 = INA_TWO_PASS_ELEMENTS;
-/* A third pass (-DINA_THIRD_PASS=1, word lanes with late lanes only): the
- * word lanes once more, on a third row, for elements INA_TWO_PASS_ELEMENTS
- * and up. Two passes of this control return at most 48 words on Tofino 1
- * (every stateful ALU of stages 0-9 is in use), and a pair register cannot
- * hold two saturated elements there (two comparison units per stateful
- * ALU, four needed), so 62 elements take three passes for a packet longer
- * than 48 (docs/p4.md, "62 elements on Tofino 1: a third pass"). Tofino 1
- * builds it by default: 15 + 15 + 18 + 15 = 63 elements, the protocol's
- * 62 among them. */
-#ifndef INA_THIRD_PASS
-#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1 && INA_LATE_LANES > 0
-#define INA_THIRD_PASS 1
+/* Lead lanes (-DINA_LEAD_LANES=N, 0..7, with late lanes only): word lanes
+ * in the last two stages, after the overflow test of the others, whose
+ * own overflow test is made where their elements can still be read: in
+ * egress for the second pass's, which lead the frame (elements 0..N-1),
+ * and by the second pass's parser for the first's (elements N..2N-1, which
+ * the frame carries back when it is recirculated). The word lanes' elements
+ * follow them: 2N + i in the first pass, 2N + INA_LANES + i in the second,
+ * and the late lanes' 2N + 2 * INA_LANES + i. Tofino 1 builds 7 by
+ * default (the stateful ALUs of stages 10 and 11): 7 + 7 + 15 + 15 + 18 =
+ * 62 elements in two passes (docs/p4.md, "62 elements on Tofino 1"). At
+ * most 7: egress parses them after the headers, within Tofino 1's
+ * 160-byte egress parse depth. */
+#ifndef INA_LEAD_LANES
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1
+#define INA_LEAD_LANES 7
 #else
-#define INA_THIRD_PASS 0
+#define INA_LEAD_LANES 0
 #endif
 #endif
-#if INA_THIRD_PASS && INA_LATE_LANES == 0
-#error "INA_THIRD_PASS: the third pass follows the late lanes' second"
+#if INA_LEAD_LANES > 7
+#error "INA_LEAD_LANES: at most 7 (egress parses them)"
 #endif
-/* The third pass in a table's key (meta.third) and entries, in the builds
- * that have one: INA_THIRD_COLUMN(V) is the entry's value followed by a
- * comma, nothing elsewhere, so that the other builds' tables stay as they
- * were. */
-#if INA_THIRD_PASS
-#define INA_THIRD_KEY meta.third : ternary;
-#define INA_THIRD_COLUMN(V) V,
-#define INA_THIRD_ANY _,
+#if INA_LEAD_LANES > 0 && INA_LATE_LANES == 0
+#error "INA_LEAD_LANES: lead lanes are Tofino 1's layout, built with late lanes (the one tested)"
+#endif
+#if INA_LEAD_LANES + INA_LANES > 31
+#error "INA_LEAD_LANES + INA_LANES: at most 31 (the second pass's head)"
+#endif
+/* Element numbers of the word lanes: lane i holds element
+ * INA_FIRST_ELEMENT + i in the first pass, INA_SECOND_ELEMENT + i in the
+ * second. */
+#define INA_FIRST_ELEMENT (2 * INA_LEAD_LANES)
+#define INA_SECOND_ELEMENT (2 * INA_LEAD_LANES + INA_LANES)
+const bit<16> INA_LEAD_LANES_16 = INA_LEAD_LANES;
+const bit<16> INA_FIRST_ELEMENT_16 = INA_FIRST_ELEMENT;
+const bit<16> INA_SECOND_ELEMENT_16 = INA_SECOND_ELEMENT;
+/* The late lanes' first element. */
+const bit<16> INA_LATE_ELEMENT_16 = 2 * INA_LEAD_LANES + 2 * INA_LANES;
+/* The second pass sets aside what the first aggregated (head): the first
+ * pass's lead and word lanes' elements. */
+#define INA_HEAD_ELEMENTS (INA_LEAD_LANES + INA_LANES)
+/* The most elements a packet has and takes one pass: the first pass's
+ * lanes, none with lead lanes (element 0 is the second pass's). */
+#if INA_LEAD_LANES > 0
+const bit<16> INA_ONE_PASS_ELEMENTS_16 = 0;
 #else
-#define INA_THIRD_KEY
-#define INA_THIRD_COLUMN(V)
-#define INA_THIRD_ANY
+const bit<16> INA_ONE_PASS_ELEMENTS_16 = INA_PASS_ELEMENTS;
 #endif
+
+/* Whether the parsers extract IPv4 options (up to IHL 15, ina_tna.p4): all
+ * builds but Tofino 2's pair lanes, whose PHV holds 62 elements instead,
+ * and the lead lanes', whose egress parses elements after the headers
+ * (the parse depth). */
+#if defined(__TARGET_TOFINO__) && (defined(INA_PAIR_LANES) || INA_LEAD_LANES > 0)
+#define INA_IPV4_OPTIONS 0
+#else
+#define INA_IPV4_OPTIONS 1
+#endif
+
+/* The elements the first two passes hold: the lead and word lanes twice
+ * and the late lanes. */
+#define INA_TWO_PASS_ELEMENTS (2 * INA_LEAD_LANES + 2 * INA_LANES + INA_LATE_LANES)
 /* The packet's last pass (counters, aggregator_flags): the first when it
- * takes no second, the second when it takes no third, the third. */
-#if INA_THIRD_PASS
-#define INA_LAST_PASS ((meta.second == 1 || meta.need_second == 0) && meta.need_third == 0)
-#else
+ * takes no second, else the second. */
 #define INA_LAST_PASS (meta.second == 1 || meta.need_second == 0)
-#endif
-/* Largest elem_count the P4 build aggregates: two passes of INA_LANES and
- * the late lanes, and a third of INA_LANES (one pass of 2 * INA_LANES in
- * the pair form). */
+/* Largest elem_count the P4 build aggregates: two passes of the lead and
+ * word lanes and the late lanes (one pass of 2 * INA_LANES in the pair
+ * form). */
 #ifdef INA_PAIR_LANES
 const bit<16> INA_P4_MAX_ELEMENTS = 2 * INA_LANES;
-#elif INA_THIRD_PASS
-const bit<16> INA_P4_MAX_ELEMENTS = INA_TWO_PASS_ELEMENTS + INA_LANES;
 #else
 const bit<16> INA_P4_MAX_ELEMENTS = INA_TWO_PASS_ELEMENTS;
 #endif
@@ -176,12 +184,9 @@ const bit<8>  INA_P4_LEVELS = 2;
 #define INA_AGGREGATORS 4096
 #endif
 /* Value lanes hold two rows per aggregator: row i in pass 1,
- * INA_AGGREGATORS + i in pass 2 (and 2 * INA_AGGREGATORS + i in a third
- * pass); the pair form's lanes, one pass, one. */
+ * INA_AGGREGATORS + i in pass 2; the pair form's lanes, one pass, one. */
 #ifdef INA_PAIR_LANES
 #define INA_VALUE_ROWS INA_AGGREGATORS
-#elif INA_THIRD_PASS
-#define INA_VALUE_ROWS (3 * INA_AGGREGATORS)
 #else
 #define INA_VALUE_ROWS (2 * INA_AGGREGATORS)
 #endif

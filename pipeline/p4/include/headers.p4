@@ -101,7 +101,16 @@ header ina_pass_h {
  * metadata), in front of the frame between them. */
 header ina_bridge_h {
     bit<1>  recirculate; /* egress sends it back in for its second pass */
+#if INA_LEAD_LANES > 0
+    /* The second pass's value action: egress tests the lead lanes'
+     * elements (aggregator_value_lead.p4). Low-aligned in its byte, as
+     * pass_value_op, its source. */
+    bit<4>  pad_op;
+    bit<3>  value_op;
+    bit<7>  pad0;
+#else
     bit<6>  pad0;
+#endif
     bit<9>  in_port;
     bit<16> flood_group;
     bit<8>  flags_out;   /* aggregator_flags' result (meta.flags_out itself) */
@@ -119,23 +128,22 @@ struct ina_headers_t {
     ipv4_opt_h[10] ipv4_opts;
     udp_h      udp;
     ina_h      ina;
-#ifndef INA_PAIR_LANES
-    /* Elements 0..30, left untouched in the second pass (and the third). */
-    ina_elem_h[INA_LANES] head;
-#endif
-#if INA_THIRD_PASS
-    /* The third pass: the first two passes' elements after `head`, left
-     * untouched (two stacks: a stack's validity bits are one field, at
-     * most 32). */
-#if INA_TWO_PASS_ELEMENTS - INA_LANES > 32
-    ina_elem_h[32] passed;
-    ina_elem_h[INA_TWO_PASS_ELEMENTS - INA_LANES - 32] passed_hi;
-#else
-    ina_elem_h[INA_TWO_PASS_ELEMENTS - INA_LANES] passed;
-#endif
+#if INA_LEAD_LANES > 0
+    /* The lead lanes' elements (aggregator_value_lead.p4): the first pass
+     * sets elements 0..INA_LEAD_LANES-1 aside and aggregates the next
+     * INA_LEAD_LANES in `lead`; the second aggregates elements
+     * 0..INA_LEAD_LANES-1 in `lead`, where egress can parse them. */
+    ina_elem_h[INA_LEAD_LANES] aside;
+    ina_elem_h[INA_LEAD_LANES] lead;
 #endif
 #ifndef INA_PAIR_LANES
-    /* The elements this pass aggregates: 0..30 in pass 1, 31..61 in pass 2. */
+    /* What the first pass aggregated, left untouched in the second pass:
+     * its lead and word lanes' elements. */
+    ina_elem_h[INA_HEAD_ELEMENTS] head;
+#endif
+#ifndef INA_PAIR_LANES
+    /* The word lanes' elements this pass: 0..30 in pass 1, 31..61 in pass 2
+     * (INA_FIRST_ELEMENT.., INA_SECOND_ELEMENT.. with lead lanes). */
     ina_elem_h[INA_LANES] elems;
 #if INA_LATE_LANES > 0
     /* The late lanes' elements, 2 * INA_LANES.., in the second pass only
@@ -184,6 +192,13 @@ struct ina_config_t {
 @pa_auto_init_metadata
 @pa_alias("ingress", "hdr.bridge.flags_out", "meta.flags_out")
 @pa_container_size("ingress", "hdr.bridge.flags_out", 8)
+#if INA_LEAD_LANES > 0
+/* The bridge's value action, from pass_value_op, in an 8-bit container
+ * with its padding alone, apart from the port and the flood group that
+ * other sources write (the action-constraint rule that made the pass
+ * header one field per byte). */
+@pa_container_size("ingress", "hdr.bridge.value_op", 8)
+#endif
 #endif
 #if __TARGET_TOFINO__ == 2
 /* Tofino 2: header stack entries the pipeline passes through untouched (the
@@ -282,13 +297,16 @@ struct ina_meta_t {
     bit<1> late_clip_1;
     bit<1> late_clip_2;
 #endif
+#if INA_LEAD_LANES > 0
+    /* The second pass's parser found one of the first pass's lead
+     * elements at INT32_MAX or INT32_MIN: lane_clips folds it into the
+     * overflow of a recirculated frame (aggregator_value_lead.p4). */
+    bit<1> lead_limit;
+    /* The second pass came by recirculation: the frame carries the first
+     * pass's results (a resubmitted one its original elements). */
+    bit<1> recirculated;
+#endif
     bit<1>      need_second; /* the lanes of elements 31..61 still have to run */
-    /* The third pass (INA_THIRD_PASS; 0 in other builds): the packet is in
-     * it (its lanes use the third row), or its second pass found it needs
-     * one. */
-    bit<1>      third;
-    bit<1>      need_third;
-    bit<1>      past_two;    /* the second pass's parser: elements past its own */
 #ifdef INA_PAIR_LANES
     /* The pair form's overflow tables, one bit each (aggregator_value_pair.p4). */
     bit<1> clip_0;

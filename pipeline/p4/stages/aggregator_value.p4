@@ -4,11 +4,11 @@
  * because a Tofino stateful ALU updates one 32-bit word per packet: lane i
  * holds element i in pass 1 (row index) and element INA_LANES + i in
  * pass 2 (row INA_AGGREGATORS + index), so 2 * INA_LANES elements take two passes
- * through the same lanes (ATP Appendix C); the late lanes
+ * through the same lanes (ATP Appendix C); with lead lanes
+ * (stages/aggregator_value_lead.p4, Tofino 1) their elements come first and
+ * lane i holds INA_FIRST_ELEMENT + i and INA_SECOND_ELEMENT + i. The late lanes
  * (stages/aggregator_value_late.p4) add elements after those in the second
- * pass, and a third pass (INA_THIRD_PASS, Tofino 1) the ones after those,
- * element 2 * INA_LANES + INA_LATE_LANES + i in row 2 * INA_AGGREGATORS +
- * index. INA_LANES (include/constants.p4) is a compile-time parameter: lanes
+ * pass. INA_LANES (include/constants.p4) is a compile-time parameter: lanes
  * past it are not compiled.
  *
  * Each lane is one table, `lane_i`, with the RegisterActions of the
@@ -55,7 +55,16 @@
 #ifndef INA_P4_STAGE_AGGREGATOR_VALUE
 #define INA_P4_STAGE_AGGREGATOR_VALUE
 
-#define INA_LANE(I) \
+/* Tofino 1 with lead lanes: the word lanes pinned to stages 6-9 (lanes
+ * 12-14 in 6 beside the count's verdict, 8-11 in 7, 4-7 in 8, 0-3 in 9),
+ * where the lead lanes' stages 10 and 11 leave them. */
+#if defined(__TARGET_TOFINO__) && __TARGET_TOFINO__ == 1 && INA_LEAD_LANES > 0
+#define INA_LEAD_LAYOUT_STAGE(N) @stage(N)
+#else
+#define INA_LEAD_LAYOUT_STAGE(N)
+#endif
+
+#define INA_LANE(I, PIN) \
     INA_INT_REGISTER(aggregator_value_##I, INA_VALUE_ROWS); \
     INA_LANE_REGISTER_ACTION_NO_OUT(aggregator_value_##I, value_write_##I, meta.value_row, \
         value = (int<32>)hdr.elems[I].v; \
@@ -72,10 +81,9 @@
     INA_LANE_REGISTER_ACTION(aggregator_value_##I, value_read_##I, meta.value_row, hdr.elems[I].v, \
         result = (bit<32>)value; \
     ) \
-    table lane_##I { \
+    PIN table lane_##I { \
         key = { \
             meta.second : ternary; \
-            INA_THIRD_KEY \
             meta.pass_value_op : ternary; \
             meta.cls : ternary; \
             meta.id_hit : ternary; \
@@ -88,32 +96,18 @@
         const default_action = NoAction(); \
         size = 16; \
         const entries = { \
-            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
-            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, (I + 1) .. 0xFFFF) : value_clear_##I(); \
-            (0, INA_THIRD_ANY _, CLASS_GRADIENT, ID_MATCH, 0, _, true, _) : value_add_##I(); \
-            (0, INA_THIRD_ANY _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_add_##I(); \
-            (0, INA_THIRD_ANY _, CLASS_RESEND, ID_RELEASED, _, 0, true, _) : value_read_##I(); \
-            (1, INA_THIRD_COLUMN(0) VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
-            (1, INA_THIRD_COLUMN(0) VALUE_WRITE, _, _, _, _, false, (INA_LANES + I + 1) .. 0xFFFF) : value_clear_##I(); \
-            (1, INA_THIRD_COLUMN(0) VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
-            (1, INA_THIRD_COLUMN(0) VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
-            (1, INA_THIRD_COLUMN(0) VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
-            INA_THIRD_PASS_ENTRIES(I) \
+            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, true, _) : value_write_##I(); \
+            (0, _, CLASS_GRADIENT, ID_CLAIMED, _, _, false, (INA_FIRST_ELEMENT + I + 1) .. 0xFFFF) : value_clear_##I(); \
+            (0, _, CLASS_GRADIENT, ID_MATCH, 0, _, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, 0, 0, true, _) : value_add_##I(); \
+            (0, _, CLASS_RESEND, ID_RELEASED, _, 0, true, _) : value_read_##I(); \
+            (1, VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
+            (1, VALUE_WRITE, _, _, _, _, false, (INA_SECOND_ELEMENT + I + 1) .. 0xFFFF) : value_clear_##I(); \
+            (1, VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
+            (1, VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
+            (1, VALUE_READ, _, _, _, _, true, _) : value_read_##I(); \
         } \
     }
-
-/* The third pass's entries (INA_THIRD_PASS): the second's, on elements
- * INA_TWO_PASS_ELEMENTS + I, in the third row. */
-#if INA_THIRD_PASS
-#define INA_THIRD_PASS_ENTRIES(I) \
-    (1, INA_THIRD_COLUMN(1) VALUE_WRITE, _, _, _, _, true, _) : value_write_##I(); \
-    (1, INA_THIRD_COLUMN(1) VALUE_WRITE, _, _, _, _, false, (INA_TWO_PASS_ELEMENTS + I + 1) .. 0xFFFF) : value_clear_##I(); \
-    (1, INA_THIRD_COLUMN(1) VALUE_ADD, _, _, _, _, true, _) : value_add_##I(); \
-    (1, INA_THIRD_COLUMN(1) VALUE_ADD_READ, _, _, _, _, true, _) : value_add_##I(); \
-    (1, INA_THIRD_COLUMN(1) VALUE_READ, _, _, _, _, true, _) : value_read_##I();
-#else
-#define INA_THIRD_PASS_ENTRIES(I)
-#endif
 
 #define INA_LANE_APPLY(I) \
     lane_##I.apply();
@@ -159,11 +153,17 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
              * entry per bit. */
             meta.late_clip_0 : ternary @name("late_clip_0");
 #endif
-#if INA_LATE_LANES > 7
+#if INA_LATE_LANES > 4
             meta.late_clip_1 : ternary @name("late_clip_1");
 #endif
 #if INA_LATE_LANES > 15
             meta.late_clip_2 : ternary @name("late_clip_2");
+#endif
+#if INA_LEAD_LANES > 0
+            /* The first pass's lead lanes' test (aggregator_value_lead.p4):
+             * the parser's limit, in a recirculated frame. */
+            meta.lead_limit : ternary @name("lead_limit");
+            meta.recirculated : ternary @name("recirculated");
 #endif
 #if INA_LANES > 0
             hdr.elems[0].isValid() : ternary @name("elem_0_valid");
@@ -315,96 +315,96 @@ control aggregator_value(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 
-    INA_LANE(0)
+    INA_LANE(0, INA_LEAD_LAYOUT_STAGE(9))
 #if INA_LANES > 1
-    INA_LANE(1)
+    INA_LANE(1, INA_LEAD_LAYOUT_STAGE(9))
 #endif
 #if INA_LANES > 2
-    INA_LANE(2)
+    INA_LANE(2, INA_LEAD_LAYOUT_STAGE(9))
 #endif
 #if INA_LANES > 3
-    INA_LANE(3)
+    INA_LANE(3, INA_LEAD_LAYOUT_STAGE(9))
 #endif
 #if INA_LANES > 4
-    INA_LANE(4)
+    INA_LANE(4, INA_LEAD_LAYOUT_STAGE(8))
 #endif
 #if INA_LANES > 5
-    INA_LANE(5)
+    INA_LANE(5, INA_LEAD_LAYOUT_STAGE(8))
 #endif
 #if INA_LANES > 6
-    INA_LANE(6)
+    INA_LANE(6, INA_LEAD_LAYOUT_STAGE(8))
 #endif
 #if INA_LANES > 7
-    INA_LANE(7)
+    INA_LANE(7, INA_LEAD_LAYOUT_STAGE(8))
 #endif
 #if INA_LANES > 8
-    INA_LANE(8)
+    INA_LANE(8, INA_LEAD_LAYOUT_STAGE(7))
 #endif
 #if INA_LANES > 9
-    INA_LANE(9)
+    INA_LANE(9, INA_LEAD_LAYOUT_STAGE(7))
 #endif
 #if INA_LANES > 10
-    INA_LANE(10)
+    INA_LANE(10, INA_LEAD_LAYOUT_STAGE(7))
 #endif
 #if INA_LANES > 11
-    INA_LANE(11)
+    INA_LANE(11, INA_LEAD_LAYOUT_STAGE(7))
 #endif
 #if INA_LANES > 12
-    INA_LANE(12)
+    INA_LANE(12, INA_LEAD_LAYOUT_STAGE(6))
 #endif
 #if INA_LANES > 13
-    INA_LANE(13)
+    INA_LANE(13, INA_LEAD_LAYOUT_STAGE(6))
 #endif
 #if INA_LANES > 14
-    INA_LANE(14)
+    INA_LANE(14, INA_LEAD_LAYOUT_STAGE(6))
 #endif
 #if INA_LANES > 15
-    INA_LANE(15)
+    INA_LANE(15, )
 #endif
 #if INA_LANES > 16
-    INA_LANE(16)
+    INA_LANE(16, )
 #endif
 #if INA_LANES > 17
-    INA_LANE(17)
+    INA_LANE(17, )
 #endif
 #if INA_LANES > 18
-    INA_LANE(18)
+    INA_LANE(18, )
 #endif
 #if INA_LANES > 19
-    INA_LANE(19)
+    INA_LANE(19, )
 #endif
 #if INA_LANES > 20
-    INA_LANE(20)
+    INA_LANE(20, )
 #endif
 #if INA_LANES > 21
-    INA_LANE(21)
+    INA_LANE(21, )
 #endif
 #if INA_LANES > 22
-    INA_LANE(22)
+    INA_LANE(22, )
 #endif
 #if INA_LANES > 23
-    INA_LANE(23)
+    INA_LANE(23, )
 #endif
 #if INA_LANES > 24
-    INA_LANE(24)
+    INA_LANE(24, )
 #endif
 #if INA_LANES > 25
-    INA_LANE(25)
+    INA_LANE(25, )
 #endif
 #if INA_LANES > 26
-    INA_LANE(26)
+    INA_LANE(26, )
 #endif
 #if INA_LANES > 27
-    INA_LANE(27)
+    INA_LANE(27, )
 #endif
 #if INA_LANES > 28
-    INA_LANE(28)
+    INA_LANE(28, )
 #endif
 #if INA_LANES > 29
-    INA_LANE(29)
+    INA_LANE(29, )
 #endif
 #if INA_LANES > 30
-    INA_LANE(30)
+    INA_LANE(30, )
 #endif
 
     apply {

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Stage `aggregator_value_late`: second-pass-only lanes, elements
- * 2 * INA_LANES .. 2 * INA_LANES + INA_LATE_LANES - 1 (include/constants.p4).
- * The word lanes (stages/aggregator_value.p4) start after the control
- * registers, so a pass returns at most what the stages behind them hold;
- * in the second pass the control registers do not run (the first pass
- * decided and the pass header carries the value action), and their stages
- * are free for lanes of the second pass alone. On Tofino 1 that is 18 more
- * elements, 48 in two passes where the word lanes carry 30 (docs/p4.md,
- * "Tofino back end"); a third pass (INA_THIRD_PASS) carries the rest, and
- * whether a packet takes it is decided here (third_pass_check).
+ * 2 * INA_LEAD_LANES + 2 * INA_LANES .. + INA_LATE_LANES - 1
+ * (include/constants.p4). The word lanes (stages/aggregator_value.p4)
+ * start after the control registers, so a pass returns at most what the
+ * stages behind them hold; in the second pass the control registers do not
+ * run (the first pass decided and the pass header carries the value
+ * action), and their stages are free for lanes of the second pass alone.
+ * On Tofino 1 that is 18 more elements: with the word lanes' 30 and the
+ * lead lanes' 14 (stages/aggregator_value_lead.p4), 62 in two passes
+ * (docs/p4.md, "Tofino back end").
  *
  * A late lane is the word lanes' lane with one row (it runs in one pass,
  * indexed by the aggregator's index) and a key of what the parser restores:
@@ -66,7 +66,6 @@
     ) \
     INA_STAGE(STAGE) table late_lane_##I { \
         key = { \
-            INA_THIRD_KEY \
             meta.pass_value_op : ternary; \
             hdr.late[I].isValid() : ternary; \
         } \
@@ -74,17 +73,17 @@
         const default_action = NoAction(); \
         size = 8; \
         const entries = { \
-            (INA_THIRD_COLUMN(0) VALUE_WRITE, true) : late_write_##I(); \
-            (INA_THIRD_COLUMN(0) VALUE_WRITE, false) : late_clear_##I(); \
-            (INA_THIRD_COLUMN(0) VALUE_ADD, true) : late_add_##I(); \
-            (INA_THIRD_COLUMN(0) VALUE_ADD_READ, true) : late_add_##I(); \
-            (INA_THIRD_COLUMN(0) VALUE_READ, true) : late_read_##I(); \
+            (VALUE_WRITE, true) : late_write_##I(); \
+            (VALUE_WRITE, false) : late_clear_##I(); \
+            (VALUE_ADD, true) : late_add_##I(); \
+            (VALUE_ADD_READ, true) : late_add_##I(); \
+            (VALUE_READ, true) : late_read_##I(); \
         } \
     }
 
 control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
-    /* The overflow test of the late lanes, in three tables: lanes 0-6 in
-     * late_clips, 7-14 in late_clips_1, 15-17 in late_clips_2, each keyed
+    /* The overflow test of the late lanes, in three tables: lanes 0-3 in
+     * late_clips, 4-14 in late_clips_1, 15-17 in late_clips_2, each keyed
      * on an adding packet's value action (VALUE_ADD or VALUE_ADD_READ) and
      * its late elements as they came back, at INT32_MAX or INT32_MIN. Each
      * sets a bit of its own (late_clip_0, _1, _2), which lane_clips folds
@@ -93,7 +92,10 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
      * every late lane's keys (a 498-bit ternary key at 15 lanes) took a
      * stage of its own after the last late lane, and 14 late lanes took 13
      * stages; split, they sit beside the control (docs/p4.md, "Tofino back
-     * end"). */
+     * end"). late_clips follows the last late lanes (0-1, stage 5) into
+     * stage 6, the first word lanes' stage, whose 66-byte ternary crossbar
+     * it shares with them and the count's verdict: with late lanes 0-6 (31
+     * bytes) the stage held two word lanes, with 0-3 (17) it holds three. */
     action set_late_clip_0() {
         meta.late_clip_0 = 1;
     }
@@ -116,6 +118,18 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.late[3].isValid() : ternary @name("late_3_valid");
             hdr.late[3].v : ternary @name("late_3");
 #endif
+        }
+        actions = { set_late_clip_0; NoAction; }
+        const default_action = NoAction();
+        size = 64;
+    }
+#if INA_LATE_LANES > 4
+    action set_late_clip_1() {
+        meta.late_clip_1 = 1;
+    }
+    table late_clips_1 {
+        key = {
+            meta.pass_value_op : ternary @name("value_op");
 #if INA_LATE_LANES > 4
             hdr.late[4].isValid() : ternary @name("late_4_valid");
             hdr.late[4].v : ternary @name("late_4");
@@ -128,18 +142,6 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.late[6].isValid() : ternary @name("late_6_valid");
             hdr.late[6].v : ternary @name("late_6");
 #endif
-        }
-        actions = { set_late_clip_0; NoAction; }
-        const default_action = NoAction();
-        size = 64;
-    }
-#if INA_LATE_LANES > 7
-    action set_late_clip_1() {
-        meta.late_clip_1 = 1;
-    }
-    table late_clips_1 {
-        key = {
-            meta.pass_value_op : ternary @name("value_op");
 #if INA_LATE_LANES > 7
             hdr.late[7].isValid() : ternary @name("late_7_valid");
             hdr.late[7].v : ternary @name("late_7");
@@ -203,35 +205,6 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
     }
 #endif
 
-#if INA_THIRD_PASS
-    /* Whether the packet takes a third pass (INA_THIRD_PASS): it adds or
-     * reads and has elements past the first two passes' (the parser's
-     * past_two), or it claims a row longer than they hold, whose third
-     * part it writes or zeroes. Decided in the second pass, where the
-     * late lanes are, so that the first pass's decisions and its pass
-     * state stay as they are: a resubmit carries 8 bytes on Tofino 1, all
-     * in use. */
-    action third_pass() {
-        meta.need_third = 1;
-    }
-    table third_pass_check {
-        key = {
-            meta.third : ternary;
-            meta.pass_value_op : ternary;
-            meta.past_two : ternary;
-            meta.cfg.elements : range @name("elements");
-        }
-        actions = { third_pass; NoAction; }
-        const default_action = NoAction();
-        size = 8;
-        const entries = {
-            (0, VALUE_WRITE, _, (INA_TWO_PASS_ELEMENTS + 1) .. 0xFFFF) : third_pass();
-            (0, VALUE_ADD, 1, _) : third_pass();
-            (0, VALUE_ADD_READ, 1, _) : third_pass();
-            (0, VALUE_READ, 1, _) : third_pass();
-        }
-    }
-#endif
 
 #if INA_LATE_LANES > 0
     INA_LATE_LANE(0, 5)
@@ -289,9 +262,6 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
 #endif
 
     apply {
-#if INA_THIRD_PASS
-        third_pass_check.apply();
-#endif
 #if INA_LATE_LANES > 0
         late_lane_0.apply();
 #endif
@@ -347,7 +317,7 @@ control aggregator_value_late(inout ina_headers_t hdr, inout ina_meta_t meta) {
         late_lane_17.apply();
 #endif
         late_clips.apply();
-#if INA_LATE_LANES > 7
+#if INA_LATE_LANES > 4
         late_clips_1.apply();
 #endif
 #if INA_LATE_LANES > 15

@@ -26,8 +26,8 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
     bit<32> clock_left = 0;
     action clock_difference() {
         clock_left = meta.cfg.gc_timeout - meta.now;
-        /* elements > INA_LANES: a claim zeroes two rows (value_rows) */
-        meta.row_lanes_left = INA_LANES_16 - meta.cfg.elements;
+        /* elements > INA_ONE_PASS_ELEMENTS_16: a claim zeroes two rows (value_rows) */
+        meta.row_lanes_left = INA_ONE_PASS_ELEMENTS_16 - meta.cfg.elements;
     }
     table compare {
         actions = { clock_difference; }
@@ -175,7 +175,7 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
         classify.apply();
         /* A claim's row takes two passes when the packet or the row is
          * longer than one pass's lanes (aggregator_count's verdict). The
-         * comparisons with INA_LANES are sign bits: elem_count and
+         * comparisons with the one-pass elements are sign bits: elem_count and
          * `elements` are at most 62 where this matters (parse, p4gen). */
         if (meta.count_lanes_left[15:15] == 1 || meta.row_lanes_left[15:15] == 1) {
             meta.two_rows = 1;

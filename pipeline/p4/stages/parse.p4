@@ -69,8 +69,8 @@ control parse(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.count_room = INA_LENGTH_MAX_COUNT - hdr.ina.elem_count;
         udp_body = hdr.udp.length - INA_UDP_FIXED_LEN;
         meta.elem_bytes = hdr.ina.elem_count << 2;
-        /* elem_count > INA_LANES: a second pass (value_rows) */
-        meta.count_lanes_left = INA_LANES_16 - hdr.ina.elem_count;
+        /* elem_count > INA_ONE_PASS_ELEMENTS_16: a second pass (value_rows) */
+        meta.count_lanes_left = INA_ONE_PASS_ELEMENTS_16 - hdr.ina.elem_count;
     }
     table compare {
         actions = { differences; }
