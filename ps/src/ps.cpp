@@ -55,7 +55,8 @@ struct FragmentSlot {
 struct SplitWait {
 	uint32_t slot;
 	uint32_t seq;
-	uint64_t since_us;
+	uint64_t since_us; /* the bypassed copy came, or the last request went */
+	uint32_t asked;    /* requests so far */
 };
 
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
@@ -462,8 +463,10 @@ struct PsPath {
 		}
 	}
 
-	/* Float requests to every worker whose answer is missing. */
-	void send_float_requests(const FragmentSlot &s)
+	/* A request to every worker whose contribution is missing: `flags`
+	 * OVERFLOW | RESEND | BYPASS asks for float values, RESEND | BYPASS
+	 * for the worker's int32 copy again (docs/ps.md). */
+	void send_requests(const FragmentSlot &s, uint16_t flags)
 	{
 		const PsJobConfig &cfg = job.cfg;
 		for (uint32_t w = 0; w < cfg.workers.size(); w++) {
@@ -478,13 +481,20 @@ struct PsPath {
 			memcpy(dst.mac, cfg.has_switch ? cfg.switch_mac : cfg.workers[w].mac, 6);
 			dst.ip = cfg.workers[w].ip;
 			dst.port = INA_UDP_PORT;
-			InaHeader h = ina_header(cfg, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, s.seq,
-						 s.agg_index, INA_NO_REMAP, 0, cfg.levels);
+			InaHeader h = ina_header(cfg, flags, s.seq, s.agg_index, INA_NO_REMAP, 0, cfg.levels);
 			for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
 				h.bitmap[i] = job.worker_bitmap[w][i];
 			tx.commit(write_ina_frame(out, self, dst, h));
-			job.st.float_requests++;
+			if (flags & INA_F_OVERFLOW)
+				job.st.float_requests++;
+			else
+				job.st.resend_requests++;
 		}
+	}
+
+	void send_float_requests(const FragmentSlot &s)
+	{
+		send_requests(s, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS);
 	}
 
 	/* Moves a fragment to the float path and, if `request`, asks every
@@ -685,23 +695,33 @@ struct PsPath {
 			s.agg_index = index;
 	}
 
-	/* The fragments a bypass split that waited past the hold-off: every
-	 * worker is asked for its copy in float (the overflow path: exact, and
-	 * it passes the switch untouched); the parameter packet then frees
-	 * the switch's aggregator that held the other copies. */
+	/* The fragments a bypass split that waited past the hold-off: the
+	 * workers whose copies are missing are asked for them again, in int32
+	 * as first sent. A copy that waits in a switch aggregator comes back
+	 * as a resend, which flushes the aggregator's partial sum here (ATP
+	 * Figure 17); a lost one comes back whole. A fragment still
+	 * incomplete a hold-off later is asked for again. */
 	void ask_split(uint64_t now_us)
 	{
 		const uint64_t holdoff = std::max<uint64_t>(job.cfg.bypass_holdoff_us,
 							    static_cast<uint64_t>(2 * job.gather_us));
-		while (job.split_len) {
+		const uint32_t n = job.mask + 1;
+		for (uint32_t left = job.split_len; left > 0; left--) {
 			FragmentSlot *s = split_head_slot();
 			if (s) {
 				if (now_us - job.split_wait[job.split_head].since_us < holdoff ||
 				    tx.room() < job.cfg.workers.size())
 					return;
-				s->flags &= static_cast<uint16_t>(~kSplitWait);
-				if (enter_float(*s, now_us, true))
+				send_requests(*s, INA_F_RESEND | INA_F_BYPASS);
+				if (job.split_wait[job.split_head].asked++ == 0)
 					job.st.split_recoveries++;
+				/* Back of the queue, for another try if need be. */
+				SplitWait w = job.split_wait[job.split_head];
+				w.since_us = now_us;
+				split_pop();
+				job.split_wait[(job.split_head + job.split_len) % n] = w;
+				job.split_len++;
+				continue;
 			}
 			split_pop();
 		}
@@ -818,7 +838,7 @@ struct PsPath {
 		if ((flags & INA_F_BYPASS) && !(s.flags & kSplitWait) && job.cfg.bypass_holdoff_us &&
 		    job.split_len < n) {
 			job.split_wait[(job.split_head + job.split_len) % n] =
-				SplitWait{static_cast<uint32_t>(&s - job.slots.get()), s.seq, now_us};
+				SplitWait{static_cast<uint32_t>(&s - job.slots.get()), s.seq, now_us, 0};
 			job.split_len++;
 			s.flags |= kSplitWait;
 		}

@@ -158,7 +158,7 @@ def worker_fix_up(key, value):
         n = max(levels, 1)
         return {"levels": levels, "fan_in": ",".join(["2"] * n), "bit": ",".join(["0"] * n)} \
             if key == "start_level" else {"fan_in": ",".join(["2"] * n), "bit": ",".join(["0"] * n)}
-    if key in ("initial_window", "min_window", "ssthresh", "acw_increase", "initial_acw"):
+    if key in ("initial_window", "min_window", "ssthresh", "initial_acw"):
         return {"window_capacity": WINDOW_MAX + 1, "max_window": WINDOW_MAX}
     if key == "max_window":
         return {"window_capacity": WINDOW_MAX + 1, "initial_window": 1}

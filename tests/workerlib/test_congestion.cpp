@@ -5,6 +5,9 @@
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "ina/worker/congestion.h"
 
 using namespace ina;
@@ -139,7 +142,8 @@ TEST(A2tp, ThresholdFromEquation14)
 
 namespace {
 
-/* Link window fixed unless ECN, so the worked numbers stay simple. */
+/* Link window fixed unless ECN, a fixed round time of 1 us, so the worked
+ * numbers stay simple. */
 CcConfig worked_config()
 {
 	CcConfig c;
@@ -148,8 +152,21 @@ CcConfig worked_config()
 	c.slow_start_increase = 0;
 	c.avoidance_increase = 0;
 	c.a2tp_h = 0.05;
-	c.min_round_ns = 1000;
+	c.a2tp_round_ns = 1000;
 	return c;
+}
+
+/* ACKs of fragments [from, to) arriving at `now`. */
+void acks(A2tp &a, uint64_t from, uint64_t to, uint64_t now, bool col, bool ecn_even = false)
+{
+	for (uint64_t k = from; k < to; k++)
+		a.on_ack(ack(k, k + 100, ecn_even && k % 2 == 0, col, now));
+}
+
+void sends(A2tp &a, uint64_t from, uint64_t to, uint64_t now)
+{
+	for (uint64_t k = from; k < to; k++)
+		a.on_send(k, now);
 }
 
 } /* namespace */
@@ -160,11 +177,17 @@ TEST(A2tp, DefaultsAreThePapers)
 	EXPECT_DOUBLE_EQ(c.a2tp_w, 1.0 / 16); /* §6.1: w = g = 1/16 */
 	EXPECT_DOUBLE_EQ(c.a2tp_g, 1.0 / 16);
 	EXPECT_LT(c.a2tp_h, 0); /* H from eq. (14) */
+	EXPECT_EQ(c.a2tp_round_ns, 0u); /* the base RTT */
 	c.kind = CcKind::a2tp;
 	auto cc = make_congestion_control(c, 450, 32);
 	auto *a = dynamic_cast<A2tp *>(cc.get());
 	ASSERT_NE(a, nullptr);
 	EXPECT_NEAR(a->threshold(), 0.1145, 0.001);
+	/* The first two rounds go out under the initial windows, all of them
+	 * to the switch. */
+	EXPECT_EQ(a->send_limit(), 400u);
+	for (uint64_t k = 0; k < 400; k++)
+		EXPECT_FALSE(a->bypass(k));
 }
 
 TEST(A2tp, WorkedExampleEquations1To6)
@@ -173,89 +196,172 @@ TEST(A2tp, WorkedExampleEquations1To6)
 	ASSERT_EQ(a.window(), 100u);
 	ASSERT_EQ(a.agg_window(), 100u);
 
-	/* Round 1: 50 ACKs in one RTT, all with Col, no ECN.
+	/* Round 0 (fragments 0-99): every ACK with Col, all in time.
 	 * (1) alpha = 15/16 * 0 + 1/16 * 1 = 0.0625
-	 * (3) gamma = 50 / 100 = 0.5
+	 * (2) beta = 15/16 * 1 (its start, as DCTCP's) + 0 = 0.9375
+	 * (3) gamma = 100 / 100 = 1
 	 *     p = (0.0625 - 0.05) / 0.95 = 0.0131579
-	 * (5) d = p^0.5 = 0.1147079
-	 * (4) ACW = 100 (1 - d / 2) = 94.2646 */
-	for (uint64_t k = 0; k < 49; k++)
-		a.on_ack(ack(k, 100, false, true, 0));
-	a.on_ack(ack(49, 100, false, true, 1000)); /* one RTT later: round ends */
+	 * (5) d = p^1, (4) ACW = 100 (1 - d / 2) = 99.3421
+	 * It schedules round 2 (fragments 200-299): its first 99 use the
+	 * switch, the last one bypasses. */
+	sends(a, 0, 100, 10000);
+	acks(a, 0, 100, 11000, true);
 	EXPECT_EQ(a.rounds(), 1u);
+	EXPECT_EQ(a.cursor(), 100u);
 	EXPECT_DOUBLE_EQ(a.alpha(), 0.0625);
+	EXPECT_DOUBLE_EQ(a.beta(), 0.9375);
+	EXPECT_DOUBLE_EQ(a.gamma(), 1.0);
+	EXPECT_NEAR(a.acw(), 100 * (1 - (0.0125 / 0.95) / 2), 1e-9);
+	EXPECT_EQ(a.agg_window(), 99u);
+	EXPECT_EQ(a.send_limit(), 300u);
+	EXPECT_FALSE(a.bypass(199)); /* round 1 keeps its windows */
+	EXPECT_FALSE(a.bypass(298));
+	EXPECT_TRUE(a.bypass(299));
+
+	/* Round 1 (100-199), boundary at 11 us: 50 ACKs in time, all with Col;
+	 * 50 two us late, none with Col, every other one with ECN.
+	 * (1) alpha = 15/16 * 0.0625 + 1/16 * 0.5 = 0.08984375
+	 * (2) beta = 15/16 * 0.9375 + 1/16 * 0.25 = 0.89453125
+	 * (3) gamma = 50 / 100 = 0.5: the job waits for someone
+	 *     p = (0.08984375 - 0.05) / 0.95, (5) d = p^0.5
+	 * (4) ACW = 99.3421 (1 - d / 2)
+	 * (6) LCW = 100 (1 - beta / 2) = 55.2734, and ACW <= LCW.
+	 * The first ECN mark already cut this worker's window as it came,
+	 * once, by the beta of then: 100 (1 - 0.9375 / 2) = 53.125. */
+	sends(a, 100, 200, 11000);
+	acks(a, 100, 150, 11500, true);
+	EXPECT_EQ(a.window(), 100u);
+	acks(a, 150, 200, 13000, false, true);
+	EXPECT_EQ(a.rounds(), 2u);
+	EXPECT_DOUBLE_EQ(a.alpha(), 0.08984375);
+	EXPECT_DOUBLE_EQ(a.beta(), 0.89453125);
 	EXPECT_DOUBLE_EQ(a.gamma(), 0.5);
+	EXPECT_DOUBLE_EQ(a.lcw(), 100 * (1 - 0.89453125 / 2));
+	double p = (0.08984375 - 0.05) / 0.95;
+	double acw = 100 * (1 - (0.0125 / 0.95) / 2) * (1 - std::sqrt(p) / 2);
+	EXPECT_NEAR(acw, 89.17, 0.01);
+	EXPECT_DOUBLE_EQ(a.acw(), a.lcw()); /* capped by LCW */
+	EXPECT_EQ(a.window(), 53u);
+	/* Round 3 (300-354): LCW's 55 fragments, all within ACW. */
+	EXPECT_EQ(a.send_limit(), 355u);
+	EXPECT_FALSE(a.bypass(354));
 	/* What the worker's statistics and --trace report as "straggling". */
 	EXPECT_DOUBLE_EQ(static_cast<const CongestionControl &>(a).straggling(), 0.5);
-	EXPECT_NEAR(a.acw(), 94.26460665, 1e-6);
-	EXPECT_EQ(a.agg_window(), 94u);
-	EXPECT_DOUBLE_EQ(a.beta(), 0);
-	EXPECT_EQ(a.window(), 100u);
-
-	/* Round 2: 100 ACKs, none with Col, half with ECN.
-	 * (1) alpha = 15/16 * 0.0625 = 0.05859375, p = 0.00904605
-	 * (3) gamma = 1, (5) d = p, (4) ACW = 94.2646 (1 - p / 2) = 93.8382
-	 * (2) beta = 1/16 * 0.5 = 0.03125
-	 * (6) LCW = 100 (1 - beta / 2) = 98.4375 */
-	for (uint64_t k = 50; k < 149; k++)
-		a.on_ack(ack(k, 200, k % 2 == 0, false, 1000));
-	a.on_ack(ack(149, 200, false, false, 2000));
-	EXPECT_EQ(a.rounds(), 2u);
-	EXPECT_DOUBLE_EQ(a.alpha(), 0.05859375);
-	EXPECT_DOUBLE_EQ(a.beta(), 0.03125);
-	EXPECT_DOUBLE_EQ(a.gamma(), 1.0);
-	EXPECT_NEAR(a.acw(), 93.83824536, 1e-6);
-	EXPECT_DOUBLE_EQ(a.lcw(), 98.4375);
-	EXPECT_EQ(a.window(), 98u);
-	EXPECT_EQ(a.agg_window(), 93u);
-
-	/* Round 3: a straggling job: one ACK (with Col) in the whole RTT.
-	 * (1) alpha = 15/16 * 0.05859375 + 1/16 = 0.11743164, p = 0.07098067
-	 * (3) gamma = 1 / 98.4375 = 0.01015873
-	 * (5) d = p^gamma = 0.97348450: close to 1, the window nearly halves
-	 * (4) ACW = 93.8382 (1 - d / 2) = 48.1632 */
-	a.on_ack(ack(150, 250, false, true, 2500));
-	a.end_round(3000, 250);
-	EXPECT_NEAR(a.alpha(), 0.117431640625, 1e-12);
-	EXPECT_NEAR(a.gamma(), 0.0101587302, 1e-9);
-	EXPECT_NEAR(a.acw(), 48.16320652, 1e-6);
-	EXPECT_EQ(a.agg_window(), 48u);
 }
 
-TEST(A2tp, NoCongestionGrowsAggregatorWindowUpToLinkWindow)
+/* Eq. (5): the same collisions cut a straggling job's ACW harder. */
+TEST(A2tp, StragglerCutsHarderThanAJobThatKeepsUp)
 {
 	CcConfig c = worked_config();
-	A2tp a(c, 0.05);
-	/* Cut ACW first so there is room to grow. */
-	for (uint64_t k = 0; k < 49; k++)
-		a.on_ack(ack(k, 100, false, true, 0));
-	a.on_ack(ack(49, 100, false, true, 1000));
-	double acw = a.acw();
-	ASSERT_LT(acw, 100);
-	/* alpha decays below H after enough clean rounds; then +1 per round. */
-	uint64_t now = 1000, k = 50;
-	int grew = 0;
-	for (int r = 0; r < 40; r++) {
-		double before = a.acw();
-		for (int i = 0; i < 100; i++, k++)
-			a.on_ack(ack(k, k + 100, false, false, now));
-		now += 1000;
-		a.on_ack(ack(k, k + 100, false, false, now));
-		k++;
-		if (a.acw() > before)
-			grew++;
-		EXPECT_LE(a.acw(), a.lcw());
+	A2tp keeps_up(c, 0.05), straggles(c, 0.05);
+	for (A2tp *a : {&keeps_up, &straggles}) {
+		sends(*a, 0, 100, 10000);
+		acks(*a, 0, 100, 11000, true);
+		sends(*a, 100, 200, 11000);
 	}
-	EXPECT_GE(grew, 5); /* from ~93 to 100 at +1 per round */
-	EXPECT_DOUBLE_EQ(a.acw(), 100); /* capped by LCW */
+	acks(keeps_up, 100, 200, 11900, true);
+	acks(straggles, 100, 110, 11900, true);
+	acks(straggles, 110, 200, 20000, true); /* 9 of 10 come late */
+	EXPECT_DOUBLE_EQ(keeps_up.gamma(), 1.0);
+	EXPECT_DOUBLE_EQ(straggles.gamma(), 0.1);
+	EXPECT_DOUBLE_EQ(keeps_up.alpha(), straggles.alpha());
+	double p = (keeps_up.alpha() - 0.05) / 0.95;
+	double acw1 = 100 * (1 - (0.0125 / 0.95) / 2);
+	EXPECT_NEAR(keeps_up.acw(), acw1 * (1 - p / 2), 1e-9);
+	EXPECT_NEAR(straggles.acw(), acw1 * (1 - std::pow(p, 0.1) / 2), 1e-9);
+	EXPECT_LT(straggles.acw(), keeps_up.acw() - 20);
 }
 
-TEST(A2tp, LossHalvesLinkWindowAndCapsAggregatorWindow)
+/* Two workers of a job see the same parameter packets at other times, in
+ * another order, some twice: they send the same fragments to the switch
+ * and the same ones around it. */
+TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
+{
+	CcConfig c;
+	c.kind = CcKind::a2tp;
+	c.initial_window = 64;
+	c.a2tp_h = 0.02;
+	auto col = [](uint64_t k) { return k >= 300 && k < 1500 && (k * 2654435761u >> 7) % 10 < 4; };
+	auto ecn = [](uint64_t k) { return (k * 40503u >> 3) % 50 == 0; };
+	struct Run {
+		A2tp cc;
+		uint64_t rtt_ns;
+		bool shuffle;
+		std::map<uint64_t, bool> decided; /* k -> bypass, when first sent */
+	};
+	Run x{A2tp(c, 0.02), 5000, false, {}}, y{A2tp(c, 0.02), 9000, true, {}};
+	const uint64_t n = 4000;
+	for (Run *r : {&x, &y}) {
+		/* Arrivals by time; each fragment's ACK one RTT after its sending
+		 * (y: later, in pairs swapped and some twice). */
+		std::multimap<uint64_t, uint64_t> arrivals;
+		uint64_t now = 1, next = 0, acked = 0;
+		while (acked < n) {
+			while (next < n && next < r->cc.send_limit() && next - acked < r->cc.window()) {
+				r->decided[next] = r->cc.bypass(next);
+				r->cc.on_send(next, now);
+				uint64_t k = r->shuffle ? next ^ 1 : next;
+				arrivals.emplace(now + r->rtt_ns, k);
+				if (r->shuffle && next % 7 == 0)
+					arrivals.emplace(now + r->rtt_ns, k);
+				next++;
+			}
+			ASSERT_FALSE(arrivals.empty());
+			auto it = arrivals.begin();
+			now = it->first;
+			uint64_t k = it->second;
+			arrivals.erase(it);
+			if (k >= next)
+				continue;
+			r->cc.on_ack(CcAck{k, next, ecn(k), col(k), now, r->rtt_ns, false, r->rtt_ns});
+			acked = r->cc.cursor();
+			now += 10;
+		}
+	}
+	ASSERT_EQ(x.decided.size(), n);
+	ASSERT_EQ(y.decided.size(), n);
+	uint64_t bypassed = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		ASSERT_EQ(x.decided[k], y.decided[k]) << "fragment " << k;
+		bypassed += x.decided[k];
+	}
+	/* The collisions made some fragments bypass, and not all. */
+	EXPECT_GT(bypassed, 50u);
+	EXPECT_LT(bypassed, n - 300);
+	EXPECT_GT(x.cc.rounds(), 20u);
+}
+
+/* Without collisions ACW is LCW, whatever LCW does: nothing bypasses. */
+TEST(A2tp, NoCollisionsNothingBypasses)
+{
+	CcConfig c;
+	c.kind = CcKind::a2tp;
+	A2tp a(c, 0.1);
+	uint64_t now = 1000;
+	for (uint64_t k = 0; k < 20000; k++) {
+		ASSERT_LT(k, a.send_limit());
+		ASSERT_FALSE(a.bypass(k)) << k;
+		a.on_send(k, now);
+		a.on_ack(ack(k, k + 1, k % 97 == 0, false, now + 5000));
+		now += 30;
+	}
+	EXPECT_GT(a.rounds(), 40u);
+	EXPECT_DOUBLE_EQ(a.acw(), a.lcw());
+}
+
+/* A timeout halves what this worker keeps in flight, not the job's
+ * schedule; three later ACKs (a suspected loss) cut nothing. */
+TEST(A2tp, TimeoutCutsThisWorkersWindowOnly)
 {
 	A2tp a(worked_config(), 0.05);
 	a.on_loss(CcLoss{0, 100, false});
+	EXPECT_EQ(a.window(), 100u);
+	a.on_loss(CcLoss{0, 100, true});
 	EXPECT_EQ(a.window(), 50u);
-	EXPECT_EQ(a.agg_window(), 50u);
+	EXPECT_EQ(a.agg_window(), 100u);
+	EXPECT_EQ(a.send_limit(), 200u);
+	for (uint64_t k = 0; k < 200; k++)
+		EXPECT_FALSE(a.bypass(k));
 }
 
 TEST(A2tp, InitialAggregatorWindowOption)
@@ -265,21 +371,10 @@ TEST(A2tp, InitialAggregatorWindowOption)
 	A2tp a(c, 0.05);
 	EXPECT_EQ(a.window(), 100u);
 	EXPECT_EQ(a.agg_window(), 3u);
-}
-
-TEST(A2tp, BypassByHashIsAFunctionOfSeqAndTheShare)
-{
-	EXPECT_FALSE(bypass_by_hash(5, 100, 100)); /* ACW = LCW: nothing bypasses */
-	EXPECT_FALSE(bypass_by_hash(5, 120, 100));
-	uint32_t bypassed = 0;
-	for (uint32_t seq = 0; seq < 16000; seq++) {
-		bool b = bypass_by_hash(seq, 25, 100); /* a quarter uses the switch */
-		EXPECT_EQ(b, bypass_by_hash(seq, 25, 100));
-		bypassed += b;
-	}
-	EXPECT_NEAR(bypassed, 12000, 400);
-	for (uint32_t seq = 0; seq < 1000; seq++)
-		EXPECT_TRUE(bypass_by_hash(seq, 0, 100));
+	EXPECT_FALSE(a.bypass(2));
+	EXPECT_TRUE(a.bypass(3));
+	EXPECT_FALSE(a.bypass(102));
+	EXPECT_TRUE(a.bypass(103));
 }
 
 TEST(A2tp, GammaSmoothingOption)
@@ -287,10 +382,13 @@ TEST(A2tp, GammaSmoothingOption)
 	CcConfig c = worked_config();
 	c.a2tp_gamma_smoothing = 1.0 / 64; /* the public code's variant */
 	A2tp a(c, 0.05);
-	for (uint64_t k = 0; k < 49; k++)
-		a.on_ack(ack(k, 100, false, true, 0));
-	a.on_ack(ack(49, 100, false, true, 1000));
-	/* gamma = 63/64 * 1 + 1/64 * 0.5 */
+	sends(a, 0, 100, 10000);
+	acks(a, 0, 50, 10500, true);
+	acks(a, 50, 100, 10500, true);
+	sends(a, 100, 200, 10500);
+	acks(a, 100, 150, 11000, false);
+	acks(a, 150, 200, 20000, false);
+	/* round 0: gamma 1; round 1: 63/64 * 1 + 1/64 * 0.5 */
 	EXPECT_DOUBLE_EQ(a.gamma(), 63.0 / 64 + 0.5 / 64);
 }
 

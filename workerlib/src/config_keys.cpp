@@ -313,9 +313,9 @@ void add_numeric_keys(KeyTable *t, WorkerConfig *c)
 		{"a2tp_g", float_key(&c->cc.a2tp_g, 0, 1, true, true)},
 		{"a2tp_h", float_key(&c->cc.a2tp_h, -1, 1, false, true)},
 		{"a2tp_gamma_smoothing", float_key(&c->cc.a2tp_gamma_smoothing, 0, 1)},
-		{"acw_increase", float_key(&c->cc.acw_increase, 0, kWindows)},
 		{"initial_acw", float_key(&c->cc.initial_acw, 0, kWindows)},
 		{"a2tp_flows", int_key(&c->a2tp_flows, 0, 1u << 20)},
+		{"a2tp_round_us", ns_key(&c->cc.a2tp_round_ns, 0, 1000)},
 		{"min_rto_us", ns_key(&c->rtt.min_rto_ns, 1, 1000)},
 		{"max_rto_us", ns_key(&c->rtt.max_rto_ns, 1, 1000)},
 		{"initial_rto_us", ns_key(&c->rtt.initial_rto_ns, 1, 1000)},
@@ -368,14 +368,6 @@ void add_text_keys(KeyTable *t, WorkerConfig *c)
 					     return true;
 				     },
 				     "atp, timeout")},
-		{"a2tp_bypass", text_key(
-					[c](const std::string &s) {
-						if (s != "window" && s != "hash")
-							return false;
-						c->cc.bypass_by_hash = s == "hash";
-						return true;
-					},
-					"window, hash")},
 	});
 }
 

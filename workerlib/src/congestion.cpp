@@ -100,85 +100,216 @@ void AtpAimd::on_loss(const CcLoss &l)
 
 /* ---- A2TP ---- */
 
-A2tp::A2tp(const CcConfig &c, double h)
-    : cfg_(c), h_(h), lcw_(c), acw_(c.initial_acw > 0 ? std::clamp(c.initial_acw, c.min_window, lcw_.cwnd()) : lcw_.cwnd())
+namespace {
+constexpr uint8_t kAcked = 1, kEcn = 2, kCol = 4;
+}
+
+A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
+    : cfg_(c), h_(h), lcw_(std::clamp(c.initial_window, c.min_window, c.max_window)),
+      ssthresh_(c.initial_ssthresh > 0 ? c.initial_ssthresh : lcw_),
+      acw_(c.initial_acw > 0 ? std::clamp(c.initial_acw, c.min_window, lcw_) : lcw_), cap_(c.max_window)
 {
+	uint64_t n = 2;
+	while (n < capacity)
+		n <<= 1;
+	acked_.assign(n, 0);
+	mask_ = n - 1;
+	/* Rounds 0 and 1 go out under the initial windows; round 0's
+	 * boundary is its first ACK. */
+	Round &r0 = round(0);
+	r0.len = static_cast<uint32_t>(lcw_);
+	r0.acw = static_cast<uint32_t>(acw_);
+	Round &r1 = round(1);
+	r1 = r0;
+	r1.start = r0.len;
+}
+
+const A2tp::Round *A2tp::round_of(uint64_t k) const
+{
+	for (uint64_t r = cur_; r <= last_; r++) {
+		const Round &x = round(r);
+		if (k - x.start < x.len)
+			return &x;
+	}
+	return nullptr;
+}
+
+bool A2tp::bypass(uint64_t k) const
+{
+	const Round *r = round_of(k);
+	return r && k - r->start >= r->acw;
+}
+
+uint64_t A2tp::send_limit() const
+{
+	const Round &r = round(last_);
+	return r.start + r.len;
+}
+
+uint32_t A2tp::window() const
+{
+	return static_cast<uint32_t>(std::min(lcw_, cap_));
 }
 
 uint32_t A2tp::agg_window() const
 {
-	return static_cast<uint32_t>(std::min(acw_, lcw_.cwnd()));
+	return static_cast<uint32_t>(std::min(acw_, lcw_));
+}
+
+void A2tp::on_send(uint64_t k, uint64_t now_ns)
+{
+	for (uint64_t r = cur_; r <= last_; r++) {
+		Round &x = round(r);
+		if (k == x.start + x.len - 1)
+			x.last_sent_ns = now_ns;
+	}
 }
 
 void A2tp::on_ack(const CcAck &a)
 {
-	if (!round_open_) {
-		round_open_ = true;
-		round_start_ns_ = a.now_ns;
-		round_lcw_ = lcw_.cwnd();
+	if (a.k < cursor_ || a.k - cursor_ > mask_)
+		return;
+	uint8_t &f = acked_[a.k & mask_];
+	if (f & kAcked)
+		return;
+	f = kAcked | (a.ecn ? kEcn : 0) | (a.col ? kCol : 0);
+	/* Eq. (6) as the mark arrives, once per window: a round closes only
+	 * when its every fragment is ACKed, and a queue that drops fragments
+	 * would hold the round open for as long as their recovery takes. The
+	 * cut is this worker's own (cap_); the round's close applies it to
+	 * the job's LCW. */
+	if (a.ecn && a.k >= recover_k_) {
+		cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) * (1 - beta_ / 2));
+		recover_k_ = a.next_k;
 	}
-	acks_++;
-	cols_ += a.col;
-	ecns_ += a.ecn;
-	/* The link window grows like ATP's on unmarked ACKs; ECN shrinks it
-	 * once per round by eq. (6). */
-	if (!a.ecn)
-		lcw_.grow();
-	uint64_t round_ns = std::max(a.srtt_ns, cfg_.min_round_ns);
-	if (a.now_ns - round_start_ns_ >= round_ns)
-		end_round(a.now_ns, a.next_k);
+	/* The shortest gap between two ACKs of late: what the path delivers
+	 * at best, one fragment per gap. */
+	if (last_ack_ns_ && a.now_ns > last_ack_ns_)
+		gap_ns_[1] = std::min(gap_ns_[1], a.now_ns - last_ack_ns_);
+	last_ack_ns_ = a.now_ns;
+
+	Round &first = round(cur_);
+	if (cur_ == 0 && !first.reached) {
+		first.reached = true;
+		first.boundary_ns = a.now_ns;
+	}
+	/* gamma: in time unless it came more than a round time after both
+	 * the round's boundary and its last fragment's sending. A round time
+	 * is the base RTT and the round's fragments one gap apart each: what
+	 * a job whose every worker keeps up takes for a round. */
+	uint64_t base = cfg_.a2tp_round_ns ? cfg_.a2tp_round_ns
+					   : (a.base_rtt_ns != UINT64_MAX ? a.base_rtt_ns : 0);
+	for (uint64_t r = cur_; r <= last_; r++) {
+		Round &x = round(r);
+		if (a.k - x.start >= x.len)
+			continue;
+		uint64_t from = std::max(x.boundary_ns, x.last_sent_ns);
+		const uint64_t gap = std::min(gap_ns_[0], gap_ns_[1]);
+		uint64_t limit = base + (gap != UINT64_MAX && !cfg_.a2tp_round_ns ? x.len * gap : 0);
+		if (!x.reached || !x.last_sent_ns || base == 0 || a.now_ns < from + limit)
+			x.in_time++;
+		break;
+	}
+	while (acked_[cursor_ & mask_] & kAcked) {
+		uint8_t g = acked_[cursor_ & mask_];
+		acked_[cursor_ & mask_] = 0;
+		take_in_order(g, a.now_ns);
+	}
 }
 
-void A2tp::end_round(uint64_t now_ns, uint64_t next_k)
+/* The ACK of fragment cursor_, in fragment order. */
+void A2tp::take_in_order(uint8_t f, uint64_t now_ns)
 {
-	rounds_++;
-	if (acks_ > 0) {
-		double h = static_cast<double>(cols_) / acks_;
-		double e = static_cast<double>(ecns_) / acks_;
-		alpha_ = (1 - cfg_.a2tp_w) * alpha_ + cfg_.a2tp_w * h; /* (1) */
-		beta_ = (1 - cfg_.a2tp_g) * beta_ + cfg_.a2tp_g * e;   /* (2) */
+	Round &r = round(cur_);
+	const uint64_t k = cursor_++;
+	r.acks++;
+	r.ecns += (f & kEcn) != 0;
+	if (k - r.start < r.acw) {
+		r.switch_acks++;
+		r.switch_cols += (f & kCol) != 0;
 	}
-	double lcw_round = round_lcw_ > 0 ? round_lcw_ : lcw_.cwnd();
-	double g = std::min(1.0, acks_ / lcw_round); /* (3) */
+	if (cursor_ != r.start + r.len)
+		return;
+	/* Round cur_ is complete: the boundary of the next one. */
+	cur_++;
+	Round &n = round(cur_);
+	n.reached = true;
+	n.boundary_ns = now_ns;
+	close_round(r);
+	schedule_next();
+}
+
+void A2tp::close_round(const Round &r)
+{
+	closed_++;
+	if ((closed_ & 15) == 0) { /* the gap of the last 16 to 32 rounds */
+		gap_ns_[0] = gap_ns_[1];
+		gap_ns_[1] = UINT64_MAX;
+	}
+	double h = r.switch_acks ? static_cast<double>(r.switch_cols) / r.switch_acks : 0;
+	double e = r.acks ? static_cast<double>(r.ecns) / r.acks : 0;
+	alpha_ = (1 - cfg_.a2tp_w) * alpha_ + cfg_.a2tp_w * h; /* (1) */
+	beta_ = (1 - cfg_.a2tp_g) * beta_ + cfg_.a2tp_g * e;   /* (2) */
+	double g = std::min(1.0, static_cast<double>(r.in_time) / r.len); /* (3) */
 	if (cfg_.a2tp_gamma_smoothing > 0)
 		gamma_ = (1 - cfg_.a2tp_gamma_smoothing) * gamma_ + cfg_.a2tp_gamma_smoothing * g;
 	else
 		gamma_ = g;
 
-	double p = alpha_ > h_ ? (alpha_ - h_) / (1 - h_) : 0;
-	if (p > 0) {
-		double d = std::pow(p, gamma_); /* (5) */
-		acw_ *= 1 - d / 2;             /* (4) */
+	/* The link window: eq. (6) on ECN, else ATP's growth (one MTU per
+	 * window above the threshold, one per ACK below it). */
+	double grown = 0;
+	if (r.ecns > 0) {
+		lcw_ = std::max(cfg_.min_window, lcw_ * (1 - beta_ / 2));
+		ssthresh_ = lcw_;
 	} else {
-		acw_ += cfg_.acw_increase;
+		double before = lcw_;
+		lcw_ += lcw_ < ssthresh_ ? cfg_.slow_start_increase * r.acks : cfg_.avoidance_increase;
+		lcw_ = std::min(lcw_, cfg_.max_window);
+		grown = lcw_ - before;
 	}
-	if (ecns_ > 0) {
-		/* (6), DCTCP-like: once per round, ignoring the per-window guard. */
-		lcw_.scale(1 - beta_ / 2, next_k);
-	}
-	acw_ = std::clamp(acw_, cfg_.min_window, std::max(cfg_.min_window, lcw_.cwnd()));
+	if (cap_ < lcw_)
+		cap_ += cfg_.avoidance_increase;
+	if (cap_ >= lcw_)
+		cap_ = cfg_.max_window;
 
-	round_start_ns_ = now_ns;
-	round_lcw_ = lcw_.cwnd();
-	acks_ = cols_ = ecns_ = 0;
+	/* The aggregator window: eqs. (4), (5) above the threshold, else it
+	 * grows as the link window did. */
+	double p = alpha_ > h_ ? (alpha_ - h_) / (1 - h_) : 0;
+	if (p > 0)
+		acw_ *= 1 - std::pow(p, gamma_) / 2;
+	else if (acw_ >= lcw_ - grown)
+		acw_ = lcw_; /* it was the whole link window, and stays so */
+	else
+		acw_ += grown;
+	acw_ = std::clamp(acw_, cfg_.min_window, std::max(cfg_.min_window, lcw_));
 }
 
+void A2tp::schedule_next()
+{
+	const Round &prev = round(last_);
+	last_++;
+	Round &n = round(last_);
+	n = Round{};
+	n.start = prev.start + prev.len;
+	n.len = std::max<uint32_t>(1, static_cast<uint32_t>(lcw_));
+	n.acw = std::min(n.len, static_cast<uint32_t>(acw_));
+}
+
+/* A timeout halves what this worker keeps in flight; a loss the ACKs
+ * suggest (three later ACKs) cuts nothing: in INA it is mostly a fragment
+ * waiting for a slower worker, and eq. (6) reacts to the ECN marks of real
+ * congestion. */
 void A2tp::on_loss(const CcLoss &l)
 {
-	lcw_.reduce(0.5, l.k, l.next_k);
-	acw_ = std::min(acw_, lcw_.cwnd());
+	if (!l.timeout)
+		return;
+	cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) / 2);
+	recover_k_ = l.next_k;
 }
 
-bool bypass_by_hash(uint32_t seq, uint32_t acw, uint32_t lcw)
-{
-	if (acw >= lcw || lcw == 0)
-		return false;
-	uint32_t share = static_cast<uint32_t>(16ull * acw / lcw); /* 0..15 */
-	uint32_t slot = (seq * 0x9E3779B1u) >> 28;                /* 0..15 */
-	return slot >= share;
-}
-
-std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, double aggregators, double flows)
+std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, double aggregators, double flows,
+							   uint32_t capacity)
 {
 	switch (cfg.kind) {
 	case CcKind::none:
@@ -186,7 +317,8 @@ std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, 
 	case CcKind::atp:
 		return std::make_unique<AtpAimd>(cfg);
 	case CcKind::a2tp:
-		return std::make_unique<A2tp>(cfg, cfg.a2tp_h >= 0 ? cfg.a2tp_h : a2tp_threshold(aggregators, flows));
+		return std::make_unique<A2tp>(cfg, cfg.a2tp_h >= 0 ? cfg.a2tp_h : a2tp_threshold(aggregators, flows),
+					      capacity);
 	}
 	return nullptr;
 }

@@ -110,6 +110,9 @@ RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, const 
 	/* docs/ps.md: type DATA, ACK clear, OVERFLOW set, FLOAT clear. */
 	if ((out->flags & (INA_F_OVERFLOW | INA_F_FLOAT)) == INA_F_OVERFLOW)
 		return RxVerdict::overflow_request;
+	/* RESEND, OVERFLOW and FLOAT clear: a split fragment's missing copy. */
+	if ((out->flags & (INA_F_RESEND | INA_F_OVERFLOW | INA_F_FLOAT)) == INA_F_RESEND)
+		return RxVerdict::resend_request;
 	return RxVerdict::not_for_worker;
 }
 

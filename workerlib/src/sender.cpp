@@ -45,6 +45,7 @@ enum Counter : uint32_t {
 	C_SWITCH_ACKS,
 	C_FLOAT_ACKS,
 	C_OVERFLOW_REQ,
+	C_RESEND_REQ,
 	C_FLOAT_SENT,
 	C_SATURATED,
 	C_RX_NOT_INA,
@@ -110,7 +111,7 @@ uint64_t timer_period(uint64_t rto_ns)
 
 Sender::Sender(WorkerImpl *w, uint32_t id, std::unique_ptr<Transport> tx, const WorkerConfig &cfg, double flows)
     : w_(w), id_(id), tx_(std::move(tx)), cfg_(cfg),
-      win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows)),
+      win_(cfg.window_capacity), rtt_(cfg.rtt), cc_(make_congestion_control(cfg.cc, cfg.aggregators, flows, win_.capacity())),
       goat_(cfg.goat, cfg.goat_aggregators, cfg.aggregators),
       retx_queued_(win_.capacity(), 0)
 {
@@ -254,7 +255,6 @@ bool Sender::pump_send(uint64_t now)
 		uint32_t saturated = 0;
 		uint64_t next_new = win_.next();
 		uint32_t in_flight = win_.in_flight();
-		uint32_t in_flight_agg = win_.in_flight_agg();
 		/* Retransmissions first: they unblock the job's other workers. */
 		size_t ri = 0;
 		while (nb < kTxBatch && ri < retx_.size()) {
@@ -285,10 +285,10 @@ bool Sender::pump_send(uint64_t now)
 		retx_.erase(retx_.begin(), retx_.begin() + static_cast<long>(ri));
 
 		uint32_t win = cc_->window();
-		uint32_t agg_win = cc_->agg_window();
 		uint32_t fresh = 0;
 		const uint64_t limit = w_->floor() + span_;
-		while (nb < kTxBatch && next_new + fresh < stream_end_ && in_flight + fresh < win &&
+		const uint64_t end = std::min(stream_end_, cc_->send_limit());
+		while (nb < kTxBatch && next_new + fresh < end && in_flight + fresh < win &&
 		       next_new + fresh - win_.base() <= win_.capacity() - 1) {
 			uint64_t k = next_new + fresh;
 			uint32_t f;
@@ -301,12 +301,10 @@ bool Sender::pump_send(uint64_t now)
 			uint16_t flags = 0;
 			int node;
 			goat_route(*t, f, seq, &index, &flags, &node);
-			bool bypass = (flags & INA_F_BYPASS) ||
-				      (cfg_.cc.bypass_by_hash ? bypass_by_hash(seq, agg_win, win) : in_flight_agg >= agg_win);
+			/* A2TP: the job's schedule says alike at every worker. */
+			bool bypass = (flags & INA_F_BYPASS) || cc_->bypass(k);
 			if (bypass)
 				flags |= INA_F_BYPASS;
-			else
-				in_flight_agg++;
 			FrameBuf &b = txbufs_[nb];
 			b.len = writer(seq).gradient(b.data, seq, index, flags, t->data + static_cast<size_t>(f) * epp,
 						 static_cast<uint16_t>(ne), t->scale, &saturated, node);
@@ -332,6 +330,7 @@ bool Sender::pump_send(uint64_t now)
 			bump(C_PACKETS);
 			if (e.fresh) {
 				win_.send_new(now, e.bypass);
+				cc_->on_send(e.k, now);
 				bump(C_FRAGMENTS);
 				bump(C_BYPASS, e.bypass);
 			} else {
@@ -350,6 +349,7 @@ void Sender::handle_frame(const uint8_t *frame, uint32_t len, uint64_t now)
 	switch (parse_from_ps(frame, len, cfg_.job_id, ps_ips_.data(), ps_ips_.size(), &m)) {
 	case RxVerdict::param:
 	case RxVerdict::overflow_request:
+	case RxVerdict::resend_request:
 		break;
 	case RxVerdict::not_ina:
 		bump(C_RX_NOT_INA);
@@ -386,8 +386,21 @@ void Sender::handle_message(TensorState *t, const PsMessage &m, uint64_t now)
 	}
 	if (m.flags & INA_F_ACK)
 		handle_param(t, m, now);
-	else
+	else if (m.flags & INA_F_OVERFLOW)
 		handle_overflow(t, m);
+	else
+		handle_resend_request(t, m);
+}
+
+/* The PS misses this worker's copy of a split fragment (docs/ps.md): sent
+ * again as it was, int32, marked RESEND. */
+void Sender::handle_resend_request(TensorState *t, const PsMessage &m)
+{
+	uint64_t k = t->local_base + (m.seq - t->seq_base);
+	bump(C_RESEND_REQ);
+	if (k >= win_.next() || win_.acked(k))
+		return;
+	queue_retransmit(k);
 }
 
 void Sender::handle_overflow(TensorState *t, const PsMessage &m)
@@ -461,7 +474,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	if (delayed)
 		bump(C_DELAY_ACKS);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
-		rtt_.srtt_ns()};
+		rtt_.srtt_ns(), m.remap_index != INA_NO_REMAP, rtt_min_.get()};
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
 	 * the fragment waits for the timer. */
@@ -692,6 +705,7 @@ void Sender::add_stats(WorkerStats *s) const
 	s->switch_acks += g(C_SWITCH_ACKS);
 	s->float_acks += g(C_FLOAT_ACKS);
 	s->overflow_requests += g(C_OVERFLOW_REQ);
+	s->resend_requests += g(C_RESEND_REQ);
 	s->float_fragments_sent += g(C_FLOAT_SENT);
 	s->saturated_values += g(C_SATURATED);
 	s->rx_not_ina += g(C_RX_NOT_INA);

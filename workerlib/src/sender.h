@@ -92,6 +92,7 @@ private:
 	void handle_message(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_param(TensorState *t, const PsMessage &m, uint64_t now);
 	void handle_overflow(TensorState *t, const PsMessage &m);
+	void handle_resend_request(TensorState *t, const PsMessage &m);
 	void queue_retransmit(uint64_t k);
 	/* The congestion controller's windows and estimate, for stats(). */
 	void publish_cc()
@@ -117,7 +118,7 @@ private:
 	WorkerImpl *w_;
 	uint32_t id_;
 	std::unique_ptr<Transport> tx_;
-	RttMin rtt_min_; /* base RTT for delay_target_ns */
+	RttMin rtt_min_; /* base RTT: delay_target_ns, A2TP's round time */
 	WorkerConfig cfg_;
 	std::vector<FrameWriter> writers_; /* one per PS */
 	std::vector<uint32_t> ps_ips_;     /* the only sources of parameter packets */

@@ -374,10 +374,17 @@ AllreduceHandle WorkerImpl::allreduce_async(float *data, size_t n, double scale,
 		t->elem_base = next_elem_ % round;
 		next_elem_ = (next_elem_ + n) % round;
 	}
+	/* A2TP's schedule is per thread (congestion.h): every worker must give
+	 * a tensor to the same thread, so the n-th tensor goes to thread n mod
+	 * threads there, not to the least loaded one. */
 	uint32_t best = 0;
-	for (uint32_t i = 1; i < senders_.size(); i++)
-		if (senders_[i]->load() < senders_[best]->load())
-			best = i;
+	if (cfg_.cc.kind == CcKind::a2tp)
+		best = static_cast<uint32_t>(tensors_given_ % senders_.size());
+	else
+		for (uint32_t i = 1; i < senders_.size(); i++)
+			if (senders_[i]->load() < senders_[best]->load())
+				best = i;
+	tensors_given_++;
 	t->thread = best;
 	uint64_t c = dir_count_.load(std::memory_order_relaxed);
 	DirEntry &e = dir_[c % kDirSize];

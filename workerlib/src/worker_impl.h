@@ -67,6 +67,7 @@ private:
 
 	std::mutex sched_m_;
 	uint64_t next_seq_ = 0;
+	uint64_t tensors_given_ = 0; /* tensors with fragments, so far */
 	uint64_t next_elem_ = 0; /* GOAT: place in the round of the next tensor */
 	std::vector<DirEntry> dir_;
 	std::atomic<uint64_t> dir_count_{0};

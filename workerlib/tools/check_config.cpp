@@ -99,9 +99,8 @@ void add_flow(json &j, const ina::WorkerConfig &c)
 	j["a2tp_g"] = c.cc.a2tp_g;
 	j["a2tp_h"] = c.cc.a2tp_h;
 	j["a2tp_gamma_smoothing"] = c.cc.a2tp_gamma_smoothing;
-	j["acw_increase"] = c.cc.acw_increase;
 	j["initial_acw"] = c.cc.initial_acw;
-	j["a2tp_bypass"] = c.cc.bypass_by_hash ? "hash" : "window";
+	j["a2tp_round_us"] = c.cc.a2tp_round_ns / 1000;
 	j["a2tp_flows"] = c.a2tp_flows;
 	j["min_rto_us"] = c.rtt.min_rto_ns / 1000;
 	j["max_rto_us"] = c.rtt.max_rto_ns / 1000;

@@ -509,6 +509,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"stale_acks", s.stale_acks},
 		{"bypass_sent", s.bypass_sent},
 		{"overflow_requests", s.overflow_requests},
+		{"resend_requests", s.resend_requests},
 		{"float_fragments_sent", s.float_fragments_sent},
 		{"float_acks", s.float_acks},
 		{"saturated_values", s.saturated_values},

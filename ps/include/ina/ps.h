@@ -88,8 +88,9 @@ struct PsJobConfig {
 	uint32_t ack_holdoff_us = 100;    /* least time between two ACK re-sends of a fragment */
 	uint32_t float_holdoff_us = 1000; /* least time between two float requests of a fragment */
 	/* Least time an incomplete fragment holding a worker's bypassed
-	 * contribution waits for the rest before the PS asks every worker for
-	 * it (docs/ps.md, "Split fragments"); the PS waits longer when the
+	 * contribution waits for the rest before the PS asks the workers whose
+	 * copies are missing for them (docs/ps.md, "Split fragments"), and
+	 * between two such requests; the PS waits longer when the
 	 * fragments it completes itself need longer to gather. 0: never ask. */
 	uint32_t bypass_holdoff_us = 2000;
 	uint32_t float_slots = 256;       /* fragments in the float path at once */
@@ -120,6 +121,7 @@ struct PsJobConfig {
 	X(float_packets, "float answers aggregated")                                \
 	X(int_after_overflow, "int32 packets of a fragment in the float path")        \
 	X(split_recoveries, "fragments split by a bypass, asked for again")         \
+	X(resend_requests, "int32 resend request frames sent (split fragments)")   \
 	X(float_pool_full, "overflow with no free float slot, packet dropped")      \
 	X(not_owned, "fragments of another PS partition, dropped")                  \
 	X(other_shard, "fragments of another thread's shard, dropped")              \

@@ -42,6 +42,7 @@ json job_json(const JobHosts &jh, bool *exact)
 {
 	WorkerStats sum;
 	uint64_t wrong = 0, tx_drops = 0;
+	double straggling = 0;
 	json errors = json::array();
 	bool done = true;
 	for (const WorkerApp *w : jh.workers) {
@@ -54,6 +55,7 @@ json job_json(const JobHosts &jh, bool *exact)
 		sum.col_acks += s.col_acks;
 		sum.remaps += s.remaps;
 		sum.bypass_sent += s.bypass_sent;
+		straggling += s.straggling;
 		wrong += w->wrong_values();
 		tx_drops += w->transport().tx_drops();
 		done = done && w->done() && !w->failed();
@@ -79,6 +81,9 @@ json job_json(const JobHosts &jh, bool *exact)
 		  {"timeouts", sum.timeouts}, {"fast_retransmits", sum.fast_retransmits},
 		  {"ecn_acks", sum.ecn_acks}, {"collision_acks", sum.col_acks}, {"remaps", sum.remaps},
 		  {"bypass_sent", sum.bypass_sent}, {"host_tx_drops", tx_drops},
+		  /* A2TP's gamma (eq. (3)) at the end, the workers' mean; 1 for
+		   * the schemes that estimate none. */
+		  {"straggling", jh.workers.empty() ? 1.0 : straggling / jh.workers.size()},
 		  {"ps_collisions", ps ? ps->collisions.get() : 0}, {"errors", errors}};
 	/* The PS's every counter of the job (docs/ps.md), for a run to read. */
 	for (const PsCounterInfo &c : ps_job_counters())

@@ -192,6 +192,7 @@ struct WorkerStats {
 	uint64_t switch_acks = 0;      /* ACKs the PS marked aggregated in a switch */
 	uint64_t float_acks = 0;       /* ACKs carrying float32 (after overflow) */
 	uint64_t overflow_requests = 0;
+	uint64_t resend_requests = 0;  /* the PS asked for a split fragment's copy */
 	uint64_t float_fragments_sent = 0;
 	uint64_t saturated_values = 0; /* quantization clipped at int32 */
 	uint64_t rx_not_ina = 0;
@@ -258,7 +259,7 @@ bool validate(const WorkerConfig &cfg, std::string *error);
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements (or auto), ps_query_timeout_ms, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,
- * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, acw_increase, initial_acw, a2tp_bypass (window | hash),
+ * ssthresh, ps_window, a2tp_w, a2tp_g, a2tp_h, a2tp_gamma_smoothing, initial_acw, a2tp_round_us,
  * a2tp_flows, min_rto_us, max_rto_us, initial_rto_us, max_backoff, timeout_burst, recovery (atp | timeout),
  * reorder_window_pct, delay_target_us,
  * window_capacity, stall_timeout_ms; for the roce transport roce_ring, roce_ranks, roce_next

@@ -41,7 +41,7 @@ CONFIG_KEYS = (
     "device", "eal_args", "ip", "udp_port", "udp_gso", "drop", "duplicate", "reorder", "seed", "elements",
     "aggregators", "cc", "scale", "agg_node", "goat", "goat_aggregators", "threads", "initial_window", "min_window",
     "max_window", "ssthresh", "ps_window", "a2tp_w", "a2tp_g", "a2tp_h", "a2tp_gamma_smoothing",
-    "acw_increase", "initial_acw", "a2tp_bypass", "a2tp_flows", "min_rto_us", "max_rto_us",
+    "initial_acw", "a2tp_round_us", "a2tp_flows", "min_rto_us", "max_rto_us",
     "initial_rto_us", "max_backoff", "timeout_burst", "recovery", "reorder_window_pct", "delay_target_us",
     "window_capacity", "stall_timeout_ms", "ps_query_timeout_ms",
 )

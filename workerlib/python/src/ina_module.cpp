@@ -173,7 +173,7 @@ public:
 		F(tensors); F(fragments); F(packets_sent); F(bytes_reduced); F(retransmits);
 		F(fast_retransmits); F(timeouts); F(bypass_sent); F(acks); F(duplicate_acks);
 		F(out_of_order_acks); F(stale_acks); F(ecn_acks); F(delay_acks); F(col_acks); F(remaps);
-		F(switch_acks); F(float_acks); F(overflow_requests); F(float_fragments_sent);
+		F(switch_acks); F(float_acks); F(overflow_requests); F(resend_requests); F(float_fragments_sent);
 		F(saturated_values); F(rx_not_ina); F(rx_malformed); F(rx_other_job); F(rx_not_from_ps);
 		F(rx_not_for_worker); F(tx_backpressure); F(window); F(agg_window); F(straggling); F(srtt_ns);
 		F(rto_ns);

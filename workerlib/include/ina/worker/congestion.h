@@ -9,22 +9,38 @@
  *   atp   ATP §3.7: AIMD on ECN and loss. The window starts at 200 packets,
  *         grows by one MTU (5 packets) per ACK below the slow-start
  *         threshold and by one MTU per window above it, and halves (setting
- *         the threshold to the new window) on an ECN-marked ACK or a loss.
- *   a2tp  A2TP §4.3: an aggregator window ACW and a link window LCW.
- *         Per round (one smoothed RTT) it computes the Col fraction h, the
- *         ECN fraction e and the ACK count n, then
+ *         the threshold to the new window) on an ECN-marked ACK or a loss,
+ *         at most once per window: after a decrease, signals on ACKs of
+ *         fragments sent before it (local index below the recovery point)
+ *         are not acted on again, as in TCP's fast recovery.
+ *   a2tp  A2TP §4.3: an aggregator window ACW inside a link window LCW.
+ *         Fragments outside ACW bypass the switch. The workers of a job
+ *         must agree on which fragments those are, or a fragment's sum is
+ *         split between switch and PS; so the windows are a function of
+ *         what every worker sees alike - the parameter packets' contents,
+ *         taken in fragment order - and not of when each worker saw them.
+ *         Rounds are ranges of the sender's fragment indices: round r
+ *         holds LCW_r fragments, its first ACW_r use the switch, the rest
+ *         bypass it. When every fragment of round r - 1 is ACKed (the
+ *         boundary of round r), round r - 1 closes and round r + 1 is
+ *         scheduled from it:
+ *           h = Col (or collision) ACKs / ACKs of its switch fragments
+ *           e = ECN ACKs / ACKs, gamma = ACKs that came in time / LCW
  *           alpha = (1 - w) alpha + w h                          (1)
  *           beta  = (1 - g) beta + g e                           (2)
  *           gamma = n / LCW_round                                (3)
  *           p     = (alpha - H) / (1 - H) if alpha > H else 0
  *           ACW   = ACW (1 - d / 2) if p > 0, d = p^gamma        (4), (5)
  *           LCW   = LCW (1 - beta / 2) if the round saw ECN      (6)
- *         and otherwise grows ACW by `acw_increase` per round and LCW like
- *         ATP. ACW <= LCW. Packets beyond ACW bypass the switch.
- *
- * Decreases happen at most once per window: after a decrease, signals on ACKs
- * of fragments sent before it (local index below the recovery point) are not
- * acted on again, as in TCP's fast recovery.
+ *         else LCW grows like ATP's window (one MTU per round) and ACW
+ *         by as much; ACW <= LCW. n counts the round's ACKs that arrived
+ *         within one round time (a2tp_round_ns, default the base RTT) of
+ *         the round's boundary (or of its last fragment's sending, when
+ *         that came later): a job waiting for a straggler reads gamma
+ *         well below 1, a healthy one about 1. gamma is the only timed
+ *         quantity; a timeout cuts a local cap on the in-flight count,
+ *         not the schedule, and a suspected loss cuts nothing
+ *         (docs/worker.md, "A2TP").
  */
 #ifndef INA_WORKER_CONGESTION_H
 #define INA_WORKER_CONGESTION_H
@@ -32,6 +48,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ina {
 
@@ -65,17 +82,10 @@ struct CcConfig {
 	double a2tp_h = -1;             /* threshold H; < 0: from eq. (14) */
 	double a2tp_gamma_smoothing = 0; /* 0: gamma = n / LCW as eq. (3);
 	                                    else EWMA weight for gamma */
-	double acw_increase = 1;        /* packets per round (the model of eq. (8)) */
 	double initial_acw = 0;         /* 0: initial_window */
-	/* Which fragments bypass the switch when ACW < LCW:
-	 *   false (paper): those sent while ACW fragments already use
-	 *     aggregators. Each worker decides from its own in-flight count,
-	 *     so workers of a job may decide differently for one fragment;
-	 *     the one that used the switch then waits there until a resend.
-	 *   true: fragment seq bypasses iff mix(seq) mod 16 >= 16 ACW / LCW,
-	 *     the same decision at every worker whose windows agree to 1/16. */
-	bool bypass_by_hash = false;
-	uint64_t min_round_ns = 100'000; /* a round lasts max(srtt, this) */
+	/* How long after a round's boundary its ACKs count as in time for
+	 * gamma; 0: the base RTT (the smallest recent RTT sample). */
+	uint64_t a2tp_round_ns = 0;
 };
 
 /* H for which the minimum number of collisions of eq. (14) is zero:
@@ -91,6 +101,8 @@ struct CcAck {
 	bool col;         /* INA_F_COL on the parameter packet */
 	uint64_t now_ns;
 	uint64_t srtt_ns; /* 0 before the first RTT sample */
+	bool collided = false;     /* the fragment itself collided (a remap hint) */
+	uint64_t base_rtt_ns = 0;  /* smallest recent RTT sample; 0: none yet */
 };
 
 /* A loss: three out-of-order ACKs or a timeout. */
@@ -111,6 +123,14 @@ public:
 	/* Packets in flight allowed to use switch aggregators (A2TP: ACW);
 	 * the rest carry INA_F_BYPASS. Equal to window() except for a2tp. */
 	virtual uint32_t agg_window() const { return window(); }
+	/* Whether the sender's fragment k (first transmission) bypasses the
+	 * switch. Only A2TP's schedule says yes. */
+	virtual bool bypass(uint64_t /*k*/) const { return false; }
+	/* Fragments below this local index may be sent (A2TP: the end of the
+	 * rounds scheduled so far). */
+	virtual uint64_t send_limit() const { return UINT64_MAX; }
+	/* The first transmission of fragment k. */
+	virtual void on_send(uint64_t /*k*/, uint64_t /*now_ns*/) {}
 	/* The job's straggling estimate: 1 when every worker keeps up, toward
 	 * 0 the longer sent gradients wait for the others (A2TP's gamma, eq.
 	 * (3)); 1 for the schemes that do not estimate it. */
@@ -129,7 +149,7 @@ private:
 	double w_;
 };
 
-/* Additive increase / multiplicative decrease of ATP; A2TP's LCW reuses it. */
+/* Additive increase / multiplicative decrease of ATP. */
 class AtpAimd final : public CongestionControl {
 public:
 	explicit AtpAimd(const CcConfig &c);
@@ -145,9 +165,8 @@ public:
 	/* Multiplies the window by f (ATP: 0.5) unless already reduced in this
 	 * window; returns whether it did. */
 	bool reduce(double f, uint64_t k, uint64_t next_k);
-	/* Multiplies the window by f unconditionally (A2TP eq. (6)). */
+	/* Multiplies the window by f unconditionally. */
 	void scale(double f, uint64_t next_k);
-	void cap(double max) { cwnd_ = cwnd_ > max ? max : cwnd_; }
 
 private:
 	CcConfig cfg_;
@@ -159,48 +178,73 @@ private:
 
 class A2tp final : public CongestionControl {
 public:
-	/* h: threshold H already resolved (a2tp_threshold when cfg.a2tp_h < 0). */
-	A2tp(const CcConfig &c, double h);
+	/* h: threshold H already resolved (a2tp_threshold when cfg.a2tp_h < 0);
+	 * capacity: the sender's window capacity (most fragments between the
+	 * oldest unACKed one and the next new one). */
+	A2tp(const CcConfig &c, double h, uint32_t capacity = 1u << 15);
 	CcKind kind() const override { return CcKind::a2tp; }
 	void on_ack(const CcAck &a) override;
 	void on_loss(const CcLoss &l) override;
-	uint32_t window() const override { return lcw_.window(); }
+	void on_send(uint64_t k, uint64_t now_ns) override;
+	uint32_t window() const override;
 	uint32_t agg_window() const override;
+	bool bypass(uint64_t k) const override;
+	uint64_t send_limit() const override;
 	double straggling() const override { return gamma_; }
 
 	double acw() const { return acw_; }
-	double lcw() const { return lcw_.cwnd(); }
+	double lcw() const { return lcw_; }
 	double alpha() const { return alpha_; }
 	double beta() const { return beta_; }
 	double gamma() const { return gamma_; }
 	double threshold() const { return h_; }
-	uint64_t rounds() const { return rounds_; }
-
-	/* Closes the current round now (normally done by on_ack after one
-	 * srtt); exposed so tests can step rounds. */
-	void end_round(uint64_t now_ns, uint64_t next_k);
+	/* Rounds closed so far. */
+	uint64_t rounds() const { return closed_; }
+	/* Fragments below this index have had their ACKs taken in order. */
+	uint64_t cursor() const { return cursor_; }
 
 private:
+	/* A range of fragment indices sent under one pair of windows. */
+	struct Round {
+		uint64_t start = 0;
+		uint32_t len = 0, acw = 0;
+		bool reached = false;     /* every earlier fragment is ACKed */
+		uint64_t boundary_ns = 0; /* when that happened */
+		uint64_t last_sent_ns = 0; /* first sending of its last fragment */
+		uint32_t in_time = 0;     /* ACKs that came in time (gamma) */
+		uint32_t acks = 0, ecns = 0, switch_acks = 0, switch_cols = 0;
+	};
+	Round &round(uint64_t r) { return rounds_[r & 3]; }
+	const Round &round(uint64_t r) const { return rounds_[r & 3]; }
+	/* The scheduled round holding fragment k, or nullptr. */
+	const Round *round_of(uint64_t k) const;
+	void take_in_order(uint8_t f, uint64_t now_ns);
+	void close_round(const Round &r);
+	void schedule_next();
+
 	CcConfig cfg_;
 	double h_;
-	AtpAimd lcw_;
-	double acw_;
-	double alpha_ = 0, beta_ = 0, gamma_ = 1;
-	/* Counts of the current round. */
-	uint64_t round_start_ns_ = 0;
-	bool round_open_ = false;
-	double round_lcw_ = 0;
-	uint32_t acks_ = 0, cols_ = 0, ecns_ = 0;
-	uint64_t rounds_ = 0;
+	double lcw_, ssthresh_, acw_;
+	double cap_;                  /* this worker's own cut of LCW: ECN as it
+	                                 arrives, timeouts; max_window: none */
+	uint64_t recover_k_ = 0;      /* cap_ is cut once per window */
+	double alpha_ = 0, beta_ = 1, gamma_ = 1;
+	uint64_t last_ack_ns_ = 0;    /* arrival of the last ACK */
+	/* Shortest gap between two ACK arrivals: of the last period of 16
+	 * rounds, of this one. */
+	uint64_t gap_ns_[2] = {UINT64_MAX, UINT64_MAX};
+	Round rounds_[4];
+	uint64_t cur_ = 0, last_ = 1; /* the cursor's round, the last scheduled */
+	uint64_t closed_ = 0;
+	std::vector<uint8_t> acked_;  /* per fragment, by index & mask */
+	uint64_t mask_;
+	uint64_t cursor_ = 0;
 };
 
-/* The bypass_by_hash rule: true if fragment seq should bypass the switch
- * with aggregator window acw and link window lcw. */
-bool bypass_by_hash(uint32_t seq, uint32_t acw, uint32_t lcw);
-
 /* Builds the controller a job asked for. aggregators and flows feed eq. (14)
- * when cfg.a2tp_h < 0. */
-std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, double aggregators, double flows);
+ * when cfg.a2tp_h < 0; capacity is the sender's window capacity. */
+std::unique_ptr<CongestionControl> make_congestion_control(const CcConfig &cfg, double aggregators, double flows,
+							   uint32_t capacity = 1u << 15);
 
 } /* namespace ina */
 

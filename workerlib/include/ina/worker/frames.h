@@ -70,6 +70,7 @@ struct PsMessage {
 enum class RxVerdict {
 	param,            /* a parameter packet (INA_F_ACK) */
 	overflow_request, /* the PS asks for float values (docs/ps.md) */
+	resend_request,   /* the PS asks for the int32 copy again (docs/ps.md) */
 	not_ina,          /* not IPv4/UDP to port 18766: ignored */
 	malformed,        /* INA but bad version/type/length */
 	other_job,        /* another job's traffic */
