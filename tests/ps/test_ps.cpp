@@ -351,8 +351,10 @@ TEST(PsOverflow, SwitchOverflowAsksEveryWorkerForFloats)
 
 /* A2TP: worker 0 sent seq 5 straight to the PS (BYPASS) while workers 1
  * and 2 sent theirs to the switch, where they wait for worker 0 in an
- * aggregator that never fills. Past the hold-off the PS asks every worker
- * for the fragment in float; the answers complete it exactly. */
+ * aggregator that never fills. Past the hold-off the PS asks workers 1 and
+ * 2, whose copies it misses, for them again in int32 (RESEND | BYPASS, no
+ * OVERFLOW); it asks again each hold-off until the fragment completes. The
+ * answer that flushes the switch's partial sum completes it exactly. */
 TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
 {
 	PsJobConfig c = flat_job(8, 3, true);
@@ -366,28 +368,37 @@ TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
 	t.now += 1;
 	t.ps.tick(t.now, t.tx);
 	auto req = drain(t.tx);
-	ASSERT_EQ(req.size(), 3u);
-	for (uint32_t w = 0; w < 3; w++) {
-		EXPECT_EQ(req[w].flags, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS);
-		EXPECT_EQ(req[w].dst.ip, 0x0A000001u + w);
-		EXPECT_EQ(req[w].seq, 5u);
+	ASSERT_EQ(req.size(), 2u);
+	for (uint32_t i = 0; i < 2; i++) {
+		EXPECT_EQ(req[i].flags, INA_F_RESEND | INA_F_BYPASS);
+		EXPECT_EQ(req[i].dst.ip, 0x0A000002u + i);
+		EXPECT_EQ(req[i].seq, 5u);
 	}
 	EXPECT_EQ(t.st(8).split_recoveries, 1u);
+	EXPECT_EQ(t.st(8).resend_requests, 2u);
+	EXPECT_EQ(t.st(8).float_requests, 0u);
+	/* Not before another hold-off; then again, to whoever is missing. */
+	t.now += c.bypass_holdoff_us / 2;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_TRUE(drain(t.tx).empty());
+	t.now += c.bypass_holdoff_us;
+	t.ps.tick(t.now, t.tx);
+	EXPECT_EQ(drain(t.tx).size(), 2u);
+	EXPECT_EQ(t.st(8).split_recoveries, 1u); /* one fragment */
+	EXPECT_EQ(t.st(8).resend_requests, 4u);
+	/* Worker 1's resend flushed the aggregator: workers 1 and 2's sum. */
+	Pkt f = from_worker(8, 5, 1, {1, 2, 3, 4});
+	f.bitmap[0] = 0x6;
+	f.flags = INA_F_RESEND;
+	auto acks = t.feed(f);
+	ASSERT_EQ(acks.size(), 1u);
+	EXPECT_EQ(acks[0].values, (std::vector<int32_t>{8, 9, 10, 11}));
+	EXPECT_EQ(t.st(8).completed, 1u);
 	EXPECT_EQ(t.st(8).overflows, 0u);
-	/* Asked once: later ticks send nothing. */
+	/* Complete: no more requests. */
 	t.now += 10 * c.bypass_holdoff_us;
 	t.ps.tick(t.now, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
-	std::vector<Out> acks;
-	for (uint32_t w = 0; w < 3; w++) {
-		Pkt f = from_worker(8, 5, w, {});
-		f.flags = INA_F_FLOAT | INA_F_RESEND | INA_F_BYPASS;
-		f.floats = {1.0f, 2.0f, 3.0f, 4.0f};
-		acks = t.feed(f);
-	}
-	ASSERT_EQ(acks.size(), 1u);
-	EXPECT_EQ(acks[0].floats, (std::vector<float>{3.0f, 6.0f, 9.0f, 12.0f}));
-	EXPECT_EQ(t.st(8).completed, 1u);
 }
 
 /* Every worker bypassed seq 6 and its copies arrive within the hold-off:
@@ -431,7 +442,7 @@ TEST(PsSplit, FragmentsGatheredInTimeAreNotAskedFor)
 	EXPECT_TRUE(drain(t.tx).empty());
 	t.now += 3 * c.bypass_holdoff_us;
 	t.ps.tick(t.now, t.tx);
-	EXPECT_EQ(drain(t.tx).size(), 3u);
+	EXPECT_EQ(drain(t.tx).size(), 2u); /* workers 1 and 2 */
 	EXPECT_EQ(t.st(8).split_recoveries, 1u);
 }
 
@@ -452,9 +463,9 @@ TEST(PsSplit, QueueNeverOverrunsTheWindow)
 	t.now += c.bypass_holdoff_us;
 	t.ps.tick(t.now, t.tx);
 	auto req = drain(t.tx);
-	ASSERT_EQ(req.size(), 3u * 16);
+	ASSERT_EQ(req.size(), 2u * 16);
 	for (size_t i = 0; i < req.size(); i++)
-		EXPECT_EQ(req[i].seq, 24u + i / 3);
+		EXPECT_EQ(req[i].seq, 24u + i / 2);
 	EXPECT_EQ(t.st(8).split_recoveries, 16u);
 }
 

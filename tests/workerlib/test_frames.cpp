@@ -142,6 +142,10 @@ TEST(Frames, ParsesParameterPacketsAndOverflowRequests)
 	auto req = ps_frame(5, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, 43, 0);
 	EXPECT_EQ(parse_from_ps(req.data(), req.size(), 5, kPs, 2, &m), RxVerdict::overflow_request);
 	EXPECT_EQ(m.seq, 43u);
+	/* The int32 copy of a split fragment, again (docs/ps.md). */
+	auto again = ps_frame(5, INA_F_RESEND | INA_F_BYPASS, 45, 0);
+	EXPECT_EQ(parse_from_ps(again.data(), again.size(), 5, kPs, 2, &m), RxVerdict::resend_request);
+	EXPECT_EQ(m.seq, 45u);
 
 	/* A float answer (a worker's own packet looped back) is not a request. */
 	auto ans = ps_frame(5, INA_F_FLOAT | INA_F_RESEND | INA_F_BYPASS | INA_F_OVERFLOW, 43, 2);
