@@ -730,6 +730,8 @@ def build_report(plan, workers, ps_procs, snaps, killed, restarts, spoofers, wal
             "remaps": sum(s.get("remaps", 0) for s in stats),
             "retransmits": sum(s.get("retransmits", 0) for s in stats),
             "timeouts": sum(s.get("timeouts", 0) for s in stats),
+            "packets_sent": sum(s.get("packets_sent", 0) or 0 for s in stats),
+            "bypass_sent": sum(s.get("bypass_sent", 0) or 0 for s in stats),
             "max_abs_error": max((s["max_abs_error"] for s in stats), default=None),
             "error_bound": max((s["error_bound"] for s in stats), default=None),
             "within_bound": bool(stats) and all(s["within_bound"] for s in stats),
