@@ -34,8 +34,9 @@
  *           LCW   = LCW (1 - beta / 2) if the round saw ECN      (6)
  *         else LCW grows like ATP's window (one MTU per round) and ACW
  *         by as much; ACW <= LCW. n counts the round's ACKs that arrived
- *         within one round time (a2tp_round_ns, default the base RTT) of
- *         the round's boundary (or of its last fragment's sending, when
+ *         within one round time (a2tp_round_ns; by default the base RTT
+ *         plus the round's fragments at the shortest recent gap between
+ *         two ACKs) of the round's boundary (or of its last fragment's sending, when
  *         that came later): a job waiting for a straggler reads gamma
  *         well below 1, a healthy one about 1. gamma is the only timed
  *         quantity; a timeout cuts a local cap on the in-flight count,
@@ -84,7 +85,8 @@ struct CcConfig {
 	                                    else EWMA weight for gamma */
 	double initial_acw = 0;         /* 0: initial_window */
 	/* How long after a round's boundary its ACKs count as in time for
-	 * gamma; 0: the base RTT (the smallest recent RTT sample). */
+	 * gamma; 0: the base RTT (the smallest recent RTT sample) plus the
+	 * round's fragments at the shortest recent gap between two ACKs. */
 	uint64_t a2tp_round_ns = 0;
 };
 
