@@ -313,7 +313,7 @@ TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 			arrivals.erase(it);
 			if (k >= next)
 				continue;
-			r->cc.on_ack(CcAck{k, next, ecn(k), col(k), now, r->rtt_ns, false, r->rtt_ns});
+			r->cc.on_ack(CcAck{k, next, ecn(k), col(k), now, r->rtt_ns, r->rtt_ns});
 			acked = r->cc.cursor();
 			now += 10;
 		}

@@ -474,7 +474,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	if (delayed)
 		bump(C_DELAY_ACKS);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
-		rtt_.srtt_ns(), m.remap_index != INA_NO_REMAP, rtt_min_.get()};
+		rtt_.srtt_ns(), rtt_min_.get()};
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
 	 * the fragment waits for the timer. */

@@ -24,7 +24,7 @@
  *         bypass it. When every fragment of round r - 1 is ACKed (the
  *         boundary of round r), round r - 1 closes and round r + 1 is
  *         scheduled from it:
- *           h = Col (or collision) ACKs / ACKs of its switch fragments
+ *           h = ACKs with Col / ACKs of its switch fragments
  *           e = ECN ACKs / ACKs, gamma = ACKs that came in time / LCW
  *           alpha = (1 - w) alpha + w h                          (1)
  *           beta  = (1 - g) beta + g e                           (2)
@@ -103,7 +103,6 @@ struct CcAck {
 	bool col;         /* INA_F_COL on the parameter packet */
 	uint64_t now_ns;
 	uint64_t srtt_ns; /* 0 before the first RTT sample */
-	bool collided = false;     /* the fragment itself collided (a remap hint) */
 	uint64_t base_rtt_ns = 0;  /* smallest recent RTT sample; 0: none yet */
 };
 
