@@ -402,6 +402,7 @@ struct PsPath {
 	const Endpoint &self;
 	TxQueue &tx;
 	uint32_t shard, shards;
+	uint64_t now_ns; /* stamped into each parameter packet */
 
 	/* One parameter packet into `out` (headers included); returns length. */
 	uint32_t write_ack(uint8_t *out, const FragmentSlot &s, const Endpoint &dst)
@@ -423,6 +424,7 @@ struct PsPath {
 		InaHeader h = ina_header(cfg, flags, s.seq, index, remap, s.elems, level);
 		for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
 			h.bitmap[i] = 0xFFFFFFFFu; /* the whole job */
+		ina_ack_set_ps_clock(h.fan_in, now_ns);
 		uint32_t len = write_ina_frame(out, self, dst, h);
 		const int32_t *v = job.value(s);
 		uint8_t *p = out + INA_PAYLOAD_OFFSET;
@@ -845,7 +847,7 @@ struct PsPath {
 	}
 };
 
-void ParameterServer::handle(const RxFrame &rx, uint64_t now_us, TxQueue &tx)
+void ParameterServer::handle(const RxFrame &rx, uint64_t now_ns, TxQueue &tx)
 {
 	if (!is_data_frame(rx, stats_))
 		return;
@@ -855,18 +857,18 @@ void ParameterServer::handle(const RxFrame &rx, uint64_t now_us, TxQueue &tx)
 		stats_.unknown_job++;
 		return;
 	}
-	PsPath path{*jp, self_, tx, shard_, shards_};
-	path.take_packet(f, now_us);
+	PsPath path{*jp, self_, tx, shard_, shards_, now_ns};
+	path.take_packet(f, now_ns / 1000);
 }
 
-void ParameterServer::tick(uint64_t now_us, TxQueue &tx)
+void ParameterServer::tick(uint64_t now_ns, TxQueue &tx)
 {
 	for (uint16_t id : job_ids_) {
 		Job &j = *jobs_[id];
 		if (j.split_len == 0)
 			continue;
-		PsPath path{j, self_, tx, shard_, shards_};
-		path.ask_split(now_us);
+		PsPath path{j, self_, tx, shard_, shards_, now_ns};
+		path.ask_split(now_ns / 1000);
 	}
 }
 

@@ -49,12 +49,14 @@ std::atomic<bool> g_stop{false};
 
 void on_signal(int) { g_stop.store(true); }
 
-uint64_t now_us()
+uint64_t now_ns()
 {
-	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
 					     std::chrono::steady_clock::now().time_since_epoch())
 					     .count());
 }
+
+uint64_t now_us() { return now_ns() / 1000; }
 
 /* The wall clock, for control-message counters (docs/protocol.md). */
 uint64_t wall_ns()
@@ -403,13 +405,13 @@ struct Daemon {
 	/* One frame for shard s, parsed once by the thread that received it:
 	 * control acknowledgements (thread 0) to the control client, the rest
 	 * to the shard's PS. */
-	void handle(Shard &s, const ina::RxFrame &rx, uint64_t now)
+	void handle(Shard &s, const ina::RxFrame &rx, uint64_t now_ns)
 	{
 		if (s.index == 0 && (answer_query(rx, s.tx) || control.take(rx)))
 			return;
 		if (s.tx.room() < max_workers + 1)
 			s.flush_tx();
-		s.ps->handle(rx, now, s.tx);
+		s.ps->handle(rx, now_ns, s.tx);
 	}
 
 	/* The frames s received: its own handled, the others' handed over. */
@@ -484,7 +486,7 @@ struct Daemon {
 	{
 		Shard &s0 = *shards[0];
 		uint32_t n = s0.receive(s0.handoff_busy() ? kBusyWaitUs : 1000);
-		now = now_us();
+		now = now_ns();
 		dispatch(s0, n, now);
 		drain_in(s0, now);
 		s0.flush_tx();
@@ -500,12 +502,12 @@ struct Daemon {
 			uint32_t got = 0;
 			if (s.io) {
 				uint32_t n = s.receive(s.handoff_busy() ? 0 : 1000);
-				dispatch(s, n, now_us());
+				dispatch(s, n, now_ns());
 				got += n;
 			}
-			got += drain_in(s, now_us());
+			got += drain_in(s, now_ns());
 			s.flush_tx();
-			s.ps->tick(now_us(), s.tx);
+			s.ps->tick(now_ns(), s.tx);
 			s.flush_tx();
 			if (s.io || got)
 				continue;
@@ -668,7 +670,7 @@ struct Daemon {
 		bool refreshing = false;
 		ina::ProgressLine progress(o.quiet);
 		while (!g_stop.load(std::memory_order_relaxed)) {
-			serve_turn0(now_us());
+			serve_turn0(now_ns());
 			uint64_t now = now_us();
 			if (progress.due(now))
 				progress.show(progress_text(now - start));

@@ -82,6 +82,7 @@ struct Out {
 	uint32_t seq, index, remap;
 	uint8_t level, levels;
 	uint32_t bitmap[INA_MAX_LEVELS];
+	uint32_t ps_clock; /* an ACK's fan_in bytes (wire.h) */
 	std::vector<int32_t> values;
 	std::vector<float> floats;
 };
@@ -105,6 +106,7 @@ inline Out parse(const uint8_t *f, uint32_t len)
 	o.levels = h.levels;
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
 		o.bitmap[i] = h.bitmap[i];
+	o.ps_clock = ina_ack_ps_clock(h.fan_in);
 	for (uint16_t k = 0; k < o.elems; k++) {
 		uint32_t bits = ina_load32(fr.payload + 4 * k);
 		o.values.push_back(static_cast<int32_t>(bits));

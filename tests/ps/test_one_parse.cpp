@@ -66,7 +66,7 @@ uint64_t receive(const std::vector<uint8_t> &f, ParameterServer *const ps[2], Co
 	const RxFrame handed = ring.rx(0);
 	uint16_t job;
 	if (!is_job_query(handed, ps_self(), &job) && !cc.take(handed))
-		ps[owner]->handle(handed, 1000000, tx);
+		ps[owner]->handle(handed, 1000000000, tx);
 	ring.release(1);
 	return parse_count() - before;
 }

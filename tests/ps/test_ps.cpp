@@ -58,7 +58,7 @@ PsJobConfig flat_job(uint16_t id, uint32_t n, bool multicast = false)
 struct Ps {
 	ParameterServer ps{ps_self()};
 	TxQueue tx{1024};
-	uint64_t now = 1000000;
+	uint64_t now = 1000000; /* microseconds; the PS takes nanoseconds */
 	explicit Ps(std::initializer_list<PsJobConfig> jobs)
 	{
 		for (const auto &c : jobs) {
@@ -69,7 +69,7 @@ struct Ps {
 	std::vector<Out> feed(const Pkt &p)
 	{
 		auto f = build(p);
-		ps.handle(f.data(), static_cast<uint32_t>(f.size()), now, tx);
+		ps.handle(f.data(), static_cast<uint32_t>(f.size()), now * 1000, tx);
 		return drain(tx);
 	}
 	const PsJobStats &st(uint16_t job) { return *ps.job_stats(job); }
@@ -120,6 +120,21 @@ TEST(PsCompletion, CompleteAggregateIsMulticastOnceAndMarkedInNetwork)
 	EXPECT_EQ(acks[0].values, (std::vector<int32_t>{4, 8, 12, 16}));
 	EXPECT_EQ(t.st(0x0102).completed_in_network, 1u);
 	EXPECT_EQ(t.st(0x0102).ack_frames, 1u);
+}
+
+/* The parameter packet carries the PS's clock in its fan_in bytes, in
+ * units of 100 ns (wire.h): the stamp every worker paces A2TP's rounds on. */
+TEST(PsCompletion, AckCarriesThePsClock)
+{
+	Ps t{flat_job(3, 1)};
+	t.now = 1234567; /* us */
+	auto a = t.feed(from_worker(3, 1, 0, {1, 2, 3, 4}));
+	ASSERT_EQ(a.size(), 1u);
+	EXPECT_EQ(a[0].ps_clock, 12345670u);
+	t.now += 3;
+	auto b = t.feed(from_worker(3, 2, 0, {1, 2, 3, 4}));
+	ASSERT_EQ(b.size(), 1u);
+	EXPECT_EQ(b[0].ps_clock - a[0].ps_clock, 30u);
 }
 
 TEST(PsCompletion, ManyFragmentsThroughASmallWindow)
@@ -363,10 +378,10 @@ TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
 	p.flags = INA_F_BYPASS;
 	EXPECT_TRUE(t.feed(p).empty());
 	t.now += c.bypass_holdoff_us - 1;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
 	t.now += 1;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	auto req = drain(t.tx);
 	ASSERT_EQ(req.size(), 2u);
 	for (uint32_t i = 0; i < 2; i++) {
@@ -379,10 +394,10 @@ TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
 	EXPECT_EQ(t.st(8).float_requests, 0u);
 	/* Not before another hold-off; then again, to whoever is missing. */
 	t.now += c.bypass_holdoff_us / 2;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
 	t.now += c.bypass_holdoff_us;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_EQ(drain(t.tx).size(), 2u);
 	EXPECT_EQ(t.st(8).split_recoveries, 1u); /* one fragment */
 	EXPECT_EQ(t.st(8).resend_requests, 4u);
@@ -397,7 +412,7 @@ TEST(PsSplit, BypassedFragmentSplitWithTheSwitchIsAskedForAfterTheHoldoff)
 	EXPECT_EQ(t.st(8).overflows, 0u);
 	/* Complete: no more requests. */
 	t.now += 10 * c.bypass_holdoff_us;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
 }
 
@@ -414,7 +429,7 @@ TEST(PsSplit, FragmentsGatheredInTimeAreNotAskedFor)
 		auto out = t.feed(p);
 		EXPECT_EQ(out.size(), w == 2 ? 1u : 0u);
 		t.now += c.bypass_holdoff_us / 3;
-		t.ps.tick(t.now, t.tx);
+		t.ps.tick(t.now * 1000, t.tx);
 		EXPECT_TRUE(drain(t.tx).empty());
 	}
 	/* Fragments bypassed by every worker that take 3 hold-offs to gather
@@ -438,10 +453,10 @@ TEST(PsSplit, FragmentsGatheredInTimeAreNotAskedFor)
 	p.flags = INA_F_BYPASS;
 	t.feed(p);
 	t.now += 4 * c.bypass_holdoff_us;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
 	t.now += 3 * c.bypass_holdoff_us;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_EQ(drain(t.tx).size(), 2u); /* workers 1 and 2 */
 	EXPECT_EQ(t.st(8).split_recoveries, 1u);
 }
@@ -461,7 +476,7 @@ TEST(PsSplit, QueueNeverOverrunsTheWindow)
 	}
 	EXPECT_EQ(t.st(8).evicted_incomplete, 24u);
 	t.now += c.bypass_holdoff_us;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	auto req = drain(t.tx);
 	ASSERT_EQ(req.size(), 2u * 16);
 	for (size_t i = 0; i < req.size(); i++)
@@ -479,7 +494,7 @@ TEST(PsSplit, HoldoffZeroNeverAsks)
 	p.flags = INA_F_BYPASS;
 	t.feed(p);
 	t.now += 1000000;
-	t.ps.tick(t.now, t.tx);
+	t.ps.tick(t.now * 1000, t.tx);
 	EXPECT_TRUE(drain(t.tx).empty());
 	EXPECT_EQ(t.st(8).split_recoveries, 0u);
 }
@@ -589,7 +604,7 @@ TEST(PsInput, BadPacketsAreCountedByReason)
 	Ps t{flat_job(1, 2)};
 	auto f = build(from_worker(1, 0, 0, {1, 2, 3, 4}));
 	/* Too short for the headers. */
-	t.ps.handle(f.data(), 30, t.now, t.tx);
+	t.ps.handle(f.data(), 30, t.now * 1000, t.tx);
 	EXPECT_EQ(t.ps.stats().not_ina, 1u);
 	/* Wrong version. */
 	InaHeader h;
@@ -598,14 +613,14 @@ TEST(PsInput, BadPacketsAreCountedByReason)
 	InaHeader hv = h;
 	hv.version = 9;
 	encode(hv, v.data() + INA_HDR_OFFSET);
-	t.ps.handle(v.data(), uint32_t(v.size()), t.now, t.tx);
+	t.ps.handle(v.data(), uint32_t(v.size()), t.now * 1000, t.tx);
 	EXPECT_EQ(t.ps.stats().bad_version, 1u);
 	/* elem_count not matching the UDP length. */
 	auto l = f;
 	InaHeader hl = h;
 	hl.elem_count = 3;
 	encode(hl, l.data() + INA_HDR_OFFSET);
-	t.ps.handle(l.data(), uint32_t(l.size()), t.now, t.tx);
+	t.ps.handle(l.data(), uint32_t(l.size()), t.now * 1000, t.tx);
 	EXPECT_EQ(t.ps.stats().bad_length, 1u);
 	/* Unknown job. */
 	t.feed(from_worker(77, 0, 0, {1, 2, 3, 4}));

@@ -48,7 +48,7 @@ PsJobConfig flat_job(uint16_t id, uint32_t n)
 struct Sharded {
 	std::vector<std::unique_ptr<ParameterServer>> ps;
 	TxQueue tx{1024};
-	uint64_t now = 1000000;
+	uint64_t now = 1000000; /* microseconds; the PS takes nanoseconds */
 	Sharded(const PsJobConfig &c, uint32_t shards)
 	{
 		for (uint32_t i = 0; i < shards; i++) {
@@ -61,7 +61,7 @@ struct Sharded {
 	{
 		auto f = build(p);
 		uint32_t s = ps[0]->shard_of(f.data(), uint32_t(f.size()));
-		ps[s]->handle(f.data(), uint32_t(f.size()), now, tx);
+		ps[s]->handle(f.data(), uint32_t(f.size()), now * 1000, tx);
 		return drain(tx);
 	}
 	PsJobStats st(uint16_t job) const
@@ -124,7 +124,7 @@ TEST(PsShards, ShardsCompleteTheirFragmentsAndDropOthers)
 	auto f = build(from_worker(9, 6001, 0, {1, 1, 1, 1}));
 	uint32_t owner = t.ps[0]->shard_of(f.data(), uint32_t(f.size()));
 	EXPECT_EQ(owner, ps_shard(6001, 2, 3));
-	t.ps[(owner + 1) % 3]->handle(f.data(), uint32_t(f.size()), t.now, t.tx);
+	t.ps[(owner + 1) % 3]->handle(f.data(), uint32_t(f.size()), t.now * 1000, t.tx);
 	EXPECT_EQ(t.st(9).other_shard, 1u);
 	/* The shard's ring (8 slots: 16 / 3 rounded up) spans at least the
 	 * job's 16 rounds and at most 8 x 3: a packet 15 rounds back finds its

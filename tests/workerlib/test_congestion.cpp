@@ -142,8 +142,8 @@ TEST(A2tp, ThresholdFromEquation14)
 
 namespace {
 
-/* Link window fixed unless ECN, a fixed round time of 1 us, so the worked
- * numbers stay simple. */
+/* Link window fixed unless ECN, a fixed round time T of 100 us (1000 units
+ * of the PS's clock), so the worked numbers stay simple. */
 CcConfig worked_config()
 {
 	CcConfig c;
@@ -152,21 +152,20 @@ CcConfig worked_config()
 	c.slow_start_increase = 0;
 	c.avoidance_increase = 0;
 	c.a2tp_h = 0.05;
-	c.a2tp_round_ns = 1000;
+	c.a2tp_round_ns = 100000;
 	return c;
 }
 
-/* ACKs of fragments [from, to) arriving at `now`. */
-void acks(A2tp &a, uint64_t from, uint64_t to, uint64_t now, bool col, bool ecn_even = false)
+/* ACKs of fragments [from, to), the PS's stamps `step` units apart after
+ * *clock (which ends at the last one's). */
+void acks(A2tp &a, uint64_t from, uint64_t to, uint32_t *clock, uint32_t step, bool col, bool ecn_even = false)
 {
-	for (uint64_t k = from; k < to; k++)
-		a.on_ack(ack(k, k + 100, ecn_even && k % 2 == 0, col, now));
-}
-
-void sends(A2tp &a, uint64_t from, uint64_t to, uint64_t now)
-{
-	for (uint64_t k = from; k < to; k++)
-		a.on_send(k, now);
+	for (uint64_t k = from; k < to; k++) {
+		CcAck x = ack(k, k + 100, ecn_even && k % 2 == 0, col);
+		*clock += step;
+		x.ps_clock = *clock;
+		a.on_ack(x);
+	}
 }
 
 } /* namespace */
@@ -177,7 +176,7 @@ TEST(A2tp, DefaultsAreThePapers)
 	EXPECT_DOUBLE_EQ(c.a2tp_w, 1.0 / 16); /* §6.1: w = g = 1/16 */
 	EXPECT_DOUBLE_EQ(c.a2tp_g, 1.0 / 16);
 	EXPECT_LT(c.a2tp_h, 0); /* H from eq. (14) */
-	EXPECT_EQ(c.a2tp_round_ns, 0u); /* the base RTT */
+	EXPECT_EQ(c.a2tp_round_ns, 0u); /* the shortest recent round */
 	c.kind = CcKind::a2tp;
 	auto cc = make_congestion_control(c, 450, 32);
 	auto *a = dynamic_cast<A2tp *>(cc.get());
@@ -196,16 +195,17 @@ TEST(A2tp, WorkedExampleEquations1To6)
 	ASSERT_EQ(a.window(), 100u);
 	ASSERT_EQ(a.agg_window(), 100u);
 
-	/* Round 0 (fragments 0-99): every ACK with Col, all in time.
+	/* Round 0 (fragments 0-99): every ACK with Col, the PS's stamps 10
+	 * units apart: D = 99 gaps of 10, scaled to 100 fragments = 1000 = T.
 	 * (1) alpha = 15/16 * 0 + 1/16 * 1 = 0.0625
 	 * (2) beta = 15/16 * 1 (its start, as DCTCP's) + 0 = 0.9375
-	 * (3) gamma = 100 / 100 = 1
+	 * (3) gamma = T / D = 1
 	 *     p = (0.0625 - 0.05) / 0.95 = 0.0131579
 	 * (5) d = p^1, (4) ACW = 100 (1 - d / 2) = 99.3421
 	 * It schedules round 2 (fragments 200-299): its first 99 use the
 	 * switch, the last one bypasses. */
-	sends(a, 0, 100, 10000);
-	acks(a, 0, 100, 11000, true);
+	uint32_t clock = 5000;
+	acks(a, 0, 100, &clock, 10, true);
 	EXPECT_EQ(a.rounds(), 1u);
 	EXPECT_EQ(a.cursor(), 100u);
 	EXPECT_DOUBLE_EQ(a.alpha(), 0.0625);
@@ -218,20 +218,20 @@ TEST(A2tp, WorkedExampleEquations1To6)
 	EXPECT_FALSE(a.bypass(298));
 	EXPECT_TRUE(a.bypass(299));
 
-	/* Round 1 (100-199), boundary at 11 us: 50 ACKs in time, all with Col;
-	 * 50 two us late, none with Col, every other one with ECN.
+	/* Round 1 (100-199): 50 ACKs 10 units apart, all with Col; 50 ACKs
+	 * 30 apart, none with Col, every other one with ECN.
 	 * (1) alpha = 15/16 * 0.0625 + 1/16 * 0.5 = 0.08984375
 	 * (2) beta = 15/16 * 0.9375 + 1/16 * 0.25 = 0.89453125
-	 * (3) gamma = 50 / 100 = 0.5: the job waits for someone
+	 * (3) D = 50 x 10 + 50 x 30 = 2000, gamma = T / D = 0.5: one round
+	 *     time brought half of the round's ACKs; the job waits for someone
 	 *     p = (0.08984375 - 0.05) / 0.95, (5) d = p^0.5
 	 * (4) ACW = 99.3421 (1 - d / 2)
 	 * (6) LCW = 100 (1 - beta / 2) = 55.2734, and ACW <= LCW.
 	 * The first ECN mark already cut this worker's window as it came,
 	 * once, by the beta of then: 100 (1 - 0.9375 / 2) = 53.125. */
-	sends(a, 100, 200, 11000);
-	acks(a, 100, 150, 11500, true);
+	acks(a, 100, 150, &clock, 10, true);
 	EXPECT_EQ(a.window(), 100u);
-	acks(a, 150, 200, 13000, false, true);
+	acks(a, 150, 200, &clock, 30, false, true);
 	EXPECT_EQ(a.rounds(), 2u);
 	EXPECT_DOUBLE_EQ(a.alpha(), 0.08984375);
 	EXPECT_DOUBLE_EQ(a.beta(), 0.89453125);
@@ -254,14 +254,12 @@ TEST(A2tp, StragglerCutsHarderThanAJobThatKeepsUp)
 {
 	CcConfig c = worked_config();
 	A2tp keeps_up(c, 0.05), straggles(c, 0.05);
-	for (A2tp *a : {&keeps_up, &straggles}) {
-		sends(*a, 0, 100, 10000);
-		acks(*a, 0, 100, 11000, true);
-		sends(*a, 100, 200, 11000);
-	}
-	acks(keeps_up, 100, 200, 11900, true);
-	acks(straggles, 100, 110, 11900, true);
-	acks(straggles, 110, 200, 20000, true); /* 9 of 10 come late */
+	uint32_t c1 = 0, c2 = 0;
+	acks(keeps_up, 0, 100, &c1, 10, true);
+	acks(straggles, 0, 100, &c2, 10, true);
+	acks(keeps_up, 100, 200, &c1, 10, true);
+	acks(straggles, 100, 110, &c2, 10, true);
+	acks(straggles, 110, 200, &c2, 110, true); /* D = 10 x 10 + 90 x 110 */
 	EXPECT_DOUBLE_EQ(keeps_up.gamma(), 1.0);
 	EXPECT_DOUBLE_EQ(straggles.gamma(), 0.1);
 	EXPECT_DOUBLE_EQ(keeps_up.alpha(), straggles.alpha());
@@ -272,9 +270,9 @@ TEST(A2tp, StragglerCutsHarderThanAJobThatKeepsUp)
 	EXPECT_LT(straggles.acw(), keeps_up.acw() - 20);
 }
 
-/* Two workers of a job see the same parameter packets at other times, in
- * another order, some twice: they send the same fragments to the switch
- * and the same ones around it. */
+/* Two workers of a job see the same parameter packets (the same PS stamps)
+ * at other times, in another order, some twice: they send the same
+ * fragments to the switch and the same ones around it. */
 TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 {
 	CcConfig c;
@@ -283,6 +281,12 @@ TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 	c.a2tp_h = 0.02;
 	auto col = [](uint64_t k) { return k >= 300 && k < 1500 && (k * 2654435761u >> 7) % 10 < 4; };
 	auto ecn = [](uint64_t k) { return (k * 40503u >> 3) % 50 == 0; };
+	/* The PS's stamps: a steady pace, three times slower for a while (a
+	 * straggler), tensors of 500 fragments with a pause between them. */
+	auto ps_clock = [](uint64_t k) {
+		return static_cast<uint32_t>(40 * k + (k > 1000 ? 80 * (std::min<uint64_t>(k, 2000) - 1000) : 0) +
+					     (k / 500) * 100000 + (k * 2246822519u >> 9) % 7);
+	};
 	struct Run {
 		A2tp cc;
 		uint64_t rtt_ns;
@@ -299,7 +303,6 @@ TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 		while (acked < n) {
 			while (next < n && next < r->cc.send_limit() && next - acked < r->cc.window()) {
 				r->decided[next] = r->cc.bypass(next);
-				r->cc.on_send(next, now);
 				uint64_t k = r->shuffle ? next ^ 1 : next;
 				arrivals.emplace(now + r->rtt_ns, k);
 				if (r->shuffle && next % 7 == 0)
@@ -313,7 +316,7 @@ TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 			arrivals.erase(it);
 			if (k >= next)
 				continue;
-			r->cc.on_ack(CcAck{k, next, ecn(k), col(k), now, r->rtt_ns, r->rtt_ns});
+			r->cc.on_ack(CcAck{k, next, ecn(k), col(k), now, r->rtt_ns, ps_clock(k), k % 500 == 0});
 			acked = r->cc.cursor();
 			now += 10;
 		}
@@ -329,6 +332,7 @@ TEST(A2tp, WorkersAgreeOnEveryFragmentWhateverTheTiming)
 	EXPECT_GT(bypassed, 50u);
 	EXPECT_LT(bypassed, n - 300);
 	EXPECT_GT(x.cc.rounds(), 20u);
+	EXPECT_DOUBLE_EQ(x.cc.gamma(), y.cc.gamma());
 }
 
 /* Without collisions ACW is LCW, whatever LCW does: nothing bypasses. */
@@ -341,7 +345,6 @@ TEST(A2tp, NoCollisionsNothingBypasses)
 	for (uint64_t k = 0; k < 20000; k++) {
 		ASSERT_LT(k, a.send_limit());
 		ASSERT_FALSE(a.bypass(k)) << k;
-		a.on_send(k, now);
 		a.on_ack(ack(k, k + 1, k % 97 == 0, false, now + 5000));
 		now += 30;
 	}
@@ -382,14 +385,59 @@ TEST(A2tp, GammaSmoothingOption)
 	CcConfig c = worked_config();
 	c.a2tp_gamma_smoothing = 1.0 / 64; /* the public code's variant */
 	A2tp a(c, 0.05);
-	sends(a, 0, 100, 10000);
-	acks(a, 0, 50, 10500, true);
-	acks(a, 50, 100, 10500, true);
-	sends(a, 100, 200, 10500);
-	acks(a, 100, 150, 11000, false);
-	acks(a, 150, 200, 20000, false);
+	uint32_t clock = 0;
+	acks(a, 0, 100, &clock, 10, true);
+	acks(a, 100, 200, &clock, 20, false);
 	/* round 0: gamma 1; round 1: 63/64 * 1 + 1/64 * 0.5 */
 	EXPECT_DOUBLE_EQ(a.gamma(), 63.0 / 64 + 0.5 / 64);
+}
+
+/* By default T is the shortest round of the last 5 to 10 s of the PS's
+ * clock: a slower pace reads as straggling until it has been the job's
+ * pace for that long. */
+TEST(A2tp, DefaultRoundTimeIsTheShortestRecentRound)
+{
+	CcConfig c = worked_config();
+	c.a2tp_round_ns = 0;
+	A2tp a(c, 0.05);
+	uint32_t clock = 0;
+	uint64_t k = 0;
+	for (int r = 0; r < 5; r++, k += 100)
+		acks(a, k, k + 100, &clock, 10, false);
+	EXPECT_DOUBLE_EQ(a.gamma(), 1.0);
+	acks(a, k, k + 100, &clock, 40, false);
+	k += 100;
+	EXPECT_DOUBLE_EQ(a.gamma(), 0.25);
+	/* 12 s of the slower pace (12e7 units of 100 ns): it is the pace now. */
+	while (clock < 12u * 10000000u) {
+		acks(a, k, k + 100, &clock, 40000, false);
+		k += 100;
+	}
+	acks(a, k, k + 100, &clock, 40000, false);
+	EXPECT_DOUBLE_EQ(a.gamma(), 1.0);
+}
+
+/* The pause between two tensors (the application's compute, not the
+ * job's pace) counts in no round: only the ACKs' gaps within a tensor. */
+TEST(A2tp, PauseBetweenTensorsIsNotStraggling)
+{
+	A2tp a(worked_config(), 0.05);
+	uint32_t clock = 0;
+	acks(a, 0, 150, &clock, 10, false);
+	/* Fragment 150 starts a tensor, 1 s after the last one's ACK. */
+	CcAck x = ack(150, 250);
+	x.ps_clock = clock += 10000000;
+	x.tensor_start = true;
+	a.on_ack(x);
+	acks(a, 151, 200, &clock, 10, false);
+	EXPECT_EQ(a.rounds(), 2u);
+	EXPECT_DOUBLE_EQ(a.gamma(), 1.0);
+	/* The same pause inside a tensor is the job waiting. */
+	x = ack(200, 300);
+	x.ps_clock = clock += 10000000;
+	a.on_ack(x);
+	acks(a, 201, 300, &clock, 10, false);
+	EXPECT_LT(a.gamma(), 0.001);
 }
 
 TEST(CcKind, Parse)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "ina/worker/congestion.h"
 
+#include "ina/wire.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ina {
 
@@ -101,7 +104,12 @@ void AtpAimd::on_loss(const CcLoss &l)
 /* ---- A2TP ---- */
 
 namespace {
-constexpr uint8_t kAcked = 1, kEcn = 2, kCol = 4;
+constexpr uint8_t kAcked = 1, kEcn = 2, kCol = 4, kTensorStart = 8;
+/* The default round time is the shortest round of one or two periods of
+ * 5 s on the PS's clock (units of INA_PS_CLOCK_NS): long enough to hold a
+ * round of every pace a job went through in a measurement's span, short
+ * enough that a job whose path got slower for good reads it as its pace. */
+constexpr uint32_t kPeriod = 5000000000u / INA_PS_CLOCK_NS;
 }
 
 A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
@@ -113,9 +121,10 @@ A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
 	while (n < capacity)
 		n <<= 1;
 	acked_.assign(n, 0);
+	clock_.assign(n, 0);
 	mask_ = n - 1;
-	/* Rounds 0 and 1 go out under the initial windows; round 0's
-	 * boundary is its first ACK. */
+	shortest_[0] = shortest_[1] = std::numeric_limits<double>::infinity();
+	/* Rounds 0 and 1 go out under the initial windows. */
 	Round &r0 = round(0);
 	r0.len = static_cast<uint32_t>(lcw_);
 	r0.acw = static_cast<uint32_t>(acw_);
@@ -156,15 +165,6 @@ uint32_t A2tp::agg_window() const
 	return static_cast<uint32_t>(std::min(acw_, lcw_));
 }
 
-void A2tp::on_send(uint64_t k, uint64_t now_ns)
-{
-	for (uint64_t r = cur_; r <= last_; r++) {
-		Round &x = round(r);
-		if (k == x.start + x.len - 1)
-			x.last_sent_ns = now_ns;
-	}
-}
-
 void A2tp::on_ack(const CcAck &a)
 {
 	if (a.k < cursor_ || a.k - cursor_ > mask_)
@@ -172,7 +172,8 @@ void A2tp::on_ack(const CcAck &a)
 	uint8_t &f = acked_[a.k & mask_];
 	if (f & kAcked)
 		return;
-	f = kAcked | (a.ecn ? kEcn : 0) | (a.col ? kCol : 0);
+	f = kAcked | (a.ecn ? kEcn : 0) | (a.col ? kCol : 0) | (a.tensor_start ? kTensorStart : 0);
+	clock_[a.k & mask_] = a.ps_clock;
 	/* Eq. (6) as the mark arrives, once per window: a round closes only
 	 * when its every fragment is ACKed, and a queue that drops fragments
 	 * would hold the round open for as long as their recovery takes. The
@@ -182,43 +183,15 @@ void A2tp::on_ack(const CcAck &a)
 		cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) * (1 - beta_ / 2));
 		recover_k_ = a.next_k;
 	}
-	/* The shortest gap between two ACKs of late: what the path delivers
-	 * at best, one fragment per gap. */
-	if (last_ack_ns_ && a.now_ns > last_ack_ns_)
-		gap_ns_[1] = std::min(gap_ns_[1], a.now_ns - last_ack_ns_);
-	last_ack_ns_ = a.now_ns;
-
-	Round &first = round(cur_);
-	if (cur_ == 0 && !first.reached) {
-		first.reached = true;
-		first.boundary_ns = a.now_ns;
-	}
-	/* gamma: in time unless it came more than a round time after both
-	 * the round's boundary and its last fragment's sending. A round time
-	 * is the base RTT and the round's fragments one gap apart each: what
-	 * a job whose every worker keeps up takes for a round. */
-	uint64_t base = cfg_.a2tp_round_ns ? cfg_.a2tp_round_ns
-					   : (a.base_rtt_ns != UINT64_MAX ? a.base_rtt_ns : 0);
-	for (uint64_t r = cur_; r <= last_; r++) {
-		Round &x = round(r);
-		if (a.k - x.start >= x.len)
-			continue;
-		uint64_t from = std::max(x.boundary_ns, x.last_sent_ns);
-		const uint64_t gap = std::min(gap_ns_[0], gap_ns_[1]);
-		uint64_t limit = base + (gap != UINT64_MAX && !cfg_.a2tp_round_ns ? x.len * gap : 0);
-		if (!x.reached || !x.last_sent_ns || base == 0 || a.now_ns < from + limit)
-			x.in_time++;
-		break;
-	}
 	while (acked_[cursor_ & mask_] & kAcked) {
 		uint8_t g = acked_[cursor_ & mask_];
 		acked_[cursor_ & mask_] = 0;
-		take_in_order(g, a.now_ns);
+		take_in_order(g, clock_[cursor_ & mask_]);
 	}
 }
 
 /* The ACK of fragment cursor_, in fragment order. */
-void A2tp::take_in_order(uint8_t f, uint64_t now_ns)
+void A2tp::take_in_order(uint8_t f, uint32_t clock)
 {
 	Round &r = round(cur_);
 	const uint64_t k = cursor_++;
@@ -228,33 +201,60 @@ void A2tp::take_in_order(uint8_t f, uint64_t now_ns)
 		r.switch_acks++;
 		r.switch_cols += (f & kCol) != 0;
 	}
+	/* The PS's clock from the previous fragment's ACK to this one's: the
+	 * job's pace, the same at every worker. An ACK the PS sent before the
+	 * previous one (a recovered fragment) adds nothing. */
+	if (clocked_ && !(f & kTensorStart)) {
+		int32_t gap = static_cast<int32_t>(clock - prev_clock_);
+		r.span += gap > 0 ? static_cast<uint32_t>(gap) : 0;
+		r.gaps++;
+	}
+	if (!clocked_ || static_cast<int32_t>(clock - prev_clock_) > 0 || (f & kTensorStart))
+		prev_clock_ = clock;
+	clocked_ = true;
 	if (cursor_ != r.start + r.len)
 		return;
 	/* Round cur_ is complete: the boundary of the next one. */
 	cur_++;
-	Round &n = round(cur_);
-	n.reached = true;
-	n.boundary_ns = now_ns;
 	close_round(r);
 	schedule_next();
+}
+
+/* T for a round that took d (PS clock units): a2tp_round_ns, else the
+ * shortest round of the current and the previous period. */
+double A2tp::round_time(double d, uint32_t clock)
+{
+	if (cfg_.a2tp_round_ns)
+		return static_cast<double>(cfg_.a2tp_round_ns) / INA_PS_CLOCK_NS;
+	if (period_end_ == 0 || static_cast<int32_t>(clock - period_end_) >= 0) {
+		shortest_[0] = period_end_ ? shortest_[1] : d;
+		shortest_[1] = std::numeric_limits<double>::infinity();
+		period_end_ = clock + kPeriod;
+		if (period_end_ == 0)
+			period_end_ = 1;
+	}
+	shortest_[1] = std::min(shortest_[1], d);
+	return std::min(shortest_[0], shortest_[1]);
 }
 
 void A2tp::close_round(const Round &r)
 {
 	closed_++;
-	if ((closed_ & 15) == 0) { /* the gap of the last 16 to 32 rounds */
-		gap_ns_[0] = gap_ns_[1];
-		gap_ns_[1] = UINT64_MAX;
-	}
 	double h = r.switch_acks ? static_cast<double>(r.switch_cols) / r.switch_acks : 0;
 	double e = r.acks ? static_cast<double>(r.ecns) / r.acks : 0;
 	alpha_ = (1 - cfg_.a2tp_w) * alpha_ + cfg_.a2tp_w * h; /* (1) */
 	beta_ = (1 - cfg_.a2tp_g) * beta_ + cfg_.a2tp_g * e;   /* (2) */
-	double g = std::min(1.0, static_cast<double>(r.in_time) / r.len); /* (3) */
-	if (cfg_.a2tp_gamma_smoothing > 0)
-		gamma_ = (1 - cfg_.a2tp_gamma_smoothing) * gamma_ + cfg_.a2tp_gamma_smoothing * g;
-	else
-		gamma_ = g;
+	/* (3): n / LCW = T / D, D the round's duration scaled to all of its
+	 * fragments when a tensor's pause was left out of it. A round made
+	 * only of such a pause says nothing and keeps gamma. */
+	if (r.gaps > 0) {
+		double d = std::max(1.0, static_cast<double>(r.span) * r.len / r.gaps);
+		double g = std::min(1.0, round_time(d, prev_clock_) / d);
+		if (cfg_.a2tp_gamma_smoothing > 0)
+			gamma_ = (1 - cfg_.a2tp_gamma_smoothing) * gamma_ + cfg_.a2tp_gamma_smoothing * g;
+		else
+			gamma_ = g;
+	}
 
 	/* The link window: eq. (6) on ECN, else ATP's growth (one MTU per
 	 * window above the threshold, one per ACK below it). */

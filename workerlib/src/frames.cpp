@@ -104,6 +104,7 @@ RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, const 
 	out->levels = h.levels;
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
 		out->bitmap[i] = h.bitmap[i];
+	out->ps_clock = ina_ack_ps_clock(h.fan_in);
 	out->payload = f.payload;
 	if (out->flags & INA_F_ACK)
 		return RxVerdict::param;

@@ -330,7 +330,6 @@ bool Sender::pump_send(uint64_t now)
 			bump(C_PACKETS);
 			if (e.fresh) {
 				win_.send_new(now, e.bypass);
-				cc_->on_send(e.k, now);
 				bump(C_FRAGMENTS);
 				bump(C_BYPASS, e.bypass);
 			} else {
@@ -474,7 +473,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	if (delayed)
 		bump(C_DELAY_ACKS);
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
-		rtt_.srtt_ns(), rtt_min_.get()};
+		rtt_.srtt_ns(), m.ps_clock, f == 0};
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
 	 * the fragment waits for the timer. */

@@ -122,8 +122,29 @@ struct __attribute__((packed)) ina_hdr {
 	uint8_t level;        /* level that processes it next (ATP edgeSwitchIdentifier) */
 	uint8_t levels;       /* in-network levels of this job, 0..INA_MAX_LEVELS */
 	uint32_t bitmap[INA_MAX_LEVELS]; /* contributors at each level */
-	uint8_t fan_in[INA_MAX_LEVELS];  /* children to wait for at each level */
+	uint8_t fan_in[INA_MAX_LEVELS];  /* gradient: children to wait for at each
+	                                    level; ACK: the PS's clock, below */
 };
+
+/* A parameter packet (INA_F_ACK) needs no fan-in: its four fan_in bytes carry
+ * the PS's clock when it sent the packet, in units of INA_PS_CLOCK_NS,
+ * big-endian, modulo 2^32 (it wraps after 7 minutes). Every worker of a job
+ * reads the same stamps, so a pace measured on them is the same at each
+ * (A2TP's straggling estimate, docs/worker.md). Switches leave them as they
+ * are. */
+#define INA_PS_CLOCK_NS 100u
+static inline uint32_t ina_ack_ps_clock(const uint8_t fan_in[INA_MAX_LEVELS])
+{
+	return ((uint32_t)fan_in[0] << 24) | ((uint32_t)fan_in[1] << 16) | ((uint32_t)fan_in[2] << 8) | fan_in[3];
+}
+static inline void ina_ack_set_ps_clock(uint8_t fan_in[INA_MAX_LEVELS], uint64_t now_ns)
+{
+	uint32_t t = (uint32_t)(now_ns / INA_PS_CLOCK_NS);
+	fan_in[0] = (uint8_t)(t >> 24);
+	fan_in[1] = (uint8_t)(t >> 16);
+	fan_in[2] = (uint8_t)(t >> 8);
+	fan_in[3] = (uint8_t)t;
+}
 
 /* Control payload (type INA_TYPE_CONTROL), carried after the INA header; the
  * INA header's job_id names the job, its epoch bits the run (below), its

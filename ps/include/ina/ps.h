@@ -255,20 +255,22 @@ public:
 
 	/* Handles one received frame; appends what must be sent to `tx`. Needs
 	 * tx.room() >= the job's worker count to never drop an output (the
-	 * frames that do not fit are counted in tx_full). `now_us` is a
-	 * monotonic clock in microseconds. `rx`: the frame as its receiver
+	 * frames that do not fit are counted in tx_full). `now_ns` is a
+	 * monotonic clock in nanoseconds (the parameter packets carry it,
+	 * wire.h ina_ack_ps_clock; the hold-offs count in its microseconds).
+	 * `rx`: the frame as its receiver
 	 * parsed it, once (parse_rx_frame()); the PS reads no byte of its INA
 	 * header again. */
-	void handle(const RxFrame &rx, uint64_t now_us, TxQueue &tx);
-	void handle(const uint8_t *frame, uint32_t len, uint64_t now_us, TxQueue &tx)
+	void handle(const RxFrame &rx, uint64_t now_ns, TxQueue &tx);
+	void handle(const uint8_t *frame, uint32_t len, uint64_t now_ns, TxQueue &tx)
 	{
-		handle(parse_rx_frame(frame, len), now_us, tx);
+		handle(parse_rx_frame(frame, len), now_ns, tx);
 	}
 	/* Time-driven work between frames: asks for the fragments that a
 	 * worker's bypass split between the switch and the PS and that waited
 	 * past the hold-off. Call it every millisecond or so (each receive
-	 * turn); same TxQueue rule as handle(). */
-	void tick(uint64_t now_us, TxQueue &tx);
+	 * turn); same TxQueue rule and clock as handle(). */
+	void tick(uint64_t now_ns, TxQueue &tx);
 
 	/* Which shard serves this frame: the fragment's shard for a data
 	 * packet of a served job, else 0 (shard 0 also takes control messages

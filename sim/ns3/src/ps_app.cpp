@@ -12,9 +12,9 @@ namespace {
 
 constexpr int64_t kTickUs = 1000;
 
-uint64_t now_us()
+uint64_t now_ns()
 {
-	return static_cast<uint64_t>(ns3::Simulator::Now().GetMicroSeconds());
+	return static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());
 }
 
 } /* namespace */
@@ -29,7 +29,7 @@ void PsApp::start(std::function<bool()> running)
 
 void PsApp::receive(const uint8_t *frame, uint32_t len)
 {
-	const uint64_t now = now_us();
+	const uint64_t now = now_ns();
 	ps_.handle(frame, len, now, tx_);
 	flush();
 	ps_.tick(now, tx_);
@@ -38,7 +38,7 @@ void PsApp::receive(const uint8_t *frame, uint32_t len)
 
 void PsApp::tick()
 {
-	ps_.tick(now_us(), tx_);
+	ps_.tick(now_ns(), tx_);
 	flush();
 	if (running_())
 		ns3::Simulator::Schedule(ns3::MicroSeconds(kTickUs), [this] { tick(); });

@@ -26,6 +26,9 @@ INA_DEFAULT_ELEMENTS = 62
 INA_MAX_ELEMENTS = 2048
 INA_AGG_NODE_ANY = 0
 INA_NO_REMAP = 0xFFFFFFFF
+# A parameter packet's fan_in bytes: the PS's clock, big-endian, in units of
+# this many ns (wire.h ina_ack_ps_clock).
+INA_PS_CLOCK_NS = 100
 
 # enum ina_type
 INA_TYPE_DATA = 0
@@ -71,6 +74,12 @@ INA_CTRL_MAC_LEN = 32
 # steering_src_port): a fixed prefix over the aggregator index's low bits.
 STEERING_PORT_PREFIX = 0xC000
 STEERING_INDEX_MASK = 0x3FFF
+
+
+def ack_ps_clock(fan_in):
+    """A parameter packet's PS stamp from its four fan_in bytes, in units
+    of INA_PS_CLOCK_NS (wire.h ina_ack_ps_clock)."""
+    return int.from_bytes(bytes(fan_in[:4]), "big")
 
 
 def flags_epoch(flags):

@@ -25,22 +25,24 @@
  *         boundary of round r), round r - 1 closes and round r + 1 is
  *         scheduled from it:
  *           h = ACKs with Col / ACKs of its switch fragments
- *           e = ECN ACKs / ACKs, gamma = ACKs that came in time / LCW
+ *           e = ECN ACKs / ACKs
  *           alpha = (1 - w) alpha + w h                          (1)
  *           beta  = (1 - g) beta + g e                           (2)
- *           gamma = n / LCW_round                                (3)
+ *           gamma = n / LCW_round = T / D                        (3)
  *           p     = (alpha - H) / (1 - H) if alpha > H else 0
  *           ACW   = ACW (1 - d / 2) if p > 0, d = p^gamma        (4), (5)
  *           LCW   = LCW (1 - beta / 2) if the round saw ECN      (6)
  *         else LCW grows like ATP's window (one MTU per round) and ACW
- *         by as much; ACW <= LCW. n counts the round's ACKs that arrived
- *         within one round time (a2tp_round_ns; by default the base RTT
- *         plus the round's fragments at the shortest recent gap between
- *         two ACKs) of the round's boundary (or of its last fragment's sending, when
- *         that came later): a job waiting for a straggler reads gamma
- *         well below 1, a healthy one about 1. gamma is the only timed
- *         quantity; a timeout cuts a local cap on the in-flight count,
- *         not the schedule, and a suspected loss cuts nothing
+ *         by as much; ACW <= LCW. n, the ACKs one round time T brings,
+ *         is T / D of the round's LCW_round, D being how long the round's
+ *         ACKs took on the PS's clock, which every parameter packet
+ *         carries (wire.h ina_ack_ps_clock): the same D at every worker,
+ *         whatever its own link. T is a2tp_round_ns, by default the
+ *         shortest D of the last 5 to 10 s: a job held up by a straggler
+ *         reads gamma well below 1, one that keeps its pace about 1.
+ *         The pause between two tensors counts in no round. A timeout
+ *         cuts a local cap on the in-flight count, not the schedule, and
+ *         a suspected loss cuts nothing
  *         (docs/worker.md, "A2TP").
  */
 #ifndef INA_WORKER_CONGESTION_H
@@ -84,9 +86,8 @@ struct CcConfig {
 	double a2tp_gamma_smoothing = 0; /* 0: gamma = n / LCW as eq. (3);
 	                                    else EWMA weight for gamma */
 	double initial_acw = 0;         /* 0: initial_window */
-	/* How long after a round's boundary its ACKs count as in time for
-	 * gamma; 0: the base RTT (the smallest recent RTT sample) plus the
-	 * round's fragments at the shortest recent gap between two ACKs. */
+	/* The round time T of gamma = T / D (see above); 0: the shortest
+	 * round of the last 5 to 10 s on the PS's clock. */
 	uint64_t a2tp_round_ns = 0;
 };
 
@@ -103,7 +104,8 @@ struct CcAck {
 	bool col;         /* INA_F_COL on the parameter packet */
 	uint64_t now_ns;
 	uint64_t srtt_ns; /* 0 before the first RTT sample */
-	uint64_t base_rtt_ns = 0;  /* smallest recent RTT sample; 0: none yet */
+	uint32_t ps_clock = 0;     /* the PS's stamp (wire.h ina_ack_ps_clock) */
+	bool tensor_start = false; /* k is its tensor's first fragment */
 };
 
 /* A loss: three out-of-order ACKs or a timeout. */
@@ -130,8 +132,6 @@ public:
 	/* Fragments below this local index may be sent (A2TP: the end of the
 	 * rounds scheduled so far). */
 	virtual uint64_t send_limit() const { return UINT64_MAX; }
-	/* The first transmission of fragment k. */
-	virtual void on_send(uint64_t /*k*/, uint64_t /*now_ns*/) {}
 	/* The job's straggling estimate: 1 when every worker keeps up, toward
 	 * 0 the longer sent gradients wait for the others (A2TP's gamma, eq.
 	 * (3)); 1 for the schemes that do not estimate it. */
@@ -186,7 +186,6 @@ public:
 	CcKind kind() const override { return CcKind::a2tp; }
 	void on_ack(const CcAck &a) override;
 	void on_loss(const CcLoss &l) override;
-	void on_send(uint64_t k, uint64_t now_ns) override;
 	uint32_t window() const override;
 	uint32_t agg_window() const override;
 	bool bypass(uint64_t k) const override;
@@ -209,17 +208,19 @@ private:
 	struct Round {
 		uint64_t start = 0;
 		uint32_t len = 0, acw = 0;
-		bool reached = false;     /* every earlier fragment is ACKed */
-		uint64_t boundary_ns = 0; /* when that happened */
-		uint64_t last_sent_ns = 0; /* first sending of its last fragment */
-		uint32_t in_time = 0;     /* ACKs that came in time (gamma) */
 		uint32_t acks = 0, ecns = 0, switch_acks = 0, switch_cols = 0;
+		/* gamma: PS clock between consecutive ACKs (in fragment order)
+		 * of this round, and how many such gaps; a gap into a new
+		 * tensor is the application's pause, not the job's pace. */
+		uint64_t span = 0;
+		uint32_t gaps = 0;
 	};
 	Round &round(uint64_t r) { return rounds_[r & 3]; }
 	const Round &round(uint64_t r) const { return rounds_[r & 3]; }
 	/* The scheduled round holding fragment k, or nullptr. */
 	const Round *round_of(uint64_t k) const;
-	void take_in_order(uint8_t f, uint64_t now_ns);
+	void take_in_order(uint8_t f, uint32_t clock);
+	double round_time(double d, uint32_t clock);
 	void close_round(const Round &r);
 	void schedule_next();
 
@@ -230,14 +231,17 @@ private:
 	                                 arrives, timeouts; max_window: none */
 	uint64_t recover_k_ = 0;      /* cap_ is cut once per window */
 	double alpha_ = 0, beta_ = 1, gamma_ = 1;
-	uint64_t last_ack_ns_ = 0;    /* arrival of the last ACK */
-	/* Shortest gap between two ACK arrivals: of the last period of 16
-	 * rounds, of this one. */
-	uint64_t gap_ns_[2] = {UINT64_MAX, UINT64_MAX};
+	bool clocked_ = false;        /* prev_clock_ holds an ACK's stamp */
+	uint32_t prev_clock_ = 0;     /* stamp of the ACK before the cursor */
+	/* Shortest round (PS clock units) of the previous 5 s period and of
+	 * this one, which ends at period_end_. */
+	double shortest_[2];
+	uint32_t period_end_ = 0;
 	Round rounds_[4];
 	uint64_t cur_ = 0, last_ = 1; /* the cursor's round, the last scheduled */
 	uint64_t closed_ = 0;
 	std::vector<uint8_t> acked_;  /* per fragment, by index & mask */
+	std::vector<uint32_t> clock_; /* its ACK's PS stamp, likewise */
 	uint64_t mask_;
 	uint64_t cursor_ = 0;
 };

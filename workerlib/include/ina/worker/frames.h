@@ -64,6 +64,7 @@ struct PsMessage {
 	uint16_t elem_count;
 	uint8_t level, levels;
 	uint32_t bitmap[INA_MAX_LEVELS];
+	uint32_t ps_clock;      /* a parameter packet's PS stamp (wire.h) */
 	const uint8_t *payload; /* elem_count x 4 bytes */
 };
 
