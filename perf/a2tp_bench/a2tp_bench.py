@@ -36,7 +36,8 @@ RTO_KEYS = ["min_rto_us=200", "max_rto_us=5000", "initial_rto_us=2000"]
 
 def two_jobs_topology(level, alone, iterations, aggregators=256, elements=62, tensor=65536):
     lines = ['description = "two jobs on one switch, job B with a straggler"',
-             f"aggregators = {aggregators}", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"', ""]
+             f"aggregators = {aggregators}", f"elements = {elements}", "", "[[switch]]", 'name = "sw0"',
+             "ecn_threshold = 64", ""]
     for h in ["psa", "psb"] + [f"a{i}" for i in range(4)] + [f"b{i}" for i in range(4)]:
         lines += ["[[host]]", f'name = "{h}"', 'switch = "sw0"']
         if h == "b3" and level < 1:

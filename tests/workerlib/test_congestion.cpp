@@ -392,10 +392,10 @@ TEST(A2tp, GammaSmoothingOption)
 	EXPECT_DOUBLE_EQ(a.gamma(), 63.0 / 64 + 0.5 / 64);
 }
 
-/* By default T is the shortest round of the last 5 to 10 s of the PS's
+/* By default the round time is LCW_round ACKs at the best pace of the last 5 to 10 s of the PS's
  * clock: a slower pace reads as straggling until it has been the job's
  * pace for that long. */
-TEST(A2tp, DefaultRoundTimeIsTheShortestRecentRound)
+TEST(A2tp, DefaultRoundTimeIsTheBestRecentPace)
 {
 	CcConfig c = worked_config();
 	c.a2tp_round_ns = 0;

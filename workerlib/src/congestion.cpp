@@ -105,11 +105,14 @@ void AtpAimd::on_loss(const CcLoss &l)
 
 namespace {
 constexpr uint8_t kAcked = 1, kEcn = 2, kCol = 4, kTensorStart = 8;
-/* The default round time is the shortest round of one or two periods of
- * 5 s on the PS's clock (units of INA_PS_CLOCK_NS): long enough to hold a
- * round of every pace a job went through in a measurement's span, short
- * enough that a job whose path got slower for good reads it as its pace. */
+/* The best pace is that of one or two periods of 5 s on the PS's clock
+ * (units of INA_PS_CLOCK_NS): long enough to hold the pace a job had before
+ * a straggler slowed it, short enough that a job whose path got slower for
+ * good takes that as its pace. */
 constexpr uint32_t kPeriod = 5000000000u / INA_PS_CLOCK_NS;
+/* 1.6 us: a round shorter than this on the PS's clock (in units of 100 ns)
+ * is not timed, its pace would be mostly rounding. */
+constexpr uint64_t kMinSpan = 16;
 }
 
 A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
@@ -123,7 +126,7 @@ A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
 	acked_.assign(n, 0);
 	clock_.assign(n, 0);
 	mask_ = n - 1;
-	shortest_[0] = shortest_[1] = std::numeric_limits<double>::infinity();
+	best_[0] = best_[1] = std::numeric_limits<double>::infinity();
 	/* Rounds 0 and 1 go out under the initial windows. */
 	Round &r0 = round(0);
 	r0.len = static_cast<uint32_t>(lcw_);
@@ -220,21 +223,19 @@ void A2tp::take_in_order(uint8_t f, uint32_t clock)
 	schedule_next();
 }
 
-/* T for a round that took d (PS clock units): a2tp_round_ns, else the
- * shortest round of the current and the previous period. */
-double A2tp::round_time(double d, uint32_t clock)
+/* The job's best pace (PS clock units per ACK) of the current and the
+ * previous period, after taking this round's. */
+double A2tp::best_pace(double pace, uint32_t clock)
 {
-	if (cfg_.a2tp_round_ns)
-		return static_cast<double>(cfg_.a2tp_round_ns) / INA_PS_CLOCK_NS;
 	if (period_end_ == 0 || static_cast<int32_t>(clock - period_end_) >= 0) {
-		shortest_[0] = period_end_ ? shortest_[1] : d;
-		shortest_[1] = std::numeric_limits<double>::infinity();
+		best_[0] = period_end_ ? best_[1] : pace;
+		best_[1] = std::numeric_limits<double>::infinity();
 		period_end_ = clock + kPeriod;
 		if (period_end_ == 0)
 			period_end_ = 1;
 	}
-	shortest_[1] = std::min(shortest_[1], d);
-	return std::min(shortest_[0], shortest_[1]);
+	best_[1] = std::min(best_[1], pace);
+	return std::min(best_[0], best_[1]);
 }
 
 void A2tp::close_round(const Round &r)
@@ -244,12 +245,17 @@ void A2tp::close_round(const Round &r)
 	double e = r.acks ? static_cast<double>(r.ecns) / r.acks : 0;
 	alpha_ = (1 - cfg_.a2tp_w) * alpha_ + cfg_.a2tp_w * h; /* (1) */
 	beta_ = (1 - cfg_.a2tp_g) * beta_ + cfg_.a2tp_g * e;   /* (2) */
-	/* (3): n / LCW = T / D, D the round's duration scaled to all of its
-	 * fragments when a tensor's pause was left out of it. A round made
-	 * only of such a pause says nothing and keeps gamma. */
-	if (r.gaps > 0) {
-		double d = std::max(1.0, static_cast<double>(r.span) * r.len / r.gaps);
-		double g = std::min(1.0, round_time(d, prev_clock_) / d);
+	/* (3): gamma = n / LCW_round, n the ACKs of one round time. A round
+	 * too short to time on the PS's clock (fewer than kMinSpan units)
+	 * says nothing, nor does one made only of a tensor's pause. */
+	if (r.gaps > 0 && r.span >= kMinSpan) {
+		const double pace = static_cast<double>(r.span) / r.gaps;
+		double g;
+		if (cfg_.a2tp_round_ns) /* n = T / pace */
+			g = static_cast<double>(cfg_.a2tp_round_ns) / INA_PS_CLOCK_NS / (pace * r.len);
+		else /* the round time: LCW_round ACKs at the best recent pace */
+			g = best_pace(pace, prev_clock_) / pace;
+		g = std::min(1.0, g);
 		if (cfg_.a2tp_gamma_smoothing > 0)
 			gamma_ = (1 - cfg_.a2tp_gamma_smoothing) * gamma_ + cfg_.a2tp_gamma_smoothing * g;
 		else

@@ -389,13 +389,17 @@ bool wait_showing(ina::AllreduceHandle &h, const ina::Worker &w, Progress &p, St
 {
 	if (p.line.enabled() || trace.enabled()) {
 		const uint32_t step = trace.enabled() ? std::min<uint32_t>(250, trace.interval_ms()) : 250;
-		while (!h.wait_for(step)) {
+		bool done;
+		do {
+			done = h.wait_for(step);
 			const uint64_t now = steady_us();
 			if (p.line.enabled() && p.line.due(now))
 				show_progress(p, w, now);
+			/* Also when the round ended before the wait did: rounds
+			 * shorter than the interval would leave no line at all. */
 			if (trace.enabled())
 				trace.sample(now, w.stats());
-		}
+		} while (!done);
 	}
 	return h.wait(err);
 }

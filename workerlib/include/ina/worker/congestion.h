@@ -28,18 +28,19 @@
  *           e = ECN ACKs / ACKs
  *           alpha = (1 - w) alpha + w h                          (1)
  *           beta  = (1 - g) beta + g e                           (2)
- *           gamma = n / LCW_round = T / D                        (3)
+ *           gamma = n / LCW_round                                (3)
  *           p     = (alpha - H) / (1 - H) if alpha > H else 0
  *           ACW   = ACW (1 - d / 2) if p > 0, d = p^gamma        (4), (5)
  *           LCW   = LCW (1 - beta / 2) if the round saw ECN      (6)
  *         else LCW grows like ATP's window (one MTU per round) and ACW
- *         by as much; ACW <= LCW. n, the ACKs one round time T brings,
- *         is T / D of the round's LCW_round, D being how long the round's
- *         ACKs took on the PS's clock, which every parameter packet
- *         carries (wire.h ina_ack_ps_clock): the same D at every worker,
- *         whatever its own link. T is a2tp_round_ns, by default the
- *         shortest D of the last 5 to 10 s: a job held up by a straggler
- *         reads gamma well below 1, one that keeps its pace about 1.
+ *         by as much; ACW <= LCW. n counts the ACKs that one round time
+ *         brings at the round's pace; the pace is measured on the PS's
+ *         clock, which every parameter packet carries (wire.h
+ *         ina_ack_ps_clock), so it is the same at every worker whatever
+ *         its own link. The round time is LCW_round ACKs at the job's best
+ *         pace of the last 5 to 10 s (a2tp_round_ns fixes it instead): a
+ *         job held up by a straggler reads gamma = best pace / pace well
+ *         below 1, one that keeps its pace about 1.
  *         The pause between two tensors counts in no round. A timeout
  *         cuts a local cap on the in-flight count, not the schedule, and
  *         a suspected loss cuts nothing
@@ -86,8 +87,8 @@ struct CcConfig {
 	double a2tp_gamma_smoothing = 0; /* 0: gamma = n / LCW as eq. (3);
 	                                    else EWMA weight for gamma */
 	double initial_acw = 0;         /* 0: initial_window */
-	/* The round time T of gamma = T / D (see above); 0: the shortest
-	 * round of the last 5 to 10 s on the PS's clock. */
+	/* A fixed round time T: gamma = n / LCW_round with n the ACKs of T
+	 * (see above); 0: LCW_round ACKs at the job's best recent pace. */
 	uint64_t a2tp_round_ns = 0;
 };
 
@@ -220,7 +221,7 @@ private:
 	/* The scheduled round holding fragment k, or nullptr. */
 	const Round *round_of(uint64_t k) const;
 	void take_in_order(uint8_t f, uint32_t clock);
-	double round_time(double d, uint32_t clock);
+	double best_pace(double pace, uint32_t clock);
 	void close_round(const Round &r);
 	void schedule_next();
 
@@ -233,9 +234,9 @@ private:
 	double alpha_ = 0, beta_ = 1, gamma_ = 1;
 	bool clocked_ = false;        /* prev_clock_ holds an ACK's stamp */
 	uint32_t prev_clock_ = 0;     /* stamp of the ACK before the cursor */
-	/* Shortest round (PS clock units) of the previous 5 s period and of
-	 * this one, which ends at period_end_. */
-	double shortest_[2];
+	/* Best pace (PS clock units per ACK) of the previous 5 s period and
+	 * of this one, which ends at period_end_. */
+	double best_[2];
 	uint32_t period_end_ = 0;
 	Round rounds_[4];
 	uint64_t cur_ = 0, last_ = 1; /* the cursor's round, the last scheduled */
