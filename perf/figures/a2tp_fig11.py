@@ -29,7 +29,7 @@ PAPER_NONE, PAPER_HEAVY = 0.99, 0.4
 def params(quick):
     if quick:
         return {"step_s": 0.6, "tensor": 1 << 18, "iterations": 100}
-    return {"step_s": 1.5, "tensor": 1 << 19, "iterations": 60}
+    return {"step_s": 1.5, "tensor": 1 << 19, "iterations": 100}
 
 
 def topology(prm):

@@ -245,17 +245,20 @@ def a2tp_fig10_checks(res):
 
 def a2tp_fig11_checks(res):
     """A²TP Fig. 11: the trace covers every background step (an estimate
-    per step, each in [0, 1] as eq. (3) says) and the job's throughput is lower under the
-    heaviest step than under the first. Whether the estimate follows is
-    printed: here it does not (docs/figures.md)."""
+    per step, each in [0, 1] as eq. (3) says); the paper's direction is
+    asserted by main() (a lower estimate under the heaviest step than
+    under the lightest); and here also that the estimate falls with the
+    throughput: at the heaviest step it is below 0.8 of the lightest
+    steps' (0.45-0.65 of it in three runs; the paper's 0.4)."""
     errs = []
     pts = sorted(res["points"], key=lambda p: p["x"])
     if len(pts) != 7:
         errs.append(f"{len(pts)} steps traced, want 7")
     if not all(0.0 <= p["ours"] <= 1.0 for p in pts):
         errs.append(f"an estimate outside [0, 1]: {[p['ours'] for p in pts]}")
-    # The throughput per step is printed: A²TP's own recoveries move it
-    # more than the background does here (docs/figures.md).
+    for r in res.get("ratios", []):
+        if r["label"].startswith("straggling at the heaviest") and not r["ours"] < 0.8:
+            errs.append(f"straggling at the heaviest step {r['ours']:.2f} of the lightest's, want < 0.8")
     for p in pts:
         print(f"  step {p['x']}: {p['detail']['Gb/s per worker']:.3f} Gb/s per worker")
     return errs
@@ -270,7 +273,7 @@ CHECKS = {"atp_fig10": atp_fig10_checks, "atp_fig13": atp_fig13_checks, "atp_fig
 # Figures whose direction is printed, not asserted: their checks assert
 # the part of it that reproduces here (docs/figures.md says why).
 DIRECTION_PRINTED = ("atp_fig13", "atp_fig13b", "atp_fig13c", "atp_fig14", "a2tp_fig12", "a2tp_fig9",
-                     "a2tp_fig7", "a2tp_fig7b", "a2tp_fig10", "a2tp_fig11")
+                     "a2tp_fig7", "a2tp_fig7b", "a2tp_fig10")
 
 
 def main():

@@ -110,6 +110,10 @@ constexpr uint8_t kAcked = 1, kEcn = 2, kCol = 4, kTensorStart = 8;
  * a straggler slowed it, short enough that a job whose path got slower for
  * good takes that as its pace. */
 constexpr uint32_t kPeriod = 5000000000u / INA_PS_CLOCK_NS;
+/* The best pace is measured over blocks of this many consecutive gaps,
+ * whatever the rounds: a round of a few ACKs that the PS sent back to back
+ * says little about the pace the job keeps. */
+constexpr uint32_t kBlock = 128;
 /* 1.6 us: a round shorter than this on the PS's clock (in units of 100 ns)
  * is not timed, its pace would be mostly rounding. */
 constexpr uint64_t kMinSpan = 16;
@@ -209,8 +213,15 @@ void A2tp::take_in_order(uint8_t f, uint32_t clock)
 	 * previous one (a recovered fragment) adds nothing. */
 	if (clocked_ && !(f & kTensorStart)) {
 		int32_t gap = static_cast<int32_t>(clock - prev_clock_);
-		r.span += gap > 0 ? static_cast<uint32_t>(gap) : 0;
+		const uint32_t g = gap > 0 ? static_cast<uint32_t>(gap) : 0;
+		r.span += g;
 		r.gaps++;
+		block_span_ += g;
+		if (++block_gaps_ == kBlock) {
+			note_pace(static_cast<double>(block_span_) / kBlock, clock);
+			block_span_ = 0;
+			block_gaps_ = 0;
+		}
 	}
 	if (!clocked_ || static_cast<int32_t>(clock - prev_clock_) > 0 || (f & kTensorStart))
 		prev_clock_ = clock;
@@ -223,9 +234,8 @@ void A2tp::take_in_order(uint8_t f, uint32_t clock)
 	schedule_next();
 }
 
-/* The job's best pace (PS clock units per ACK) of the current and the
- * previous period, after taking this round's. */
-double A2tp::best_pace(double pace, uint32_t clock)
+/* A block's pace, into the best of the current and the previous period. */
+void A2tp::note_pace(double pace, uint32_t clock)
 {
 	if (period_end_ == 0 || static_cast<int32_t>(clock - period_end_) >= 0) {
 		best_[0] = period_end_ ? best_[1] : pace;
@@ -235,7 +245,6 @@ double A2tp::best_pace(double pace, uint32_t clock)
 			period_end_ = 1;
 	}
 	best_[1] = std::min(best_[1], pace);
-	return std::min(best_[0], best_[1]);
 }
 
 void A2tp::close_round(const Round &r)
@@ -253,8 +262,10 @@ void A2tp::close_round(const Round &r)
 		double g;
 		if (cfg_.a2tp_round_ns) /* n = T / pace */
 			g = static_cast<double>(cfg_.a2tp_round_ns) / INA_PS_CLOCK_NS / (pace * r.len);
-		else /* the round time: LCW_round ACKs at the best recent pace */
-			g = best_pace(pace, prev_clock_) / pace;
+		else if (period_end_) /* the round time: LCW_round ACKs at the best recent pace */
+			g = std::min(best_[0], best_[1]) / pace;
+		else /* no block timed yet: nothing to compare with */
+			g = 1;
 		g = std::min(1.0, g);
 		if (cfg_.a2tp_gamma_smoothing > 0)
 			gamma_ = (1 - cfg_.a2tp_gamma_smoothing) * gamma_ + cfg_.a2tp_gamma_smoothing * g;

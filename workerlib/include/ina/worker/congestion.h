@@ -38,7 +38,8 @@
  *         clock, which every parameter packet carries (wire.h
  *         ina_ack_ps_clock), so it is the same at every worker whatever
  *         its own link. The round time is LCW_round ACKs at the job's best
- *         pace of the last 5 to 10 s (a2tp_round_ns fixes it instead): a
+ *         pace (over 128 ACKs) of the last 5 to 10 s (a2tp_round_ns fixes
+ *         it instead): a
  *         job held up by a straggler reads gamma = best pace / pace well
  *         below 1, one that keeps its pace about 1.
  *         The pause between two tensors counts in no round. A timeout
@@ -221,7 +222,7 @@ private:
 	/* The scheduled round holding fragment k, or nullptr. */
 	const Round *round_of(uint64_t k) const;
 	void take_in_order(uint8_t f, uint32_t clock);
-	double best_pace(double pace, uint32_t clock);
+	void note_pace(double pace, uint32_t clock);
 	void close_round(const Round &r);
 	void schedule_next();
 
@@ -234,10 +235,13 @@ private:
 	double alpha_ = 0, beta_ = 1, gamma_ = 1;
 	bool clocked_ = false;        /* prev_clock_ holds an ACK's stamp */
 	uint32_t prev_clock_ = 0;     /* stamp of the ACK before the cursor */
-	/* Best pace (PS clock units per ACK) of the previous 5 s period and
-	 * of this one, which ends at period_end_. */
+	/* Best pace (PS clock units per ACK) over a block of gaps, of the
+	 * previous 5 s period and of this one, which ends at period_end_
+	 * (0: no block yet); the block being measured. */
 	double best_[2];
 	uint32_t period_end_ = 0;
+	uint64_t block_span_ = 0;
+	uint32_t block_gaps_ = 0;
 	Round rounds_[4];
 	uint64_t cur_ = 0, last_ = 1; /* the cursor's round, the last scheduled */
 	uint64_t closed_ = 0;
