@@ -5,15 +5,20 @@
 #include "ina/control_auth.h"
 #include "ina/goat_wire.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 namespace ina {
 
@@ -110,6 +115,43 @@ bool load_ctrl_key_file(const std::string &path, CtrlKey *out, std::string *erro
 	struct stat st;
 	if (warning && stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
 		*warning = path + ": the key file is readable by others than its owner (chmod 600 it)";
+	return true;
+}
+
+bool write_ctrl_key_file(const std::string &path, std::string *error)
+{
+	uint8_t key[kCtrlKeyGenLen];
+	if (RAND_bytes(key, sizeof(key)) != 1) {
+		*error = "the system's random generator gave no key";
+		return false;
+	}
+	static const char hex[] = "0123456789abcdef";
+	std::string text;
+	for (uint8_t b : key) {
+		text += hex[b >> 4];
+		text += hex[b & 15];
+	}
+	text += '\n';
+	OPENSSL_cleanse(key, sizeof(key));
+	/* O_EXCL: never replace a key (nor follow a link to a file) that
+	 * exists; the mode is set at creation, so the key is never readable
+	 * by others, not even for a moment. */
+	const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*error = path + (errno == EEXIST ? ": exists; a new key would lock out every switch and PS "
+						   "that shares it (remove it first to replace it)"
+						 : ": cannot create the key file: " + std::string(strerror(errno)));
+		OPENSSL_cleanse(text.data(), text.size());
+		return false;
+	}
+	const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+	const int saved = errno;
+	OPENSSL_cleanse(text.data(), text.size());
+	if (close(fd) != 0 || !ok) {
+		*error = path + ": cannot write the key file: " + std::string(strerror(ok ? errno : saved));
+		unlink(path.c_str());
+		return false;
+	}
 	return true;
 }
 

@@ -2,6 +2,7 @@
  *
  * ina-switchd [EAL args] -- --config FILE
  * ina-switchd --check-config FILE   (resolved configuration as JSON)
+ * ina-switchd --gen-key FILE        (a new control key for control_key_file)
  *
  * Start-up order: command line and config (before the EAL, so that a bad
  * file or a missing CPU is a one-line error), EAL, ports, aggregator tables
@@ -34,6 +35,7 @@
 #include "app.h"
 #include "control.h"
 #include "ina/cli.h"
+#include "ina/control_auth.h"
 #include "ina/vdev.h"
 #include "ina_build_config.h"
 #include "lcore_loop.h"
@@ -184,8 +186,9 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		   "  ina-switchd [EAL args] -- --config FILE\n"
 		   "  ina-switchd --no-huge -m 512 --file-prefix sw1 -- --config switchd.toml\n"
 		   "  ina-switchd --check-config switchd.toml\n"
+		   "  ina-switchd --gen-key control.key\n"
 		   "Keys of FILE and their defaults: config/README.md. Telemetry: dpdk-telemetry.py -f <file-prefix>, /ina/...");
-	std::string check_path;
+	std::string check_path, key_path;
 	ina::add_standard_options(cli, "ina-switchd");
 	cli.set_version_flag("--version", ina::version_line("ina-switchd") + " (" + rte_version() + ")",
 			     "print the version and exit");
@@ -195,9 +198,26 @@ int parse_command_line(int argc, char **argv, CommandLine *cl)
 		       "validate FILE, print the resolved configuration as JSON and exit "
 		       "(exit 2 if invalid)")
 		->excludes(config_opt);
+	auto *key_opt = cli.add_option("--gen-key", key_path,
+		       "write a new random control key to FILE (mode 0600; an existing FILE is "
+		       "left alone, exit 1) for the config's control_key_file and the PS's "
+		       "switch.control_key_file, and exit")
+		->excludes(config_opt)
+		->excludes(check_opt);
 	const int rc = ina::parse_cli("ina-switchd", cli, {app_args.rbegin(), app_args.rend()});
 	if (rc >= 0)
 		return rc;
+	if (key_opt->count() > 0) {
+		std::string err;
+		if (!ina::write_ctrl_key_file(key_path, &err)) {
+			ina::print_error("ina-switchd", err);
+			return 1;
+		}
+		std::printf("ina-switchd: wrote a new control key to %s (mode 0600): name it as "
+			    "control_key_file in the switch's config and in each PS job file's [switch]\n",
+			    key_path.c_str());
+		return 0;
+	}
 	/* CPUs and ports are checked against the machine only at start. */
 	if (check_opt->count() > 0)
 		return check_config(check_path);

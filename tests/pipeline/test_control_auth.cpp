@@ -141,3 +141,36 @@ TEST(ControlAuth, KeyFile)
 	EXPECT_FALSE(load_ctrl_key_file(path, &k, &err));
 	EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
 }
+
+/* ina-switchd --gen-key: a fresh key that load_ctrl_key_file() takes, mode
+ * 0600, never over an existing file. */
+TEST(ControlAuth, GeneratedKeyFile)
+{
+	char dir[] = "/tmp/ina_genkeyXXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	const std::string a = std::string(dir) + "/a.key", b = std::string(dir) + "/b.key";
+	std::string err, warn;
+	ASSERT_TRUE(write_ctrl_key_file(a, &err)) << err;
+	ASSERT_TRUE(write_ctrl_key_file(b, &err)) << err;
+	struct stat st;
+	ASSERT_EQ(stat(a.c_str(), &st), 0);
+	EXPECT_EQ(st.st_mode & 0777, 0600u);
+	CtrlKey ka, kb;
+	ASSERT_TRUE(load_ctrl_key_file(a, &ka, &err, &warn)) << err;
+	EXPECT_TRUE(warn.empty()) << warn;
+	ASSERT_TRUE(load_ctrl_key_file(b, &kb, &err)) << err;
+	EXPECT_EQ(ka.len, kCtrlKeyGenLen);
+	EXPECT_NE(memcmp(ka.bytes, kb.bytes, kCtrlKeyGenLen), 0) << "two keys, two random draws";
+
+	/* An existing file stays as it was. */
+	EXPECT_FALSE(write_ctrl_key_file(a, &err));
+	EXPECT_NE(err.find("exists"), std::string::npos) << err;
+	CtrlKey again;
+	ASSERT_TRUE(load_ctrl_key_file(a, &again, &err)) << err;
+	EXPECT_EQ(memcmp(again.bytes, ka.bytes, kCtrlKeyGenLen), 0);
+	EXPECT_FALSE(write_ctrl_key_file(std::string(dir) + "/no/such/dir.key", &err));
+	EXPECT_NE(err.find("cannot create"), std::string::npos) << err;
+	unlink(a.c_str());
+	unlink(b.c_str());
+	rmdir(dir);
+}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`ina-switchd --check-config FILE`: the resolved configuration as JSON on
 stdout (every default filled in, config/README.md), or one error line and
-exit 2. Needs neither root nor DPDK ports: nothing starts.
+exit 2; `ina-switchd --gen-key FILE`: a new control key. Needs neither root
+nor DPDK ports: nothing starts.
 
     check_config_test.py INA_SWITCHD
 """
@@ -122,6 +123,38 @@ def control_key(binary, tmp):
     check(r.returncode == 2 and "job[0].control" in r.stderr, "job control must be allow or deny")
 
 
+def gen_key(binary, tmp):
+    """--gen-key FILE: a new key, mode 0600, that a config's control_key_file
+    takes; an existing file is never replaced."""
+    key = os.path.join(tmp, "gen.key")
+    r = run(binary, "--gen-key", key)
+    check(r.returncode == 0 and os.path.exists(key) and key in r.stdout,
+          f"--gen-key writes the file ({r.returncode}, {r.stderr.strip()})")
+    if not os.path.exists(key):
+        return
+    check(os.stat(key).st_mode & 0o777 == 0o600, f"mode 0600 ({oct(os.stat(key).st_mode & 0o777)})")
+    with open(key) as f:
+        text = f.read()
+    check(len(text) == 65 and text.endswith("\n") and all(c in "0123456789abcdef" for c in text[:-1]),
+          f"one line of 64 hex digits ({len(text)} characters)")
+    path = os.path.join(tmp, "genkeyed.toml")
+    with open(path, "w") as f:
+        f.write(MINIMAL.replace('ip = "10.0.0.254"', 'ip = "10.0.0.254"\ncontrol_key_file = "gen.key"'))
+    r = run(binary, "--check-config", path)
+    check(r.returncode == 0 and r.stderr == "" and json.loads(r.stdout)["switch"]["control_key_file"] == key,
+          f"a config takes the generated key, no warning ({r.stderr.strip()})")
+    r = run(binary, "--gen-key", key)
+    with open(key) as f:
+        check(r.returncode == 1 and "exists" in r.stderr and f.read() == text,
+              f"an existing key file is left alone, exit 1 ({r.stderr.strip()})")
+    r = run(binary, "--gen-key", os.path.join(tmp, "no", "such.key"))
+    check(r.returncode == 1 and r.stderr.startswith("ina-switchd: error: ") and "cannot create" in r.stderr,
+          f"an unwritable path: one error line ({r.stderr.strip()})")
+    r = run(binary, "--gen-key", os.path.join(tmp, "x.key"), "--check-config", path)
+    check(r.returncode == 2 and not os.path.exists(os.path.join(tmp, "x.key")),
+          f"--gen-key goes alone ({r.returncode})")
+
+
 def errors(binary, tmp):
     bad = os.path.join(tmp, "bad.toml")
     with open(bad, "w") as f:
@@ -216,6 +249,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="chkcfg") as tmp:
         defaults(binary, tmp)
         control_key(binary, tmp)
+        gen_key(binary, tmp)
         errors(binary, tmp)
         key_hints(binary, tmp)
     examples(binary)

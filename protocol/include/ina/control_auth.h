@@ -34,6 +34,14 @@ bool parse_ctrl_key(const std::string &hex, CtrlKey *out, std::string *error);
 bool load_ctrl_key_file(const std::string &path, CtrlKey *out, std::string *error,
 			std::string *warning = nullptr);
 
+/* Writes a fresh key to a new file at `path`, in the form
+ * load_ctrl_key_file() reads: kGenLen random bytes from the system's
+ * generator (OpenSSL's RAND_bytes) as one line of hex, mode 0600. Refuses
+ * a path that exists (a switch and its PSes share the key: replacing it
+ * would lock them out one by one). False with a one-line *error. */
+constexpr uint32_t kCtrlKeyGenLen = 32;
+bool write_ctrl_key_file(const std::string &path, std::string *error);
+
 /* Writes the MAC of the control frame frame[0..len) (as write_ctrl_frame
  * left it) into its trailer. False if it is not a well-formed control frame. */
 bool sign_ctrl_frame(uint8_t *frame, uint32_t len, const CtrlKey &key);
