@@ -92,12 +92,14 @@ void run_topology(const std::string &name, const Options &opt)
 int run(int argc, char **argv)
 {
 	Options opt;
-	CLI::App app{"GOAT paper §IV-C simulation: goat vs atp vs none (docs/goat.md)"};
+	CLI::App app{"GOAT paper §IV-C simulation: goat vs atp vs none (docs/goat.md)", "goat-sim"};
+	ina::add_standard_options(app, "goat-sim");
 	app.add_option("--topology", opt.topology, "leaf-spine, fat-tree or all")
 		->check(CLI::IsMember({"leaf-spine", "fat-tree", "all"}))
 		->capture_default_str();
 	app.add_option("--workers", opt.workers, "worker counts (default: the sweep)")
-		->check(CLI::Range(1, 1 << 20));
+		->check(CLI::Range(1, 1 << 20))
+		->default_str(""); /* the sweep, not an empty list */
 	app.add_option("--seed", opt.seed, "seed of every draw and of KRGS")->capture_default_str();
 	app.add_flag("--quick", opt.quick, "a short sweep with 4 KB fragments (for tests)");
 	app.add_flag("--json", opt.json, "one JSON object per line");

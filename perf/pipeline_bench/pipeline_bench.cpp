@@ -32,6 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ina/cli.h"
 #include "ina/codec.h"
 #include "ina/hash.h"
 #include "ina/pipeline.h"
@@ -329,14 +330,16 @@ int roce_rows(const Options &o, ina::SimdLevel simd, nlohmann::json *out)
 int main(int argc, char **argv)
 {
 	Options o;
-	CLI::App app{"ina::process() throughput on one core: synthetic multi-job traffic"};
+	CLI::App app{"ina::process() throughput on one core: synthetic multi-job traffic", "pipeline_bench"};
+	ina::add_standard_options(app, "pipeline_bench");
 	app.add_option("-w,--workers", o.workers, "workers per job (fan-in), 1..32")->check(CLI::Range(1, 32));
 	app.add_option("-j,--jobs", o.jobs, "jobs")->check(CLI::Range(1, 1000));
 	app.add_option("--window", o.window, "fragments in flight per job")->check(CLI::Range(1, 100000));
 	app.add_option("-a,--aggregators", o.aggregators, "aggregators in the table")->check(CLI::Range(1, 1 << 22));
 	app.add_option("-e,--elements", o.elements, "elements per packet (repeatable)")
 		->check(CLI::Range(1, int(INA_MAX_ELEMENTS)));
-	app.add_option("--simd", o.simd, "SIMD paths to run (scalar, avx2, avx512); default all the CPU has");
+	app.add_option("--simd", o.simd, "SIMD paths to run (scalar, avx2, avx512); default all the CPU has")
+		->default_str(""); /* all the CPU has, not an empty list */
 	app.add_option("-t,--seconds", o.seconds, "seconds per configuration")->check(CLI::Range(0.01, 600.0));
 	app.add_flag("--hash", o.hash, "CRC-32 aggregator indices as workers compute them (collisions happen)");
 	app.add_flag("--json", o.json, "JSON: one object per configuration");
@@ -346,7 +349,9 @@ int main(int argc, char **argv)
 	app.add_option("--roce-payload", o.roce_opt.payloads, "RoCE payload bytes per packet (repeatable)")
 		->check(CLI::Range(256, 4096));
 	app.add_option("--roce-msg-len", o.roce_opt.msg_len, "RoCE packets per message")->check(CLI::Range(1, 1024));
-	CLI11_PARSE(app, argc, argv);
+	const int rc = ina::parse_cli("pipeline_bench", app, argc, argv);
+	if (rc >= 0)
+		return rc;
 	o.roce_opt.seconds = o.seconds;
 
 	if (!o.hash && uint64_t(o.jobs) * o.window > o.aggregators) {

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,7 +342,13 @@ struct Daemon {
 	 * 0 until the path is known, when queries go unanswered and the
 	 * workers ask again. */
 	std::map<uint16_t, uint16_t> job_size;
+	/* Each served job's epoch, set with its size: the one the shards
+	 * stamp and require, and the one JOB_INFO tells the workers, so that
+	 * the two never differ (a refresh's ACK renews it; control.epoch()
+	 * follows the switch, this follows the run). */
+	std::map<uint16_t, uint8_t> job_epoch;
 	std::vector<std::unique_ptr<Shard>> shards;
+	std::set<uint16_t> epoch_warned; /* jobs check_epochs() reported */
 	std::vector<std::unique_ptr<ina::PsFrameRing>> rings;
 
 	Daemon(const Options &opts, const std::vector<ina::PsJobConfig> &j,
@@ -395,8 +402,8 @@ struct Daemon {
 		if (!out)
 			return true;
 		const uint16_t size = it == job_size.end() ? 0 : it->second;
-		const uint32_t n = ina::build_job_info(rx, self_, size,
-						      size ? control.epoch(job) : 0, out, INA_FRAME_LEN(INA_MAX_ELEMENTS));
+		const uint32_t n = ina::build_job_info(rx, self_, size, size ? job_epoch[job] : 0, out,
+						      INA_FRAME_LEN(INA_MAX_ELEMENTS));
 		if (n)
 			tx.commit(n);
 		return true;
@@ -606,6 +613,25 @@ struct Daemon {
 		return all_applied(unregister);
 	}
 
+	/* After a refresh: a switch renews the run's epoch (docs/protocol.md,
+	 * "Epochs"), also after it restarted. One that started a new run
+	 * instead now drops this run's packets (stale_epoch_drops), and only
+	 * restarting the PS and the workers joins them again: said once per job. */
+	void check_epochs()
+	{
+		for (const auto &c : jobs) {
+			if (!c.has_switch || control.state(c.job) != ina::ControlClient::State::kApplied)
+				continue;
+			const uint8_t now = control.epoch(c.job);
+			if (now != job_epoch[c.job] && epoch_warned.insert(c.job).second)
+				fprintf(stderr,
+					"ina-ps: job %u: switch %s gave the job epoch %u, a new run, while this PS "
+					"and its workers run epoch %u: it drops their packets (stale_epoch_drops); "
+					"restart ina-ps and the workers\n",
+					c.job, ip_text(c.switch_ip).c_str(), now, job_epoch[c.job]);
+		}
+	}
+
 	/* Reports each request that was not applied; true if none. */
 	bool all_applied(bool unregister) const
 	{
@@ -686,6 +712,7 @@ struct Daemon {
 				if (!control.pending()) {
 					/* A refresh the switch missed is retried at the next interval. */
 					all_applied(false);
+					check_epochs();
 					refreshing = false;
 				}
 			}
@@ -875,8 +902,8 @@ int size_for_interface(std::vector<ina::PsJobConfig> &jobs, const Options &o, co
 /* After the registrations: each job's size is the least of its own (this
  * PS's cap, or what the job file names) and its switches' caps; a named
  * size above a switch's cap is refused. Tells every shard and the query
- * answers. -1 to go on, else the exit code. */
-int settle_sizes(Daemon &d)
+ * answers the size and the epoch. -1 to go on, else the exit code. */
+int settle_jobs(Daemon &d)
 {
 	for (const auto &c : d.jobs) {
 		uint32_t sw = 0;
@@ -893,8 +920,15 @@ int settle_sizes(Daemon &d)
 			}
 			size = cap;
 		}
-		for (auto &s : d.shards)
+		/* The run's epoch from the switch's ACK (0 without a switch or
+		 * registration): stamped on every packet the PS sends and told
+		 * the workers in JOB_INFO, with the size. */
+		const uint8_t epoch = c.has_switch ? d.control.epoch(c.job) : 0;
+		for (auto &s : d.shards) {
 			s->ps->set_elements(c.job, size);
+			s->ps->set_epoch(c.job, epoch);
+		}
+		d.job_epoch[c.job] = epoch;
 		d.job_size[c.job] = size;
 	}
 	return -1;
@@ -945,20 +979,15 @@ static int run_ps(int argc, char **argv)
 
 	if (!d.control_all(false))
 		return 1;
-	rc = settle_sizes(d);
+	rc = settle_jobs(d);
 	if (rc >= 0) {
 		d.control_all(true); /* leave the switches as they were */
 		return rc;
 	}
-	/* The run's epoch from the switch's ACK: stamped on every packet the
-	 * PS sends, and printed for whoever starts the workers (ina-worker
-	 * --epoch; docs/ps.md), with the job's fragment size (what its
-	 * workers' JOB_QUERY gets). */
+	/* Each job's epoch and fragment size, what its workers' JOB_QUERY
+	 * gets (docs/ps.md). */
 	for (const auto &c : d.jobs) {
-		const uint8_t epoch = c.has_switch ? d.control.epoch(c.job) : 0;
-		for (auto &sh : d.shards)
-			sh->ps->set_epoch(c.job, epoch);
-		printf("ina-ps: job %u epoch %u elements %u\n", c.job, epoch, d.job_size[c.job]);
+		printf("ina-ps: job %u epoch %u elements %u\n", c.job, d.job_epoch[c.job], d.job_size[c.job]);
 		for (const ina::PsGoatSwitch &g : c.goat) {
 			std::string ranges, subs;
 			for (const ina::GoatSlots &r : g.slots)

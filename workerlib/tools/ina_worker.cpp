@@ -73,6 +73,7 @@ struct Options {
 	bool bits_given = false;
 	uint32_t levels = 1, start_level = 0;
 	uint32_t epoch = 0;
+	CLI::Option *epoch_opt = nullptr; /* given: it wins over the PS's answer */
 	double tolerance = -1;
 	std::string goat_plan, goat_worker;
 	std::string ready_file, go_file;
@@ -160,9 +161,10 @@ int parse_options(int argc, char **argv, Options &o)
 		   "Sizes: bytes, or K, M, G = KiB, MiB, GiB. Rates: Gb/s.");
 	ina::WorkerConfig &cfg = o.cfg;
 	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
-	app.add_option("--epoch", o.epoch,
-		       "the job's run, as the switch gave it to the PS (ina-ps prints it); 0 for a config job")
-		->check(CLI::Range(0u, 255u));
+	o.epoch_opt = app.add_option("--epoch", o.epoch,
+				     "the job's run (0..255); default: the one the PS answers, which the "
+				     "switch gave its registration (ina-ps prints it)")
+			      ->check(CLI::Range(0u, 255u));
 	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required();
 	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")
 		->required()
@@ -267,7 +269,7 @@ int configure(Options &o)
 	}
 	bool ok = (roce ? set("roce_ranks", std::to_string(o.workers)) : set("ps", o.ps)) &&
 		  set("cc", o.cc) && set("levels", std::to_string(o.levels)) &&
-		  set("epoch", std::to_string(o.epoch)) &&
+		  (!o.epoch_opt->count() || set("epoch", std::to_string(o.epoch))) &&
 		  set("start_level", std::to_string(o.start_level)) &&
 		  set("bit", o.bits_given ? o.bits : std::to_string(cfg.rank)) &&
 		  set("fan_in", o.fan_in.empty() ? std::to_string(o.workers) : o.fan_in) &&
@@ -489,6 +491,7 @@ void print_json(const ina::Worker &w, const Options &o, const Outcome &r, const 
 		{"transport", w.transport_name()},
 		{"cc", ina::cc_kind_name(cfg.cc.kind)},
 		{"elements", w.config().elements_per_packet},
+		{"epoch", w.config().epoch},
 		{"quantize", ina::quantize_impl()},
 		{"size_bytes", r.n * sizeof(float)},
 		{"rounds", o.rounds},
