@@ -283,6 +283,7 @@ class ConfigAndFailureTest(unittest.TestCase):
                 open_workers(11, ips=IPS[:2], ps=f"{NET}.3", elements=100)
             ws = open_workers(11, ips=IPS[:1], ps=f"{NET}.3")
             self.assertEqual(ws[0].config()["elements"], 62)
+            self.assertEqual(ws[0].config()["epoch"], 0, "the PS's: it registers with no switch")
             ws[0].close()
         finally:
             stats = ps.stop()

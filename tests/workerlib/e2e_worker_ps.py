@@ -330,13 +330,21 @@ def run_size_checks():
             ps = start_ps(tmp, job_toml(7, 1, elements=None, switch=sw), NET + ".1")
             line = ps.stdout.readline()
             assert "ina-ps: job 7 epoch 1 elements 100" in line, line
-            w = subprocess.run([WORKER, "--job", "7", "--epoch", "1", "--rank", "0", "--workers", "1",
+            # No --epoch: the worker takes the epoch with the size (JOB_INFO).
+            w = subprocess.run([WORKER, "--job", "7", "--rank", "0", "--workers", "1",
                                 "--ps", NET + ".1", "--transport", "udp", "--ip", NET + ".10",
                                 "--size", "10K", "--rounds", "2", "--json"],
                                capture_output=True, text=True, timeout=60)
             assert w.returncode == 0, ("auto behind a switch", w.returncode, w.stderr)
             out = json.loads(w.stdout)
-            assert out["elements"] == 100 and out["within_bound"], out
+            assert out["elements"] == 100 and out["epoch"] == 1 and out["within_bound"], out
+            # A named epoch wins over the PS's: this one is stale to the PS,
+            # which drops every fragment: no parameter packet comes back.
+            w = subprocess.run([WORKER, "--job", "7", "--epoch", "2", "--rank", "0", "--workers", "1",
+                                "--ps", NET + ".1", "--transport", "udp", "--ip", NET + ".10",
+                                "--size", "1K", "--rounds", "1", "--set", "stall_timeout_ms=1000"],
+                               capture_output=True, text=True, timeout=60)
+            assert w.returncode != 0 and "no parameter packets" in w.stderr, ("named epoch", w.returncode, w.stderr)
             ps.terminate()
             ps.communicate(timeout=10)
             # ... and a job that names more is refused, naming the switch and both numbers.

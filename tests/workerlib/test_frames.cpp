@@ -226,6 +226,27 @@ TEST(Config, KeysSetFieldsAndRejectBadInput)
 	EXPECT_FALSE(set_config_key(&c, "bit", "1,2,3,4,5", &err));
 }
 
+/* The epoch: the PS's answer unless named (docs/protocol.md, "Epochs");
+ * naming 0 is naming it too. */
+TEST(Config, EpochKeyNamesTheRunOrLeavesItToThePs)
+{
+	WorkerConfig c;
+	std::string err;
+	EXPECT_FALSE(c.epoch_named) << "by default the PS's answer";
+	EXPECT_TRUE(set_config_key(&c, "epoch", "0", &err));
+	EXPECT_TRUE(c.epoch_named);
+	EXPECT_EQ(c.epoch, 0);
+	EXPECT_TRUE(set_config_key(&c, "epoch", "255", &err));
+	EXPECT_EQ(c.epoch, 255);
+	EXPECT_TRUE(set_config_key(&c, "epoch", "auto", &err));
+	EXPECT_FALSE(c.epoch_named);
+	EXPECT_EQ(c.epoch, 0);
+	EXPECT_FALSE(set_config_key(&c, "epoch", "256", &err));
+	EXPECT_EQ(err, "bad value '256' for worker config key 'epoch' (int 0..255 or auto)");
+	EXPECT_FALSE(set_config_key(&c, "epoch", "", &err));
+	EXPECT_FALSE(c.epoch_named) << "a refused value names nothing";
+}
+
 TEST(Config, RecoveryKeyChoosesTimeoutOnly)
 {
 	WorkerConfig c;

@@ -290,7 +290,6 @@ void add_numeric_keys(KeyTable *t, WorkerConfig *c)
 	const double kWindows = static_cast<double>(kMaxWindowCapacity - 1);
 	*t = {
 		{"job", int_key(&c->job_id, 1, 0xFFFF)},
-		{"epoch", int_key(&c->epoch, 0, 0xFF)},
 		{"rank", int_key(&c->rank, 0, 0xFFFFFFFF)},
 		{"levels", int_key(&c->levels, 0, INA_MAX_LEVELS)},
 		{"start_level", int_key(&c->start_level, 0, INA_MAX_LEVELS - 1)},
@@ -333,7 +332,23 @@ void add_numeric_keys(KeyTable *t, WorkerConfig *c)
 void add_text_keys(KeyTable *t, WorkerConfig *c)
 {
 	const Key elements = int_key(&c->elements_per_packet, 1, INA_MAX_ELEMENTS);
+	const Key epoch = int_key(&c->epoch, 0, 0xFF);
 	t->insert({
+		/* A number names the epoch, which then wins over the PS's
+		 * answer; auto (the default) takes the PS's. */
+		{"epoch", text_key(
+				  [c, epoch](const std::string &s) {
+					  if (s == "auto") {
+						  c->epoch = 0;
+						  c->epoch_named = false;
+						  return true;
+					  }
+					  if (!epoch.set(s))
+						  return false;
+					  c->epoch_named = true;
+					  return true;
+				  },
+				  epoch.range + " or auto")},
 		{"bit", text_key([c](const std::string &s) { return per_level(s, c->bit); }, "a comma list of int")},
 		{"fan_in", text_key([c](const std::string &s) { return per_level(s, c->fan_in); }, "a comma list of int")},
 		{"ps", text_key([c](const std::string &s) { return ps_list(s, &c->ps); }, "IP[/MAC],...")},

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The fragment size of a job, asked of its PS instances before the first
- * fragment (docs/worker.md, "Fragment size"; docs/protocol.md): a
- * JOB_QUERY to each PS, repeated every kQueryRetryMs until each has
- * answered with a JOB_INFO or ps_query_timeout_ms passed. Runs once, at
- * open, on the first sender's transport before its thread starts: nothing
- * here is on the data path.
+ * The fragment size and the epoch of a job, asked of its PS instances
+ * before the first fragment (docs/worker.md, "Fragment size";
+ * docs/protocol.md): a JOB_QUERY to each PS, repeated every kQueryRetryMs
+ * until each has answered with a JOB_INFO or ps_query_timeout_ms passed.
+ * Runs once, at open, on the first sender's transport before its thread
+ * starts: nothing here is on the data path.
  */
 #include <chrono>
 #include <cstring>
@@ -37,7 +37,7 @@ uint64_t steady_ms()
  * (`counter`), or -1. Only the PS's own address counts: JOB_INFO is not
  * signed (docs/security.md). */
 int info_from(const WorkerConfig &cfg, const uint8_t *frame, uint32_t len, uint32_t self_ip, uint64_t counter,
-	      uint16_t *elements, uint8_t *status)
+	      uint16_t *elements, uint8_t *epoch, uint8_t *status)
 {
 	InaFrame f;
 	CtrlMessage m;
@@ -49,6 +49,7 @@ int info_from(const WorkerConfig &cfg, const uint8_t *frame, uint32_t len, uint3
 	for (size_t i = 0; i < cfg.ps.size(); i++)
 		if (cfg.ps[i].ip == f.src_ip) {
 			*elements = f.hdr.elem_count;
+			*epoch = ina_flags_epoch(f.hdr.flags);
 			*status = m.status;
 			return static_cast<int>(i);
 		}
@@ -57,11 +58,12 @@ int info_from(const WorkerConfig &cfg, const uint8_t *frame, uint32_t len, uint3
 
 } /* namespace */
 
-uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent)
+JobAnswer query_job(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent)
 {
 	*silent = false;
 	const size_t n = cfg.ps.size();
 	std::vector<uint16_t> size(n, 0);
+	std::vector<uint8_t> epoch(n, 0);
 	size_t answered = 0;
 	Endpoint self;
 	t.mac(self.mac);
@@ -86,7 +88,7 @@ uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *erro
 					break;
 				}
 			*silent = true;
-			return 0;
+			return {};
 		}
 		if (now >= next) {
 			for (size_t i = 0; i < n; i++) {
@@ -109,21 +111,35 @@ uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *erro
 		if (!t.recv(&r, 1, 10000))
 			continue;
 		uint16_t elements = 0;
-		uint8_t status = 0;
-		const int i = info_from(cfg, r.data, r.len, self.ip, q.counter, &elements, &status);
+		uint8_t run = 0, status = 0;
+		const int i = info_from(cfg, r.data, r.len, self.ip, q.counter, &elements, &run, &status);
 		if (i < 0 || size[i])
 			continue;
 		if (status != INA_CTRL_APPLIED || elements == 0) {
 			*error = "the PS " + ip_text(cfg.ps[i].ip) + " does not serve job " + std::to_string(cfg.job_id);
-			return 0;
+			return {};
 		}
 		size[i] = elements;
+		epoch[i] = run;
 		answered++;
 	}
-	uint32_t least = INA_MAX_ELEMENTS;
-	for (uint16_t s : size)
-		least = s < least ? s : least;
-	return least;
+	JobAnswer a;
+	a.elements = INA_MAX_ELEMENTS;
+	a.epoch = epoch[0];
+	for (size_t i = 0; i < n; i++) {
+		a.elements = size[i] < a.elements ? size[i] : a.elements;
+		/* Each PS stamps and requires its own run's epoch: with two, the
+		 * job's packets would be stale to one of them. A named epoch is
+		 * the user's to choose. */
+		if (epoch[i] != a.epoch && !epoch_named(cfg)) {
+			*error = "the PS instances of job " + std::to_string(cfg.job_id) + " run different epochs: " +
+				 std::to_string(a.epoch) + " at " + ip_text(cfg.ps[0].ip) + ", " +
+				 std::to_string(epoch[i]) + " at " + ip_text(cfg.ps[i].ip) +
+				 " (every PS of a job must serve the same run)";
+			return {};
+		}
+	}
+	return a;
 }
 
 } /* namespace ina */

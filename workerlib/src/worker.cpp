@@ -155,8 +155,10 @@ static double job_flows(const WorkerConfig &c)
  * instances answer, or the size the config names if they take it; never
  * more than this worker's interface carries. A named size stands when no
  * PS answers (a PS that predates the query, or one started later): it is
- * the job's contract, as it was before sizes came from the path. */
-bool WorkerImpl::size_fragments(Transport &t, std::string *error)
+ * the job's contract, as it was before sizes came from the path. The
+ * epoch: the one the PS instances answer, the run the switch gave their
+ * registration, unless the config names one (docs/protocol.md, "Epochs"). */
+bool WorkerImpl::ask_ps(Transport &t, std::string *error)
 {
 	const uint32_t own = frame_elements(t.max_frame());
 	const std::string iface = std::string(t.name()) +
@@ -169,7 +171,8 @@ bool WorkerImpl::size_fragments(Transport &t, std::string *error)
 	}
 	std::string err;
 	bool silent = false;
-	const uint32_t job = query_job_size(t, cfg_, &err, &silent);
+	const JobAnswer answer = query_job(t, cfg_, &err, &silent);
+	const uint32_t job = answer.elements;
 	if (!job && named && silent)
 		return true;
 	if (!job) {
@@ -188,6 +191,8 @@ bool WorkerImpl::size_fragments(Transport &t, std::string *error)
 		return false;
 	}
 	cfg_.elements_per_packet = named ? named : job;
+	if (!epoch_named(cfg_))
+		cfg_.epoch = answer.epoch;
 	return true;
 }
 
@@ -214,7 +219,7 @@ bool WorkerImpl::start(std::string *error)
 		}
 		transports.push_back(std::move(tx));
 	}
-	if (!size_fragments(*transports[0], error))
+	if (!ask_ps(*transports[0], error))
 		return false;
 	for (uint32_t t = 0; t < cfg_.threads; t++)
 		senders_.push_back(std::make_unique<Sender>(this, t, std::move(transports[t]), cfg_, job_flows(cfg_)));

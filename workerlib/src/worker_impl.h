@@ -19,11 +19,24 @@
 
 namespace ina {
 
-/* Asks the job's PS instances for its fragment size (job_query.cpp): the
- * least size they answered, or 0 with a one-line *error: a PS that does not
- * serve the job, or (*silent set) one that gave no answer within
- * cfg.ps_query_timeout_ms. */
-uint32_t query_job_size(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent);
+/* True if the config names the job's epoch (ina/worker.h): then the
+ * PS's answer does not replace it. */
+inline bool epoch_named(const WorkerConfig &c)
+{
+	return c.epoch_named || c.epoch != 0;
+}
+
+/* What the job's PS instances answer at open (job_query.cpp). */
+struct JobAnswer {
+	uint32_t elements = 0; /* the least fragment size they answered */
+	uint8_t epoch = 0;     /* the job's run, the same from each */
+};
+
+/* Asks the job's PS instances for its fragment size and epoch
+ * (job_query.cpp); elements 0 with a one-line *error: a PS that does not
+ * serve the job, PS instances that answer different epochs, or (*silent
+ * set) one that gave no answer within cfg.ps_query_timeout_ms. */
+JobAnswer query_job(Transport &t, const WorkerConfig &cfg, std::string *error, bool *silent);
 
 class WorkerImpl final : public Worker {
 public:
@@ -33,7 +46,7 @@ public:
 	/* ina/worker/stepped.h: one sender on `tx`, no thread; poll() runs it. */
 	bool start_stepped(std::unique_ptr<Transport> tx, std::string *error);
 	uint64_t poll(uint64_t now_ns) { return senders_[0]->poll(now_ns); }
-	bool size_fragments(Transport &t, std::string *error);
+	bool ask_ps(Transport &t, std::string *error);
 
 	bool allreduce(float *data, size_t n, std::string *error) override;
 	AllreduceHandle allreduce_async(float *data, size_t n, std::string *error) override;

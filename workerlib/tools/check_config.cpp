@@ -32,7 +32,7 @@ void add_job(json &j, const ina::WorkerConfig &c)
 {
 	const uint32_t levels = c.levels ? c.levels : 1;
 	j["job"] = c.job_id;
-	j["epoch"] = c.epoch;
+	j["epoch"] = c.epoch_named || c.epoch ? json(c.epoch) : json("auto");
 	j["rank"] = c.rank;
 	j["levels"] = c.levels;
 	j["start_level"] = c.start_level;

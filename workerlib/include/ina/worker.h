@@ -77,9 +77,14 @@ enum class Recovery : uint8_t {
 struct WorkerConfig {
 	uint16_t job_id = 1;
 	/* The job's run (docs/protocol.md, "Epochs"): the epoch the switch
-	 * gave the PS's registration (ina-ps prints it); 0 for a job of the
-	 * switch's config or one without a switch. Every frame carries it. */
+	 * gave the PS's registration; 0 for a job of the switch's config or
+	 * one without a switch. Every frame carries it. Unless it is named
+	 * (epoch_named, which the key `epoch` sets, or a value other than 0),
+	 * the worker takes the one its PS instances answer at open (JOB_INFO,
+	 * docs/protocol.md, "Fragment size"), and keeps this one only when no
+	 * PS answers. */
 	uint8_t epoch = 0;
+	bool epoch_named = false;
 	uint32_t rank = 0; /* for logs and tools; the wire uses the bits below */
 	/* In-network levels of the job (0..4) and the level of this worker's
 	 * first aggregation point. */
@@ -255,7 +260,7 @@ public:
 bool validate(const WorkerConfig &cfg, std::string *error);
 
 /* Sets one config field from text (used by the C API and ina-worker):
- * job, epoch, rank, levels, start_level, bit, fan_in (comma lists, one per level),
+ * job, epoch (or auto), rank, levels, start_level, bit, fan_in (comma lists, one per level),
  * ps (comma list of IP or IP/MAC), next_hop_mac, transport, device, ip,
  * udp_port, udp_gso, eal_args, drop, duplicate, reorder, seed, elements (or auto), ps_query_timeout_ms, aggregators,
  * cc, scale, agg_node, goat (end:node,... per sub-model), goat_aggregators (node:first-end,...), threads, initial_window, min_window, max_window,

@@ -197,6 +197,7 @@ public:
 		d["bit"] = bit;
 		d["fan_in"] = fan_in;
 		d["elements"] = c.elements_per_packet;
+		d["epoch"] = c.epoch;
 		d["aggregators"] = c.aggregators;
 		d["scale"] = c.scale;
 		d["threads"] = c.threads;
