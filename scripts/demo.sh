@@ -8,7 +8,7 @@
 # timed with INA, with the PS alone and with gloo, and the speed-ups. The
 # last line is exactly `demo: OK` or `demo: FAILED <reason>`.
 #
-#   sudo scripts/demo.sh            (BUILD_DIR=build by default)
+#   scripts/demo.sh            as root, or with sudo (BUILD_DIR=build by default)
 #
 # Environment: BUILD_DIR, INA_LAB_DRIVER (auto | af_xdp | af_packet),
 # DEMO_TOPOLOGY (default multi-tenant), DEMO_SIZE (the compared tensor per
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
 	cat <<EOF
-Usage: sudo scripts/demo.sh [--help] [--version]
+Usage: scripts/demo.sh [--help] [--version]     (as root, or with sudo)
 
 Installs what is missing (scripts/deps.sh), builds, runs the jobs of a lab
 topology through ina-switchd, then one allreduce with INA, the PS alone and
@@ -57,7 +57,11 @@ finish() {
 trap cleanup EXIT
 trap 'finish "interrupted"' INT TERM HUP
 
-[[ $(id -u) -eq 0 ]] || finish "needs root (network namespaces, AF_XDP, hugepages): sudo $0"
+if [[ $(id -u) -ne 0 ]]; then
+	command -v sudo >/dev/null ||
+		finish "needs root (network namespaces, AF_XDP, hugepages): run it as root (sudo is not installed)"
+	finish "needs root (network namespaces, AF_XDP, hugepages): sudo $0"
+fi
 mkdir -p "$LOGDIR"
 
 echo "demo: installing what is missing (scripts/deps.sh)"
@@ -95,7 +99,7 @@ for j in r["jobs"]:
 for name, s in r["switches"].items():
     print(f"switch {name}: collisions {s['collision']}, GC frees {s['gc_freed']}, "
           f"admission drops {s['admission_drops']}, egress drops {s['egress_drops']}")
-print(f"jobs ran {r['wall_s']:.1f} s; whole demo {time.time() - start:.0f} s "
+print(f"jobs ran {r['wall_s']:.1f} s; demo so far {time.time() - start:.0f} s "
       f"(build {built - start} s); logs in /tmp/inalab/inalabdemo/logs")
 bad = []
 for j in r["jobs"]:

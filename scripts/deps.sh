@@ -3,6 +3,16 @@
 # packages already present are not fetched again.
 set -euo pipefail
 
+case ${1:-} in
+-h | --help)
+  echo "Usage: scripts/deps.sh [--help] [--version]     (as root, or with sudo)"
+  echo "Installs the Debian 12 packages the project needs that are not installed yet (apt-get)."
+  exit 0 ;;
+--version)
+  echo "deps.sh $(sed -n "s/^ *version : '\(.*\)',\$/\1/p" "$(dirname "$0")/../meson.build")"
+  exit 0 ;;
+esac
+
 PKGS=(
   build-essential pkg-config meson ninja-build python3
   dpdk dpdk-dev libdpdk-dev

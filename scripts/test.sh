@@ -2,8 +2,30 @@
 # Installs what is missing, builds, and runs every test: unit, conformance
 # vectors, fuzzing, switchd integration and the lab end-to-end tests.
 #   scripts/test.sh [meson test args...]   e.g.  scripts/test.sh --suite unit
+# As root, or with sudo: scripts/deps.sh installs packages, and the lab,
+# switchd and transport tests need namespaces, AF_XDP and hugepages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+case ${1:-} in
+-h | --help)
+  cat <<EOF
+Usage: scripts/test.sh [--help] [--version] [meson test args: --suite NAME, ...]     (as root, or with sudo)
+
+Installs what is missing (scripts/deps.sh), builds (BUILD_DIR, default: build) and runs
+meson test with the arguments given (default: every suite; one: --suite lab). Ends with
+"tests: N passed, M failed, K skipped" after one "skipped NAME: reason" line per skipped test.
+EOF
+  exit 0 ;;
+--version) echo "test.sh $(sed -n "s/^ *version : '\(.*\)',\$/\1/p" meson.build)"; exit 0 ;;
+esac
+
+# Without root the packages cannot be installed; without sudo nothing can
+# get it for us.
+if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
+  echo "tests: needs root (packages, namespaces, AF_XDP, hugepages): run it as root (sudo is not installed)" >&2
+  exit 1
+fi
 
 bash scripts/deps.sh
 BUILD=${BUILD_DIR:-build}

@@ -42,9 +42,13 @@ int ecn_mark(uint8_t *frame, uint32_t len, const ina::InaView *v)
 		return -1;
 	int job = -1;
 	/* A multicast copy's first segment holds the headers only: the INA
-	 * header is marked where it lies in it. */
+	 * header is marked where it lies in it. A parameter packet keeps its
+	 * INA flag as the PS set it (the aggregate saw congestion: the same
+	 * word for every worker, which A2TP's job-wide windows need); the
+	 * queue toward this one worker marks only its copy's IP CE. */
 	if (v && v->type == INA_TYPE_DATA && v->ina_offset + INA_HDR_LEN <= len) {
-		mark_ina_header(frame, v->ina_offset);
+		if (!(v->flags & INA_F_ACK))
+			mark_ina_header(frame, v->ina_offset);
 		job = v->job;
 	} else if ((ip[1] & 3) == 0) {
 		return -1; /* not ECN-capable transport: nothing to mark */

@@ -41,6 +41,7 @@ def programs(build, src):
         "scripts/lab": [PY, os.path.join(src, "scripts", "lab")],
         "demo.sh": ["bash", os.path.join(src, "scripts", "demo.sh")],
         "ddp-demo.sh": ["bash", os.path.join(src, "scripts", "ddp-demo.sh")],
+        "test.sh": ["bash", os.path.join(src, "scripts", "test.sh")],
         "ina-trace": [PY, os.path.join(src, "tools", "ina-trace")],
         "sim-plan": [PY, os.path.join(src, "scripts", "sim-plan")],
         "sim-topology": [PY, os.path.join(src, "scripts", "sim-topology")],

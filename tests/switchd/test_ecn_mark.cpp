@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * ECN marking at the egress queue (switchd/src/egress.cpp): the INA header's
- * ECN flag is set, IP CE is set with a valid IPv4 checksum, and a UDP
+ * ECN marking at the egress queue (switchd/src/egress.cpp): a gradient's INA
+ * ECN flag is set (a parameter packet's is left as the PS wrote it), IP CE
+ * is set with a valid IPv4 checksum, and a UDP
  * checksum the sender computed (a job the switch only routes) stays valid,
  * so that the receiver's kernel does not drop the marked packet. */
 #include <gtest/gtest.h>
@@ -77,8 +78,9 @@ uint16_t flags_of(const uint8_t *f)
 
 TEST(EcnMark, SenderUdpChecksumStaysValid)
 {
-	/* Flags chosen so that the one's-complement update carries. */
-	for (uint16_t flags : {0, 1, 0x00FF, 0xFF00 & ~INA_F_ECN, 0x7FFF & ~INA_F_ECN}) {
+	/* Gradients' flags (no ACK bit), chosen so that the one's-complement
+	 * update carries. */
+	for (uint16_t flags : {0, 2, 0x00FE, 0xFF00 & ~INA_F_ECN, 0x7FFE & ~INA_F_ECN}) {
 		uint8_t f[2048];
 		uint32_t len = gradient(f, flags, 2 /* ECT(0) */);
 		ina_store16(f + 40, udp_checksum(f, len));
@@ -119,4 +121,19 @@ TEST(EcnMark, OtherTrafficOnlyWhenEcnCapable)
 	EXPECT_EQ(mark(f, len), 0);
 	EXPECT_EQ(f[15] & 3, 3);
 	EXPECT_EQ(ina::ipv4_checksum(f + 14), 0);
+}
+
+/* A parameter packet's INA ECN flag is the PS's word on the aggregate, the
+ * same for every worker of the job (A2TP's job-wide windows read it): the
+ * queue toward one worker marks only that copy's IP header. */
+TEST(EcnMark, ParameterPacketGetsIpCeOnly)
+{
+	for (uint16_t flags : {uint16_t(INA_F_ACK), uint16_t(INA_F_ACK | INA_F_ECN)}) {
+		uint8_t f[2048];
+		uint32_t len = gradient(f, flags, 0);
+		ASSERT_EQ(mark(f, len), 7);
+		EXPECT_EQ(flags_of(f), flags) << "the PS's flags stay";
+		EXPECT_EQ(f[15] & 3, 3) << "IP CE";
+		EXPECT_EQ(ina::ipv4_checksum(f + 14), 0);
+	}
 }

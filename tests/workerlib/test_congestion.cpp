@@ -440,6 +440,34 @@ TEST(A2tp, PauseBetweenTensorsIsNotStraggling)
 	EXPECT_LT(a.gamma(), 0.001);
 }
 
+/* Congestion on this worker's own path (IP CE on its copy of the parameter
+ * packet, or a long delay) cuts what it keeps in flight, not the job's
+ * schedule, which only the PS's marks move; ATP takes either as a mark. */
+TEST(A2tp, OwnPathCongestionCutsOnlyThisWorker)
+{
+	A2tp a(worked_config(), 0.05);
+	uint32_t clock = 0;
+	for (uint64_t k = 0; k < 100; k++) {
+		CcAck x = ack(k, k + 100);
+		x.ps_clock = clock += 10;
+		x.local_ecn = k % 2 == 0;
+		a.on_ack(x);
+	}
+	EXPECT_EQ(a.rounds(), 1u);
+	EXPECT_DOUBLE_EQ(a.lcw(), 100.0) << "the schedule saw no mark";
+	EXPECT_DOUBLE_EQ(a.beta(), 15.0 / 16);
+	EXPECT_EQ(a.send_limit(), 300u);
+	EXPECT_LT(a.window(), 60u) << "this worker's own cap took eq. (6)";
+
+	CcConfig c;
+	AtpAimd atp(c);
+	const double before = atp.cwnd();
+	CcAck x = ack(0, 10);
+	x.local_ecn = true;
+	atp.on_ack(x);
+	EXPECT_DOUBLE_EQ(atp.cwnd(), before / 2);
+}
+
 TEST(CcKind, Parse)
 {
 	CcKind k;

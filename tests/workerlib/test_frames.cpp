@@ -107,7 +107,7 @@ TEST(Frames, FloatFrameCarriesFloatFlagAndBits)
 
 namespace {
 
-std::vector<uint8_t> ps_frame(uint16_t job, uint16_t flags, uint32_t seq, uint16_t n)
+std::vector<uint8_t> ps_frame(uint16_t job, uint16_t flags, uint32_t seq, uint16_t n, uint8_t tos = 0)
 {
 	std::vector<uint8_t> f(INA_FRAME_LEN(n), 0);
 	InaHeader h;
@@ -118,7 +118,8 @@ std::vector<uint8_t> ps_frame(uint16_t job, uint16_t flags, uint32_t seq, uint16
 	h.elem_count = n;
 	h.level = 1;
 	h.levels = 1;
-	write_ina_frame(f.data(), ep(1, 1), ep(2, 2), h);
+	ina_ack_set_ps_clock(h.fan_in, 123456700);
+	write_ina_frame(f.data(), ep(1, 1), ep(2, 2), h, tos);
 	return f;
 }
 
@@ -137,7 +138,14 @@ TEST(Frames, ParsesParameterPacketsAndOverflowRequests)
 	EXPECT_EQ(m.remap_index, 77u);
 	EXPECT_EQ(m.level, 1);
 	EXPECT_TRUE(m.flags & INA_F_ECN);
+	EXPECT_FALSE(m.ip_ce);
+	EXPECT_EQ(m.ps_clock, 1234567u); /* units of 100 ns */
 	EXPECT_EQ(m.payload, ack.data() + INA_PAYLOAD_OFFSET);
+	/* A queue on the way to this worker marked its copy's IP header. */
+	auto ce = ps_frame(5, INA_F_ACK, 44, 62, 3);
+	ASSERT_EQ(parse_from_ps(ce.data(), ce.size(), 5, kPs, 2, &m), RxVerdict::param);
+	EXPECT_TRUE(m.ip_ce);
+	EXPECT_FALSE(m.flags & INA_F_ECN);
 
 	auto req = ps_frame(5, INA_F_OVERFLOW | INA_F_RESEND | INA_F_BYPASS, 43, 0);
 	EXPECT_EQ(parse_from_ps(req.data(), req.size(), 5, kPs, 2, &m), RxVerdict::overflow_request);

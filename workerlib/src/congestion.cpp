@@ -90,7 +90,7 @@ void AtpAimd::scale(double f, uint64_t next_k)
 
 void AtpAimd::on_ack(const CcAck &a)
 {
-	if (a.ecn)
+	if (a.ecn || a.local_ecn)
 		reduce(0.5, a.k, a.next_k);
 	else
 		grow();
@@ -184,9 +184,10 @@ void A2tp::on_ack(const CcAck &a)
 	/* Eq. (6) as the mark arrives, once per window: a round closes only
 	 * when its every fragment is ACKed, and a queue that drops fragments
 	 * would hold the round open for as long as their recovery takes. The
-	 * cut is this worker's own (cap_); the round's close applies it to
-	 * the job's LCW. */
-	if (a.ecn && a.k >= recover_k_) {
+	 * cut is this worker's own (cap_); the round's close applies the
+	 * job's marks to the job's LCW. A queue on this worker's path alone
+	 * (local_ecn) cuts only the cap: the schedule is the job's. */
+	if ((a.ecn || a.local_ecn) && a.k >= recover_k_) {
 		cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) * (1 - beta_ / 2));
 		recover_k_ = a.next_k;
 	}

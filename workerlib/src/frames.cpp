@@ -105,6 +105,7 @@ RxVerdict parse_from_ps(const uint8_t *frame, uint32_t len, uint16_t job, const 
 	for (uint32_t i = 0; i < INA_MAX_LEVELS; i++)
 		out->bitmap[i] = h.bitmap[i];
 	out->ps_clock = ina_ack_ps_clock(h.fan_in);
+	out->ip_ce = (f.tos & 3) == 3;
 	out->payload = f.payload;
 	if (out->flags & INA_F_ACK)
 		return RxVerdict::param;

@@ -443,7 +443,7 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		bump(C_OOO_ACKS);
 	else
 		update_floor();
-	if (m.flags & INA_F_ECN)
+	if ((m.flags & INA_F_ECN) || m.ip_ce)
 		bump(C_ECN_ACKS);
 	if (m.flags & INA_F_COL)
 		bump(C_COL_ACKS);
@@ -472,8 +472,10 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	const bool delayed = cfg_.delay_target_ns && o.rtt_ns && o.rtt_ns > rtt_min_.get() + cfg_.delay_target_ns;
 	if (delayed)
 		bump(C_DELAY_ACKS);
-	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0 || delayed, (m.flags & INA_F_COL) != 0, now,
-		rtt_.srtt_ns(), m.ps_clock, f == 0};
+	/* INA_F_ECN is the PS's word on the aggregate, the same at every
+	 * worker; IP CE and a long delay are this worker's own path. */
+	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now,
+		rtt_.srtt_ns(), m.ps_clock, f == 0, m.ip_ce || delayed};
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
 	 * the fragment waits for the timer. */

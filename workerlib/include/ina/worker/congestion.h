@@ -102,12 +102,15 @@ double a2tp_threshold(double aggregators, double flows);
 struct CcAck {
 	uint64_t k;       /* sender-local index of the fragment */
 	uint64_t next_k;  /* next local index the sender will use */
-	bool ecn;         /* INA_F_ECN on the parameter packet */
+	bool ecn;         /* INA_F_ECN on the parameter packet: the aggregate
+	                     saw congestion (the same at every worker) */
 	bool col;         /* INA_F_COL on the parameter packet */
 	uint64_t now_ns;
 	uint64_t srtt_ns; /* 0 before the first RTT sample */
 	uint32_t ps_clock = 0;     /* the PS's stamp (wire.h ina_ack_ps_clock) */
 	bool tensor_start = false; /* k is its tensor's first fragment */
+	bool local_ecn = false;    /* congestion on this worker's own path: IP CE
+	                              on its copy, or an RTT past delay_target */
 };
 
 /* A loss: three out-of-order ACKs or a timeout. */

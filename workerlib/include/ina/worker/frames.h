@@ -65,6 +65,8 @@ struct PsMessage {
 	uint8_t level, levels;
 	uint32_t bitmap[INA_MAX_LEVELS];
 	uint32_t ps_clock;      /* a parameter packet's PS stamp (wire.h) */
+	bool ip_ce;             /* this copy's IP header is CE-marked: a queue
+	                           on the way to this worker alone */
 	const uint8_t *payload; /* elem_count x 4 bytes */
 };
 
