@@ -175,7 +175,9 @@ int parse_options(int argc, char **argv, Options &o)
 		   "  ina-ps --no-huge -m 512 --vdev net_memif0 -- --transport dpdk --job job.toml\n"
 		   "ina-ps --check-job FILE...: check job files and print them as JSON, defaults filled in");
 	ina::TransportConfig &tcfg = o.tcfg;
-	app.add_option("--job", o.job_files, "job description (TOML), one per job")->required();
+	app.add_option("--job", o.job_files, "job description (TOML), repeatable: one per job")
+		->required()
+		->default_str(""); /* required: no default to show */
 	app.add_option("--transport", tcfg.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma");
 	app.add_option("--device", tcfg.device, "interface (kernel transports), RDMA device, or DPDK port");
 	app.add_option("--ip", o.ip_arg, "local IPv4 address (default: the interface's)");

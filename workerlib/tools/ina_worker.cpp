@@ -160,26 +160,34 @@ int parse_options(int argc, char **argv, Options &o)
 		   "  ina-worker --check-config --job N --rank R --workers W --ps IP [options]\n"
 		   "Sizes: bytes, or K, M, G = KiB, MiB, GiB. Rates: Gb/s.");
 	ina::WorkerConfig &cfg = o.cfg;
-	app.add_option("--job", cfg.job_id, "job id (1..65535)")->required()->check(CLI::Range(1, 65535));
+	/* A required option has no default to show, and an option whose default
+	 * is derived from others says so in its text: default_str("") keeps
+	 * the placeholder value out of --help. */
+	app.add_option("--job", cfg.job_id, "job id (1..65535)")
+		->required()
+		->check(CLI::Range(1, 65535))
+		->default_str("");
 	o.epoch_opt = app.add_option("--epoch", o.epoch,
 				     "the job's run (0..255); default: the one the PS answers, which the "
 				     "switch gave its registration (ina-ps prints it)")
 			      ->check(CLI::Range(0u, 255u));
-	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required();
+	app.add_option("--rank", cfg.rank, "this worker's rank (0..workers-1)")->required()->default_str("");
 	app.add_option("--workers", o.workers, "workers in the job (for the expected sum)")
 		->required()
-		->check(CLI::Range(1u, kMaxWorkers));
-	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...] (required, but with --transport roce)");
+		->check(CLI::Range(1u, kMaxWorkers))
+		->default_str("");
+	app.add_option("--ps", o.ps, "PS list: IP[/MAC][,IP[/MAC]...] (required except with --transport roce)");
 	app.add_option("--levels", o.levels, "in-network levels (0..4)")->check(CLI::Range(0u, INA_MAX_LEVELS));
 	app.add_option("--start-level", o.start_level, "level of this worker's first aggregation point")
 		->check(CLI::Range(0u, INA_MAX_LEVELS - 1));
-	app.add_option("--bit", o.bits, "bitmap bit per level, comma separated (default: rank)");
+	app.add_option("--bit", o.bits, "bitmap bit per level, comma separated (default: rank)")->default_str("");
 	app.add_option("--fan-in", o.fan_in, "fan-in per level, comma separated (default: workers)");
 	app.add_option("--next-hop-mac", o.next_hop_mac, "destination MAC of gradient frames (switch)");
 	app.add_option("--transport", cfg.transport.kind, "auto, af_xdp, af_packet, udp, dpdk, rdma, roce (NetReduce ring: --set roce_*)");
 	app.add_option("--device", cfg.transport.device, "interface (or RDMA/DPDK device)");
 	app.add_option("--ip", o.ip, "local IPv4 address");
-	app.add_option("--udp-port", cfg.transport.udp_port, "local UDP port (udp transport)");
+	app.add_option("--udp-port", cfg.transport.udp_port,
+		       "local UDP port (udp transport; 0: 18766, the INA port; thread t binds it + t)");
 	app.add_option("--elements", o.elements,
 		       "values per fragment, 1.." + std::to_string(INA_MAX_ELEMENTS) +
 			       ", or auto: the job's size, asked of the PS (docs/worker.md)")
@@ -206,7 +214,8 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_option("--pattern", o.pattern, "data: normal, overflow");
 	app.add_option("--tolerance", o.tolerance, "fail (exit 3) if an element's error exceeds this plus "
 						   "the float rounding of the sum, |sum| x 2^-24 (default: workers / scale)")
-		->check(ina::finite_range(0, 1e30));
+		->check(ina::finite_range(0, 1e30))
+		->default_str("");
 	app.add_option("--goat-plan", o.goat_plan, "GOAT plan (ina-goat-plan's output): agg_node per sub-model");
 	app.add_option("--goat-worker", o.goat_worker, "this worker's name in the plan (default: workers[rank])");
 	app.add_option("--ready-file", o.ready_file,
@@ -216,12 +225,12 @@ int parse_options(int argc, char **argv, Options &o)
 		->check(ina::finite_range(0, 86400));
 	app.add_option("--trace", o.trace_path,
 		       "write the worker's counters every --trace-interval-ms to this file, one JSON object per line");
-	app.add_option("--trace-interval-ms", o.trace_interval_ms, "the --trace interval (default 10)")
+	app.add_option("--trace-interval-ms", o.trace_interval_ms, "the --trace interval")
 		->check(CLI::Range(1u, 60000u));
 	app.add_option("--compute-ms", o.compute_ms,
 		       "between rounds, this long without traffic, as a training step's compute phase (an off phase)")
 		->check(CLI::Range(0u, 3600000u));
-	app.add_option("--set", o.sets, "any worker config key=value (see ina/worker.h)");
+	app.add_option("--set", o.sets, "any worker config key=value, repeatable (see ina/worker.h)")->default_str("");
 	app.add_flag("--json", o.json, "print one JSON object");
 	app.add_flag("--check-config", o.check_config,
 		     "check the configuration these options make, print it as JSON with every default filled in "
