@@ -81,8 +81,8 @@ def main():
     ap.add_argument("--params")
     # ina worker config (docs/worker.md keys)
     ap.add_argument("--job", type=int, default=1)
-    ap.add_argument("--epoch", type=int, default=0,
-                    help="the job's run, as ina-ps prints it (docs/protocol.md, Epochs)")
+    ap.add_argument("--epoch", default="auto",
+                    help="the job's run, or auto: the one the PS answers (docs/protocol.md, Epochs)")
     ap.add_argument("--ps", help="PS as IP/MAC")
     ap.add_argument("--ip")
     ap.add_argument("--device", default="eth0")
