@@ -73,6 +73,36 @@ def floors_tree(root, bad):
         write(root, "extra/e.cpp", '#include "lib5/a.h"\n')
 
 
+# docs_commands.py: a script with --help/--version, a binary, and docs that
+# use them; `bad` adds a misspelt option, a missing path and a program
+# without --version.
+TOOL = """#!/usr/bin/python3
+import argparse
+ap = argparse.ArgumentParser(prog="scripts/tool")
+ap.add_argument("--version", action="version", version="tool 9.9")
+ap.add_argument("--size", default="1M", help="bytes (default: 1M)")
+ap.parse_args()
+"""
+BINARY = """#!/bin/sh
+case $1 in
+--help) printf 'Usage: ina-worker [OPTIONS]\\n  --job UINT REQUIRED  job\\n  --quiet  no line\\n' ;;
+--version) echo "ina-worker 9.9" ;;
+esac
+"""
+
+
+def docs_tree(root, bad):
+    write(root, "scripts/tool", TOOL)
+    write(root, "bin/ina-worker", BINARY)
+    os.chmod(os.path.join(root, "bin/ina-worker"), 0o755)
+    write(root, "scripts/noversion", "#!/bin/sh\necho 'Usage: scripts/noversion'\n")
+    write(root, "README.md", "# x\n\n```\nsudo scripts/tool --size 4M   # --not-checked\n```\n\n"
+          "Run `ina-worker --job 1 --quiet`, see `docs/a.md` and [a](docs/a.md).\n" +
+          ("Or `scripts/tool --sise 4M` and `scripts/gone.sh`, `scripts/noversion`.\n" if bad else ""))
+    write(root, "docs/a.md", "# a\n\n## Renamed options\n\n`scripts/tool --size-mb 4`\n\n"
+          "## Next\n\n    DEMO=1 ina-worker -- --job 1 \\\n        --quiet\n")
+
+
 def run(script, root, *extra):
     r = subprocess.run([sys.executable, os.path.join(HERE, script), root, *extra],
                        capture_output=True, text=True)
@@ -112,6 +142,18 @@ def main():
               "an allowed include sideways and one down pass")
         rc, out = run("include_floors.py", good, os.path.join(good, "floors.txt"))
         check(rc == 0, f"includes down the floors pass ({out.strip()[-200:]})")
+    with tempfile.TemporaryDirectory() as bad, tempfile.TemporaryDirectory() as good:
+        docs_tree(bad, bad=True)
+        docs_tree(good, bad=False)
+        rc, out = run("docs_commands.py", bad, "9.9", "ina-worker=" + os.path.join(bad, "bin/ina-worker"))
+        check(rc == 1 and "README.md:8: `scripts/tool --sise 4M`: scripts/tool has no option --sise "
+              "(did you mean --size?)" in out, "a misspelt option fails, named with its doc line")
+        check("README.md:8: scripts/gone.sh: no such file" in out, "a missing path fails, named")
+        check("README.md:8: scripts/noversion --version: exit" in out, "a program without --version fails")
+        check("--size-mb" not in out and "--not-checked" not in out and "README.md:4" not in out,
+              "a Renamed options section and a comment are not checked")
+        rc, out = run("docs_commands.py", good, "9.9", "ina-worker=" + os.path.join(good, "bin/ina-worker"))
+        check(rc == 0 and "4 command lines of 2 programs" in out, f"right docs pass ({out.strip()[-300:]})")
     return 1 if failures else 0
 
 

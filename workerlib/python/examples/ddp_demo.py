@@ -232,7 +232,7 @@ def verdict(r, switch, ps, min_accuracy):
 
 
 def main():
-    ap = cli.parser(os.environ.get("INA_DEMO_PROG", "ddp_demo.py"), __doc__.splitlines()[0])
+    ap = cli.parser(os.environ.get("INA_DEMO_PROG", "ddp_demo.py"), __doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="meson build directory")
     ap.add_argument("--topology", default="single-rack", help="lab topology (config/labs/)")
     ap.add_argument("--driver", default=os.environ.get("INA_LAB_DRIVER", "auto"),
