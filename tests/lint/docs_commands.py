@@ -147,6 +147,9 @@ class Programs:
 
     def run(self, argv):
         key = tuple(argv)
+        if key not in self.cache and argv[0] in (PY, "bash") and not self.takes_help(argv[1]):
+            # A script that reads no options might do its work instead.
+            self.cache[key] = (-1, "", "reads neither --help nor --version (not run)")
         if key not in self.cache:
             try:
                 r = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S,
@@ -155,6 +158,12 @@ class Programs:
             except (OSError, subprocess.TimeoutExpired) as e:
                 self.cache[key] = (-1, "", str(e))
         return self.cache[key]
+
+    @staticmethod
+    def takes_help(path):
+        with open(path, errors="replace") as f:
+            text = f.read()
+        return any(k in text for k in ("--help", "argparse", "cli.parser("))
 
     def options(self, argv, sub=None):
         """The long options --help lists (in its usage, its option column
