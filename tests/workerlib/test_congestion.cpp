@@ -367,6 +367,30 @@ TEST(A2tp, TimeoutCutsThisWorkersWindowOnly)
 		EXPECT_FALSE(a.bypass(k));
 }
 
+/* The fragments sent before a timeout time out together: one halving per
+ * window. The cap then grows back per ACK, as ATP's window does, not per
+ * round: at a cap of one a round of LCW fragments takes LCW round trips,
+ * and a straggler held there keeps its leaders' fragments waiting past
+ * their RTO (the lab's four-job Fig. 10 took seconds so). */
+TEST(A2tp, CapHalvesOncePerWindowAndGrowsBackPerAck)
+{
+	CcConfig c = worked_config();
+	c.avoidance_increase = 5;
+	A2tp a(c, 0.05);
+	for (uint64_t k = 0; k < 20; k++)
+		a.on_loss(CcLoss{k, 100, true});
+	EXPECT_EQ(a.window(), 50u);
+	a.on_loss(CcLoss{100, 120, true});
+	EXPECT_EQ(a.window(), 25u);
+	/* Above its threshold: one MTU (5 packets) per cap of ACKs. */
+	uint32_t clock = 0;
+	acks(a, 0, 25, &clock, 10, false);
+	EXPECT_EQ(a.window(), 29u);
+	acks(a, 25, 100, &clock, 10, false);
+	EXPECT_GE(a.window(), 40u);
+	EXPECT_EQ(a.rounds(), 1u);
+}
+
 TEST(A2tp, InitialAggregatorWindowOption)
 {
 	CcConfig c = worked_config();

@@ -131,13 +131,13 @@ A2tp::A2tp(const CcConfig &c, double h, uint32_t capacity)
 	clock_.assign(n, 0);
 	mask_ = n - 1;
 	best_[0] = best_[1] = std::numeric_limits<double>::infinity();
-	/* Rounds 0 and 1 go out under the initial windows. */
-	Round &r0 = round(0);
-	r0.len = static_cast<uint32_t>(lcw_);
-	r0.acw = static_cast<uint32_t>(acw_);
-	Round &r1 = round(1);
-	r1 = r0;
-	r1.start = r0.len;
+	/* Rounds 0 to kAhead - 1 go out under the initial windows. */
+	for (uint64_t r = 0; r < kAhead; r++) {
+		Round &x = round(r);
+		x.len = static_cast<uint32_t>(lcw_);
+		x.acw = static_cast<uint32_t>(acw_);
+		x.start = r * x.len;
+	}
 }
 
 const A2tp::Round *A2tp::round_of(uint64_t k) const
@@ -189,7 +189,17 @@ void A2tp::on_ack(const CcAck &a)
 	 * (local_ecn) cuts only the cap: the schedule is the job's. */
 	if ((a.ecn || a.local_ecn) && a.k >= recover_k_) {
 		cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) * (1 - beta_ / 2));
+		cap_ssthresh_ = cap_;
 		recover_k_ = a.next_k;
+	} else if (cap_ < lcw_) {
+		/* The cap grows back as ATP's window does, per ACK: slow start
+		 * up to half of where a timeout found it, then one MTU per cap
+		 * of ACKs. Per round it would take LCW round trips at a cap of
+		 * one, and a straggler's cap of one keeps its leaders' fragments
+		 * waiting past their RTO. */
+		cap_ += cap_ < cap_ssthresh_ ? cfg_.slow_start_increase : cfg_.avoidance_increase / cap_;
+		if (cap_ >= lcw_)
+			cap_ = cfg_.max_window;
 	}
 	while (acked_[cursor_ & mask_] & kAcked) {
 		uint8_t g = acked_[cursor_ & mask_];
@@ -286,8 +296,6 @@ void A2tp::close_round(const Round &r)
 		lcw_ = std::min(lcw_, cfg_.max_window);
 		grown = lcw_ - before;
 	}
-	if (cap_ < lcw_)
-		cap_ += cfg_.avoidance_increase;
 	if (cap_ >= lcw_)
 		cap_ = cfg_.max_window;
 
@@ -314,15 +322,17 @@ void A2tp::schedule_next()
 	n.acw = std::min(n.len, static_cast<uint32_t>(acw_));
 }
 
-/* A timeout halves what this worker keeps in flight; a loss the ACKs
+/* A timeout halves what this worker keeps in flight, once per window (the
+ * fragments sent before the cut time out together); a loss the ACKs
  * suggest (three later ACKs) cuts nothing: in INA it is mostly a fragment
  * waiting for a slower worker, and eq. (6) reacts to the ECN marks of real
  * congestion. */
 void A2tp::on_loss(const CcLoss &l)
 {
-	if (!l.timeout)
+	if (!l.timeout || l.k < recover_k_)
 		return;
 	cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) / 2);
+	cap_ssthresh_ = cap_;
 	recover_k_ = l.next_k;
 }
 

@@ -220,8 +220,14 @@ private:
 		uint64_t span = 0;
 		uint32_t gaps = 0;
 	};
-	Round &round(uint64_t r) { return rounds_[r & 3]; }
-	const Round &round(uint64_t r) const { return rounds_[r & 3]; }
+	/* Rounds scheduled ahead of the cursor's: round r + kAhead is
+	 * scheduled when round r closes, from what it saw. 2: the windows
+	 * of the round after next (the paper's "last RTT" lag, one round
+	 * more for the fragments still in flight); 8 measured no better in
+	 * the lab's four-job Fig. 10 once the cap regrew per ACK. */
+	static constexpr uint64_t kAhead = 2;
+	Round &round(uint64_t r) { return rounds_[r % (kAhead + 2)]; }
+	const Round &round(uint64_t r) const { return rounds_[r % (kAhead + 2)]; }
 	/* The scheduled round holding fragment k, or nullptr. */
 	const Round *round_of(uint64_t k) const;
 	void take_in_order(uint8_t f, uint32_t clock);
@@ -234,6 +240,7 @@ private:
 	double lcw_, ssthresh_, acw_;
 	double cap_;                  /* this worker's own cut of LCW: ECN as it
 	                                 arrives, timeouts; max_window: none */
+	double cap_ssthresh_ = 0;     /* the cap's slow-start threshold */
 	uint64_t recover_k_ = 0;      /* cap_ is cut once per window */
 	double alpha_ = 0, beta_ = 1, gamma_ = 1;
 	bool clocked_ = false;        /* prev_clock_ holds an ACK's stamp */
@@ -245,8 +252,8 @@ private:
 	uint32_t period_end_ = 0;
 	uint64_t block_span_ = 0;
 	uint32_t block_gaps_ = 0;
-	Round rounds_[4];
-	uint64_t cur_ = 0, last_ = 1; /* the cursor's round, the last scheduled */
+	Round rounds_[kAhead + 2];
+	uint64_t cur_ = 0, last_ = kAhead - 1; /* the cursor's round, the last scheduled */
 	uint64_t closed_ = 0;
 	std::vector<uint8_t> acked_;  /* per fragment, by index & mask */
 	std::vector<uint32_t> clock_; /* its ACK's PS stamp, likewise */
