@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""A²TP against ATP (and SwitchML's static split), what the paper says it is for
-(docs/worker.md, "A²TP"); every figure is a ratio against the baseline run by
+"""A²TP against ATP and SwitchML's static split, in the settings the paper made it for.
+
+Docs: docs/worker.md, "A²TP"; every figure is a ratio against the baseline run by
 the same command, and every check is asserted: exit 1 when one fails.
 
   perf/a2tp_bench/a2tp_bench.py [--parts two-jobs,fig13,lab] [--quick] [--json FILE]
