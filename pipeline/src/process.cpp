@@ -92,8 +92,8 @@ Counter parse(const AggregatorTable &t, uint8_t *frame, uint32_t len, InaView &v
 		return Counter::malformed_length;
 	if (len < ina_off + INA_HDR_LEN + 4u * p->elems)
 		return Counter::malformed_short;
-	if (p->elems > t.config().elements)
-		return Counter::malformed_elements;
+	/* More elements than the aggregators hold is no defect of the packet
+	 * (its PS may not know this switch's cap): filter sends it on. */
 	if (p->job == 0)
 		return Counter::malformed_job;
 	/* A parameter packet is still delivered when its index means nothing
@@ -261,6 +261,17 @@ inline uint8_t flags_read_clear(uint8_t &r, uint8_t f)
 }
 
 /* ---- the gradient paths -------------------------------------------------- */
+
+/* A gradient wider than the aggregators: no aggregator here can hold it,
+ * so it goes on unaggregated as a collision does, RESEND so that no later
+ * level claims for it and COLLISION so that the PS sums it; no register is
+ * touched. Starving the job by dropping it would tell nobody. */
+Result too_wide(PipelineCounters &ctr, Packet &p)
+{
+	set_flags(p, p.flags | INA_F_RESEND | INA_F_COLLISION);
+	advance_level(p);
+	return finish(ctr, Verdict::kDownstream, Counter::too_wide);
+}
 
 /* ATP Figure 17: a resent gradient. The first level merges it into what the
  * aggregator holds and flushes the (maybe partial) result; higher levels
@@ -452,7 +463,12 @@ Result process(AggregatorTable &table, PipelineCounters &ctr, uint8_t *frame, ui
 			return finish(ctr, Verdict::kDownstream, Counter::goat_forwarded);
 		if (p.level >= p.levels)
 			return finish(ctr, Verdict::kDownstream, Counter::past_levels);
+		if (p.elems > table.config().elements)
+			return too_wide(ctr, p);
 	}
+	/* A parameter packet of any width frees its aggregator (it reads no
+	 * value) and reaches the workers: a job too wide for this switch
+	 * completes through its PS. */
 	if (ack && p.index >= table.config().aggregators) {
 		ctr[Counter::multicast]++;
 		return finish(ctr, Verdict::kMulticast, Counter::ack_unmatched);

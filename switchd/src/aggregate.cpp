@@ -171,6 +171,9 @@ void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
 	case ina::Counter::share_refusals:
 		jc[JobCtr::share_refusals]++;
 		break;
+	case ina::Counter::too_wide:
+		jc[JobCtr::too_wide]++;
+		break;
 	case ina::Counter::resend_merged:
 	case ina::Counter::resend_flushed:
 	case ina::Counter::resend_forwarded:
@@ -180,6 +183,8 @@ void LcoreLoop::count_pipeline(JobCounters &jc, ina::Counter reason)
 		jc[JobCtr::gc_frees]++;
 		break;
 	default:
+		if (ina::counter_is_malformed(reason))
+			jc[JobCtr::malformed]++;
 		break;
 	}
 }
@@ -241,6 +246,10 @@ void LcoreLoop::aggregate(rte_mbuf *m, PacketDesc &d, uint64_t now)
 	const ina::Result r = ina::process(*lc_.table, lc_.pipeline, frame, len, d.ina, now,
 					   job->lcore_share[lc_.index], children.fan_in ? &children : nullptr);
 	count_pipeline(jc, r.reason);
+	/* The width the control thread logs, once per job (log_too_wide()):
+	 * a compare and a store here, no log line per packet. */
+	if (r.reason == ina::Counter::too_wide && d.ina.elem_count > jc[JobCtr::too_wide_elements])
+		jc[JobCtr::too_wide_elements] = d.ina.elem_count;
 	if (r.verdict != ina::Verdict::kDrop && r.verdict != ina::Verdict::kControl)
 		ce_from_ina_ecn(frame, d);
 	switch (r.verdict) {

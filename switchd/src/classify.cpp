@@ -4,8 +4,10 @@
  * stages need go into the PacketDesc in the mbuf's private area (an INA
  * header's as the codec's decoded view, ina::InaView); dispatch()
  * sends it to the stage its class names. A packet to the INA UDP port that
- * is not a valid INA packet is dropped here as `malformed`: it must not
- * reach a host as plain traffic, where a worker or the PS would read it.
+ * is not a valid INA packet is dropped here, counted under the switch
+ * program's reason (malformed_short, malformed_version, malformed_job): it
+ * must not reach a host as plain traffic, where a worker or the PS would
+ * read it.
  */
 #include <rte_ether.h>
 
@@ -68,9 +70,18 @@ bool LcoreLoop::classify(rte_mbuf *m)
 	}
 	/* The packet's one decode: every later stage reads d.ina. A header
 	 * this switch does not speak (too short, another version, job 0) is
-	 * malformed; the pipeline judges the rest. */
-	if (!ina::decode_view(frame, len, off, &d.ina) || d.ina.version != INA_VERSION || d.ina.job == 0) {
-		drop(m, LcoreCtr::malformed);
+	 * dropped under the reason ina::process() would give it, so that
+	 * each is told apart; the pipeline judges the rest. */
+	ina::Counter bad = ina::Counter::kCount;
+	if (!ina::decode_view(frame, len, off, &d.ina))
+		bad = ina::Counter::malformed_short;
+	else if (d.ina.version != INA_VERSION)
+		bad = ina::Counter::malformed_version;
+	else if (d.ina.job == 0)
+		bad = ina::Counter::malformed_job;
+	if (bad != ina::Counter::kCount) {
+		lc_.pipeline[bad]++;
+		rte_pktmbuf_free(m);
 		return false;
 	}
 	d.cls = PacketClass::kIna;

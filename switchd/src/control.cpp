@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "control.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -512,8 +513,14 @@ JobCounters job_totals(const App &app, uint16_t job)
 {
 	JobCounters t;
 	for (const auto &lc : app.lcores)
-		for (size_t i = 0; i < JobCounters::size(); i++)
-			t.v[i] += lc->job_ctr[job].v[i];
+		for (size_t i = 0; i < JobCounters::size(); i++) {
+			const uint64_t v = lc->job_ctr[job].v[i];
+			/* A gauge is a level, not a sum: the largest lcore's. */
+			if (kJobCounterKinds[i] == ina::CounterKind::kGauge)
+				t.v[i] = std::max(t.v[i], v);
+			else
+				t.v[i] += v;
+		}
 	return t;
 }
 
@@ -569,10 +576,12 @@ void control_loop(App &app)
 	auto next_link = start;
 	std::vector<uint8_t> seen_up(app.port_id.size(), 0);
 	auto plane = std::make_unique<ControlPlane>(app);
+	TooWideLog too_wide;
 	while (!app.quit.load(std::memory_order_relaxed)) {
 		if (clock::now() >= next_link) {
 			check_links(app, seen_up);
 			plane->expire_leases(steady_ns());
+			too_wide.check(app);
 			next_link += std::chrono::milliseconds(50);
 		}
 		void *obj;

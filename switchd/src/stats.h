@@ -5,7 +5,10 @@
  * aligned loads on x86 are not torn). Every drop reason has a counter.
  *
  * Each list gives a counter's name, its kind (ina/counter_kind.h) and one
- * line of help. The summaries name every non-zero counter of kind kDrop,
+ * line of help. A frame to the INA UDP port that classify cannot take (cut
+ * short, another version, job 0) is counted by the switch program's own
+ * reasons (malformed_short, ...; ina/pipeline.h), as a frame the pipeline
+ * drops would be: one counter per reason, wherever it is found. The summaries name every non-zero counter of kind kDrop,
  * found from these lists; docs/switchd.md ("Where every packet went") sums
  * them with the others into the identity that explains every packet.
  */
@@ -39,7 +42,6 @@ namespace switchd {
 	X(handoff_drops, kDrop, "hand-off ring full, dropped")                                           \
 	X(no_route, kDrop, "no neighbour for the destination, dropped")                                  \
 	X(runt_drops, kDrop, "frames shorter than their headers, dropped")                               \
-	X(malformed, kDrop, "to the INA UDP port but not a valid INA header, dropped")                   \
 	X(unknown_port_drops, kDrop, "received on a port not in the config, dropped")                    \
 	X(flood_no_port, kDrop, "to flood with no other port to flood to, dropped")                      \
 	X(admission_drops, kDrop, "gradient from a source not registered for its bit")                   \
@@ -75,6 +77,9 @@ namespace switchd {
 	X(sent_to_ps, kEvent, "packets sent downstream toward the PS")                           \
 	X(collisions, kEvent, "collisions, sent to the PS")                                      \
 	X(share_refusals, kEvent, "claims refused at the job's max_aggregators, sent to the PS") \
+	X(too_wide, kEvent, "gradients wider than the switch's elements, sent to the PS")       \
+	X(too_wide_elements, kGauge, "elem_count of the widest too_wide gradient")               \
+	X(malformed, kDrop, "dropped as malformed by the switch program (malformed_* say why)")  \
 	X(resends, kEvent, "resent packets seen (merged, flushed, forwarded)")                   \
 	X(gc_frees, kEvent, "stale aggregators freed by timeout")                                \
 	X(admission_drops, kDrop, "gradients dropped by admission")                              \

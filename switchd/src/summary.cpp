@@ -196,6 +196,23 @@ std::string summary_line(const App &app, double seconds, const std::string &pref
 			   occupancy(app), drops_text(app, all_jobs));
 }
 
+void TooWideLog::check(const App &app)
+{
+	for (uint16_t id : app.jobs_owner->ids()) {
+		if (logged_[id])
+			continue;
+		const JobCounters c = job_totals(app, id);
+		if (!c[JobCtr::too_wide])
+			continue;
+		logged_[id] = true;
+		spdlog::warn("job {}: a gradient of {} elements is wider than this switch's aggregators "
+			     "({} elements): its gradients go to the PS unaggregated (too_wide in "
+			     "/ina/job,{}); its PS did not learn this switch's cap (docs/protocol.md, "
+			     "\"Fragment size\")",
+			     id, c[JobCtr::too_wide_elements], app.cfg.elements, id);
+	}
+}
+
 void log_final(const App &app)
 {
 	const SwitchConfig &cfg = app.cfg;
@@ -231,9 +248,10 @@ void log_final(const App &app)
 		if (!registered[id] && !drop_sum(kJobList, c.v))
 			continue;
 		spdlog::info("final: job {} aggregated {} completed {} sent_to_ps {} collisions {} "
-			     "multicast {} {}",
+			     "too_wide {} multicast {} {}",
 			     id, c[JobCtr::aggregated], c[JobCtr::completed], c[JobCtr::sent_to_ps],
-			     c[JobCtr::collisions], c[JobCtr::multicast], drops_of(kJobList, c.v));
+			     c[JobCtr::collisions], c[JobCtr::too_wide], c[JobCtr::multicast],
+			     drops_of(kJobList, c.v));
 	}
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app.h"
 
@@ -45,6 +46,18 @@ Accounting accounting(const App &app);
  * ones, or with `all_jobs` every job id). Called by the thread that owns
  * app.jobs_owner (control thread), or once everything else has stopped. */
 std::string summary_line(const App &app, double seconds, const std::string &prefix, bool all_jobs = false);
+
+/* A job's first gradient wider than the switch's `elements` (too_wide):
+ * one warning per job with both sizes, from the control thread (which owns
+ * app.jobs_owner), so that the data path only counts. The job still runs,
+ * through its PS, and the warning says why it is slow. */
+class TooWideLog {
+public:
+	void check(const App &app);
+
+private:
+	std::vector<bool> logged_ = std::vector<bool>(65536, false);
+};
 
 /* The final lines (after the lcores and the control thread stopped): the
  * summary over every job id, the control plane, the accounting, one line

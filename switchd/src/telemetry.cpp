@@ -99,6 +99,20 @@ int tel_summary(const char *, const char *, rte_tel_data *d)
 			all.v[i] += c.v[i];
 	}
 	add_counters(d, all, kPortCounterNames);
+	/* Each malformed reason, wherever it was found (classify or the switch
+	 * program), and their total `malformed`; too_wide is forwarded, not
+	 * dropped. The same counters are in /ina/pipeline. */
+	const ina::PipelineCounters pc = pipeline_totals(app);
+	uint64_t malformed = 0;
+	for (size_t i = 0; i < ina::kCounterCount; i++) {
+		const auto c = static_cast<ina::Counter>(i);
+		if (!ina::counter_is_malformed(c))
+			continue;
+		rte_tel_data_add_dict_u64(d, ina::counter_name(c), pc.v[i]);
+		malformed += pc.v[i];
+	}
+	rte_tel_data_add_dict_u64(d, "malformed", malformed);
+	rte_tel_data_add_dict_u64(d, "too_wide", pc[ina::Counter::too_wide]);
 	rte_tel_data_add_dict_u64(d, "jobs", JobsReader(app)->size());
 	rte_tel_data_add_dict_u64(d, "aggregators_in_use", occupancy(app));
 	rte_tel_data_add_dict_u64(d, "lcores", app.lcores.size());

@@ -113,7 +113,6 @@ bool before_parse(const ina::Result &r)
 	case Counter::malformed_version:
 	case Counter::malformed_type:
 	case Counter::malformed_length:
-	case Counter::malformed_elements:
 	case Counter::malformed_level:
 	case Counter::malformed_fan_in:
 	case Counter::malformed_bitmap:

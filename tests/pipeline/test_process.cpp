@@ -431,8 +431,6 @@ INSTANTIATE_TEST_SUITE_P(
 		MalformedCase{"type", Counter::malformed_type, [](inavec::FrameFields &f) { f.type = 9; }},
 		MalformedCase{"length", Counter::malformed_length, [](inavec::FrameFields &f) { f.elems = 61; }},
 		MalformedCase{"udp_length", Counter::malformed_length, [](inavec::FrameFields &f) { f.udp_len = 500; }},
-		MalformedCase{"elements", Counter::malformed_elements,
-			      [](inavec::FrameFields &f) { f.values.assign(63, 1); }},
 		MalformedCase{"levels", Counter::malformed_level, [](inavec::FrameFields &f) { f.levels = 5; }},
 		MalformedCase{"level", Counter::malformed_level, [](inavec::FrameFields &f) { f.level = 2; }},
 		MalformedCase{"fan_in_0", Counter::malformed_fan_in, [](inavec::FrameFields &f) { f.fan_ins[0] = 0; }},
@@ -443,6 +441,143 @@ INSTANTIATE_TEST_SUITE_P(
 		MalformedCase{"index", Counter::malformed_index, [](inavec::FrameFields &f) { f.index = 64; }},
 		MalformedCase{"job_0", Counter::malformed_job, [](inavec::FrameFields &f) { f.job = 0; }}),
 	[](const ::testing::TestParamInfo<MalformedCase> &i) { return std::string(i.param.what); });
+
+/* A switch that meets a truncated header, another version and job 0 must
+ * say which: one counter each, none of the others moved. */
+TEST(Process, MalformedReasonsCountedApart)
+{
+	Switch sw;
+	auto short_hdr = inatest::gradient(7, 100, 5, 0x1, 2);
+	short_hdr.frame_len = 60;
+	auto v2 = inatest::gradient(7, 101, 6, 0x1, 2);
+	v2.version = 2;
+	auto job0 = inatest::gradient(0, 102, 7, 0x1, 2);
+	for (const auto &f : {short_hdr, v2, job0})
+		EXPECT_EQ(sw.run(f).verdict, Verdict::kDrop);
+	EXPECT_EQ(sw.count(Counter::malformed_short), 1u);
+	EXPECT_EQ(sw.count(Counter::malformed_version), 1u);
+	EXPECT_EQ(sw.count(Counter::malformed_job), 1u);
+	uint64_t drops = 0;
+	for (size_t i = 0; i < ina::kCounterCount; i++)
+		if (ina::counter_kind(static_cast<Counter>(i)) == ina::CounterKind::kDrop)
+			drops += sw.ctr.v[i];
+	EXPECT_EQ(drops, 3u);
+}
+
+/* docs/protocol.md: a fan-in of 0 or above 32 at the packet's level is
+ * malformed whatever the flags that would otherwise forward the packet
+ * unaggregated (bypass, float, another GOAT node, a resend, a lower
+ * switch's collision). */
+class FanInAnyFlags : public ::testing::TestWithParam<std::pair<uint16_t, uint16_t>> {};
+
+TEST_P(FanInAnyFlags, Dropped)
+{
+	for (uint8_t fan_in : {uint8_t(0), uint8_t(33), uint8_t(255)}) {
+		Switch sw;
+		auto g = inatest::gradient(7, 100, 5, 0x1, fan_in);
+		g.flags = GetParam().first;
+		g.agg_node = GetParam().second;
+		Frame in = inavec::build_frame(g), f = in;
+		ina::Result r = sw.run(f);
+		EXPECT_EQ(r.verdict, Verdict::kDrop) << int(fan_in);
+		EXPECT_EQ(r.reason, Counter::malformed_fan_in) << int(fan_in);
+		EXPECT_EQ(f, in);
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(Flags, FanInAnyFlags,
+			 ::testing::Values(std::make_pair(uint16_t(0), uint16_t(0)),
+					   std::make_pair(uint16_t(INA_F_BYPASS), uint16_t(0)),
+					   std::make_pair(uint16_t(INA_F_FLOAT), uint16_t(0)),
+					   std::make_pair(uint16_t(INA_F_RESEND), uint16_t(0)),
+					   std::make_pair(uint16_t(INA_F_RESEND | INA_F_COLLISION), uint16_t(0)),
+					   std::make_pair(uint16_t(0), uint16_t(9))));
+
+/* A gradient wider than the aggregators goes on to the PS like a
+ * collision, untouched but for RESEND | COLLISION and level + 1, and no
+ * register changes (the aggregator of the same fragment keeps its sum). */
+TEST(Process, TooWideForwardedLikeACollision)
+{
+	Switch sw;
+	sw.run(inatest::gradient(7, 100, 5, 0x1, 3, 62, 4));
+	for (uint16_t flags : {uint16_t(0), uint16_t(INA_F_RESEND)}) {
+		auto g = inatest::gradient(7, 100, 5, 0x2, 3, 63, 2);
+		g.flags = flags;
+		Frame in = inavec::build_frame(g), f = in;
+		ina::Result r = sw.run(f);
+		EXPECT_EQ(r.verdict, Verdict::kDownstream);
+		EXPECT_EQ(r.reason, Counter::too_wide);
+		EXPECT_EQ(inatest::flags_of(f), flags | INA_F_RESEND | INA_F_COLLISION);
+		EXPECT_EQ(inatest::level_of(f), 1);
+		EXPECT_EQ(inatest::bitmap_of(f, 0), 0x2u);
+		for (size_t i = 0; i < 63; i++)
+			EXPECT_EQ(inatest::value_of(f, i), 2);
+		/* Only flags, level and the UDP checksum (0) differ. */
+		size_t diffs = 0;
+		for (size_t i = 0; i < in.size(); i++)
+			diffs += in[i] != f[i];
+		EXPECT_LE(diffs, 2u);
+	}
+	EXPECT_EQ(sw.count(Counter::too_wide), 2u);
+	EXPECT_EQ(sw.count(Counter::malformed_length) + sw.count(Counter::collision), 0u);
+	ina::AggregatorState s = sw.agg(5);
+	EXPECT_EQ(s.bitmap, 0x1u);
+	EXPECT_EQ(s.count, 1u);
+	EXPECT_EQ(s.value[0], 4);
+}
+
+/* A job whose fragments are wider than the first switch's aggregators
+ * completes exactly through its PS: the first level (62 elements) sends
+ * every worker's gradient on, the second (wider, 128) does not aggregate
+ * them (RESEND never claims), the PS sums what arrives, and its parameter
+ * packet, as wide, crosses both switches to the workers. */
+TEST(Process, TooWideJobCompletesThroughThePs)
+{
+	ina::PipelineConfig narrow_cfg = Switch::default_config();
+	ina::PipelineConfig wide_cfg = narrow_cfg;
+	wide_cfg.elements = 128;
+	Switch narrow(narrow_cfg), wide(wide_cfg);
+	constexpr uint32_t kElems = 100;
+	constexpr int kWorkers = 3;
+	for (uint32_t seq = 1; seq <= 4; seq++) {
+		const uint32_t index = seq % 64;
+		std::vector<int64_t> sum(kElems, 0);
+		uint32_t have = 0;
+		for (int w = 0; w < kWorkers; w++) {
+			auto g = inatest::gradient(7, seq, index, 1u << w, kWorkers, kElems);
+			g.levels = 2;
+			g.bitmaps[1] = 0x1;
+			g.fan_ins[1] = 1;
+			for (uint32_t i = 0; i < kElems; i++)
+				g.values[i] = static_cast<int32_t>(seq * 1000 + w * 100 + i);
+			Frame f = inavec::build_frame(g);
+			ASSERT_EQ(narrow.run(f).reason, Counter::too_wide);
+			ina::Result r = wide.run(f);
+			ASSERT_EQ(r.verdict, Verdict::kDownstream);
+			ASSERT_EQ(r.reason, Counter::resend_forwarded);
+			ASSERT_EQ(inatest::level_of(f), 2);
+			/* The PS: the contributors, once each. */
+			const uint32_t bit = inatest::bitmap_of(f, 0);
+			ASSERT_EQ(have & bit, 0u);
+			have |= bit;
+			for (uint32_t i = 0; i < kElems; i++)
+				sum[i] += inatest::value_of(f, i);
+		}
+		ASSERT_EQ(have, (1u << kWorkers) - 1);
+		auto ack = inatest::parameter(7, seq, index, kElems);
+		ack.levels = 2;
+		for (uint32_t i = 0; i < kElems; i++)
+			ack.values[i] = static_cast<int32_t>(sum[i]);
+		Frame a = inavec::build_frame(ack);
+		EXPECT_EQ(wide.run(a).verdict, Verdict::kMulticast);
+		EXPECT_EQ(narrow.run(a).verdict, Verdict::kMulticast);
+		for (uint32_t i = 0; i < kElems; i++)
+			EXPECT_EQ(inatest::value_of(a, i), int32_t(3 * seq * 1000 + 300 + 3 * i));
+	}
+	EXPECT_EQ(narrow.count(Counter::too_wide), 12u);
+	EXPECT_EQ(narrow.count(Counter::multicast), 4u);
+	EXPECT_EQ(narrow.table->occupied() + wide.table->occupied(), 0u);
+}
 
 TEST(Process, MisroutedToOtherLcore)
 {

@@ -27,12 +27,11 @@ import tempfile
 import time
 import zlib
 
-# The wire format's one Python definition, workerlib/python/ina/wire.py, by
-# path: meson runs this file from the source tree, and the ina package itself
-# would need its compiled extension.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
-                                "python", "ina"))
-import wire  # noqa: E402
+# The wire format's one Python definition, protocol/python/ina_wire.py:
+# meson runs this file from the source tree.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 
 UDP_PORT = wire.INA_UDP_PORT
 F_ACK, F_RESEND, F_COLLISION, F_ECN = wire.INA_F_ACK, wire.INA_F_RESEND, wire.INA_F_COLLISION, wire.INA_F_ECN
@@ -826,10 +825,12 @@ def case_forwarding(sw, lcores=1):
 
 
 def case_malformed(sw, lcores=1):
-    """Frames to the INA UDP port without a valid INA header are dropped and
-    counted `malformed`; plain UDP to the next port still passes. (A runt
-    cannot be sent here: the kernel refuses frames shorter than Ethernet's
-    header on a packet socket.)"""
+    """Frames to the INA UDP port without a valid INA header are dropped,
+    each counted under its own reason: a truncated header `malformed_short`,
+    version 2 `malformed_version`, job 0 `malformed_job` (in /ina/summary,
+    /ina/pipeline and /ina/lcore,<k>), their total `malformed`; plain UDP to
+    the next port still passes. (A runt cannot be sent here: the kernel
+    refuses frames shorter than Ethernet's header on a packet socket.)"""
     from scapy.all import Ether, IP, UDP, Raw
     h0ip, h0mac = HOSTS[0]
     good = gradient(0, 300, [1] * 62, bit=0)
@@ -860,10 +861,55 @@ def case_malformed(sw, lcores=1):
     got = sn.stop()
     check(after["malformed"] - before["malformed"] == 3,
           f"three malformed INA frames counted ({after['malformed'] - before['malformed']})")
+    reasons = ("malformed_short", "malformed_version", "malformed_job")
+    moved = {k: after[k] - before[k] for k in after if k.startswith("malformed_") and after[k] != before[k]}
+    check(moved == {k: 1 for k in reasons}, f"one each under its own reason: {moved}")
+    pipe = sw.telemetry("/ina/pipeline")
+    lc = [sw.telemetry(f"/ina/lcore,{k}") for k in range(lcores)]
+    check(all(pipe[k] == after[k] == sum(t[k] for t in lc) for k in reasons),
+          f"/ina/pipeline and the lcores agree: {[(k, pipe[k], [t[k] for t in lc]) for k in reasons]}")
     check(not any(UDP in p and p[UDP].dport == UDP_PORT for p in got),
           "no malformed INA frame reaches the PS")
     check(any(UDP in p and p[UDP].dport == UDP_PORT + 1 for p in got), "plain UDP still forwarded")
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
+
+
+def case_too_wide(sw, lcores=1):
+    """Gradients wider than the switch's elements (62): 100 elements from
+    each of the three workers reach the PS unaggregated, RESEND | COLLISION
+    and level + 1, values intact; the PS's parameter packet, as wide,
+    reaches every worker. Counted too_wide (/ina/pipeline, /ina/summary and
+    /ina/job,7 with too_wide_elements 100) and logged once for the job with
+    both sizes, however many arrive."""
+    n = 100
+    vals = [[i * 3 + w * 1000 for i in range(n)] for w in range(3)]
+    seqs = (400, 401)
+    sends = [("h0" if w == 0 else "h1", gradient(w, seq, vals[w], bit=w)) for seq in seqs for w in range(3)]
+    got = exchange(None, ["h2"], sends, want={"h2": len(sends)})["h2"]
+    mine = [p for p in got if p["job"] == JOB and p["seq"] in seqs]
+    check(len(mine) == len(sends), f"every too-wide gradient reached the PS ({len(mine)} of {len(sends)})")
+    for p in mine:
+        check(p["flags"] & (F_RESEND | F_COLLISION) == F_RESEND | F_COLLISION and p["level"] == 1,
+              f"marked like a collision, level 1: flags {p['flags']:#x} level {p['level']}")
+        w = p["bitmap"][0].bit_length() - 1
+        check(p["elems"] == n and p["values"] == vals[w], f"worker {w}'s {n} values intact")
+    # The PS sums what it got (each worker once) and answers as wide.
+    for seq in seqs:
+        total = [sum(vals[w][i] for w in range(3)) for i in range(n)]
+        ack = ina_frame(PS_IP, *group_of(JOB), PS_MAC, JOB, seq, total, flags=F_ACK)
+        res = exchange(None, ["h0", "h1"], [("h2", ack)], want={"h0": 1, "h1": 1})
+        for h in ("h0", "h1"):
+            acks = [p for p in res[h] if p["flags"] & F_ACK and p["seq"] == seq]
+            check(acks and acks[0]["values"] == total, f"{h} gets seq {seq}'s {n}-element result")
+    pipe, summ, job = (sw.telemetry(c) for c in ("/ina/pipeline", "/ina/summary", f"/ina/job,{JOB}"))
+    check(pipe["too_wide"] == summ["too_wide"] == job["too_wide"] == len(sends),
+          f"too_wide {pipe['too_wide']} / {summ['too_wide']} / {job['too_wide']}, want {len(sends)}")
+    check(job["too_wide_elements"] == n, f"too_wide_elements {job['too_wide_elements']}")
+    check(summ["malformed"] == 0 and job["malformed"] == 0, "nothing dropped as malformed")
+    time.sleep(0.3)  # the control thread looks every 50 ms
+    warned = [l for l in sw.output().splitlines() if f"job {JOB}: a gradient of" in l]
+    check(len(warned) == 1 and f"of {n} elements" in warned[0] and "(62 elements)" in warned[0],
+          f"one warning for the job, with both sizes: {warned}")
 
 
 SRC_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -904,8 +950,8 @@ def case_trace(sw, lcores=1):
           f"the collision's path names the collision and the PS fallback: {coll['steps']}")
     check(coll["agg_index"] == idx and coll["bitmap"] == 2, f"the collision's input ({coll})")
     bad_recs = [r for r in recs if r["class"] == "dropped_in_classify"]
-    check(any("lcore/malformed" in r["steps"] for r in bad_recs),
-          f"the malformed frame ends in lcore/malformed ({bad_recs})")
+    check(any("pipeline/malformed_version" in r["steps"] for r in bad_recs),
+          f"the malformed frame ends in pipeline/malformed_version ({bad_recs})")
     text = subprocess.run(["/usr/bin/python3", tool, "--file-prefix", sw.prefix, "--read-only"],
                           capture_output=True, text=True, timeout=30).stdout
     check("seq 200" in text and "pipeline/collision" in text, "the readable form names them too")
@@ -1076,13 +1122,13 @@ def case_accounting(sw, lcores=1):
     s, p, nr = settled_counters(sw)
     check(s["rx_packets"] == sent, f"every frame sent reached switchd ({s['rx_packets']} of {sent})")
     # Each kind of traffic took its path, so that each term below is tested.
-    want = {"absorbed": 9, "malformed": 2, "spoof_mac_drops": 1, "spoof_port_drops": 1,
+    want = {"absorbed": 9, "malformed": 3, "malformed_version": 1, "malformed_job": 1, "spoof_mac_drops": 1, "spoof_port_drops": 1,
             "admission_drops": 1, "forged_result_drops": 1, "stale_epoch_drops": 1, "no_route": 1,
             "to_switch_drops": 1, "flooded": 1, "arp_replies": 2, "unregistered_job": 1,
             "control_received": 1, "control_acks": 1, "multicast_copies": 2, "random_drops": 2}
     got = {k: s[k] for k in want}
     check(got == want, f"each path taken as sent: {got}")
-    want_p = {"duplicate": 1, "malformed_length": 1, "completed": 4, "collision": 1, "multicast": 1,
+    want_p = {"duplicate": 1, "malformed_length": 1, "malformed_version": 1, "malformed_job": 1, "completed": 4, "collision": 1, "multicast": 1,
               "aggregated": 13}
     got_p = {k: p[k] for k in want_p}
     check(got_p == want_p, f"pipeline: {got_p}")
@@ -1871,6 +1917,7 @@ CASES = {
     # Fragments larger than a standard frame: 700 elements make 2886-byte
     # frames, so the links carry a 3000-byte MTU and af_packet 3 KiB slots (a
     # whole number of them per block: the PMD walks the ring at frame stride).
+    "too_wide": (case_too_wide, {}),
     "jumbo": (case_jumbo, {"elements": 700, "mtu": 3000, "vdev_extra": ",blocksz=12288,framesz=3072"}),
 }
 # Every case also runs with two data-path lcores (one RX/TX queue pair each

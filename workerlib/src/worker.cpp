@@ -308,8 +308,43 @@ std::string WorkerImpl::transport_name() const
 	return senders_.empty() ? std::string("none") : std::string(senders_[0]->transport_name());
 }
 
+/* What a worker that heard nothing for stall_timeout_ms last heard, and
+ * where to look: the counters that tell the causes apart. */
+std::string stall_diagnosis(const WorkerStats &s, uint16_t job)
+{
+	std::string heard;
+	if (s.acks == 0 && s.duplicate_acks == 0 && s.stale_acks == 0)
+		heard = "no parameter packet at all since the start (" + std::to_string(s.packets_sent) +
+			" packets sent)";
+	else if (s.acks > 0 && s.col_acks == s.acks)
+		heard = "only parameter packets marked COL (collisions), " + std::to_string(s.acks) +
+			" of them, before it stopped";
+	else
+		heard = std::to_string(s.acks) + " parameter packets (" + std::to_string(s.col_acks) +
+			" marked COL), then none";
+	if (s.rx_not_from_ps)
+		heard += ", " + std::to_string(s.rx_not_from_ps) + " of the job's frames from another source";
+	if (s.rx_malformed)
+		heard += ", " + std::to_string(s.rx_malformed) + " malformed frames";
+	return "; it heard " + heard + ". Look at the switches' counters for job " + std::to_string(job) +
+	       " (/ina/job," + std::to_string(job) +
+	       ": admission_drops, stale_epoch_drops, malformed, too_wide; /ina/summary: malformed_*) "
+	       "and the PS's for the job";
+}
+
 void WorkerImpl::set_failed(const std::string &why)
 {
+	/* The sender's stall timeout says only that nothing came back: add
+	 * what this worker last heard. Counters only, no lock of ours. */
+	if (why.rfind("no parameter packets from the PS", 0) == 0) {
+		const std::string full = why + stall_diagnosis(stats(), cfg_.job_id);
+		std::lock_guard<std::mutex> g(sched_m_);
+		if (!failed_.load()) {
+			failure_ = full;
+			failed_.store(true);
+		}
+		return;
+	}
 	std::lock_guard<std::mutex> g(sched_m_);
 	if (!failed_.load()) {
 		failure_ = why;

@@ -19,6 +19,11 @@
 
 namespace ina {
 
+/* The end of a stall timeout's message: what the worker last heard (no
+ * parameter packet at all, only collision-marked ones, ...) and which
+ * counters to read next. */
+std::string stall_diagnosis(const WorkerStats &s, uint16_t job);
+
 /* True if the config names the job's epoch (ina/worker.h): then the
  * PS's answer does not replace it. */
 inline bool epoch_named(const WorkerConfig &c)

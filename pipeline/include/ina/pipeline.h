@@ -50,7 +50,8 @@ enum class Verdict : uint8_t {
 /* Every reason a packet takes a path, one counter each. The first column is
  * the counter's name in telemetry and vectors, the second its kind
  * (counter_kind.h): the drops are the verdict kDrop's reasons other than
- * `aggregated`, a gradient the aggregator took. */
+ * `aggregated`, a gradient the aggregator took. The order is the P4
+ * build's counter numbering (constants.p4): add at the end. */
 #define INA_PIPELINE_COUNTERS(X)                                                            \
 	X(pass_through, kEvent, "not INA traffic, forwarded untouched")                     \
 	X(control, kEvent, "INA control message handed to the control plane")               \
@@ -58,7 +59,7 @@ enum class Verdict : uint8_t {
 	X(malformed_version, kDrop, "INA version not supported")                            \
 	X(malformed_type, kDrop, "INA type unknown")                                        \
 	X(malformed_length, kDrop, "elem_count does not match the UDP length")              \
-	X(malformed_elements, kDrop, "elem_count above the aggregator width")               \
+	X(too_wide, kEvent, "gradient wider than the aggregators, sent to the PS")          \
 	X(malformed_level, kDrop, "level or levels out of range")                           \
 	X(malformed_fan_in, kDrop, "fan-in 0 or above the bitmap width")                    \
 	X(malformed_bitmap, kDrop, "bitmap empty or with bits outside the fan-in")          \
@@ -102,6 +103,13 @@ constexpr CounterKind counter_kind(Counter c)
 {
 	return static_cast<size_t>(c) < kCounterCount ? kCounterKinds[static_cast<size_t>(c)]
 						      : CounterKind::kEvent;
+}
+
+/* A malformed_* reason: a packet the protocol calls malformed, dropped
+ * (docs/protocol.md). Their total is switchd's `malformed`. */
+constexpr bool counter_is_malformed(Counter c)
+{
+	return c >= Counter::malformed_short && c <= Counter::malformed_job && c != Counter::too_wide;
 }
 
 /* Name and help text of a counter; nullptr for an out-of-range id. */
