@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
 from lablib import cli  # noqa: E402
 
 # name, scripts/lab run arguments

@@ -3,7 +3,7 @@
 # with four DistributedDataParallel workers in the netns lab, once with
 # ina.ddp's communication hook (gradients aggregated by a real ina-switchd,
 # finished by ina-ps) and once with gloo, same seed and batches, and compares
-# them (workerlib/python/examples/ddp_demo.py; docs/pytorch.md). The last line
+# them (scripts/ddp_demo.py; docs/pytorch.md). The last line
 # is `ddp: OK` or `ddp: FAILED <reason>`.
 #
 #   sudo scripts/ddp-demo.sh [--steps N] [--json FILE] ...   (BUILD_DIR=build by default)
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 for arg in "$@"; do
 	case $arg in
 	-h | --help | --version)
-		INA_DEMO_PROG=scripts/ddp-demo.sh exec /usr/bin/python3 workerlib/python/examples/ddp_demo.py "$arg" ;;
+		INA_DEMO_PROG=scripts/ddp-demo.sh exec /usr/bin/python3 scripts/ddp_demo.py "$arg" ;;
 	esac
 done
 
@@ -50,4 +50,4 @@ ninja -C "$BUILD" switchd/ina-switchd ps/ina-ps ina-python >"$LOGDIR/ninja.log" 
 
 BUILD=$(cd "$BUILD" && pwd)
 PYTHONPATH="$BUILD/workerlib/python" exec /usr/bin/python3 \
-	workerlib/python/examples/ddp_demo.py --build "$BUILD" "$@"
+	scripts/ddp_demo.py --build "$BUILD" "$@"

@@ -29,7 +29,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
 from lablib import cli  # noqa: E402
 
 RTO_KEYS = ["min_rto_us=200", "max_rto_us=5000", "initial_rto_us=2000"]

@@ -31,7 +31,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
 from lablib import cli, jobs, topology  # noqa: E402
 from lablib import lab as labmod  # noqa: E402
 

@@ -36,14 +36,15 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 from lablib import cli  # noqa: E402
 
 NS_W, NS_P = "inahbw", "inahbp"
 IF_W, IF_P = "hbw0", "hbp0"
 IP_W, IP_P = "10.19.0.1", "10.19.0.2"
 MAC_W, MAC_P = "02:19:00:00:00:01", "02:19:00:00:00:02"
-OVERHEAD = 14 + 20 + 8 + 44  # Ethernet, IPv4, UDP, INA header
 
 
 def sh(*cmd, check=True):
@@ -195,7 +196,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="host_bench-") as tmp:
         try:
             for e in elements:
-                veth_up(e * 4 + OVERHEAD - 14)
+                veth_up(wire.frame_len(e) - wire.ETH_HDR.size)  # the IP MTU of e elements
                 for t in transports:
                     for _ in range(a.repeat):
                         # The worker's CPU time: the children's rusage grows by

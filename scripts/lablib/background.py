@@ -20,6 +20,7 @@ import signal
 import time
 
 from . import netns
+from .procs import last_json
 
 # iperf3 runs this long when the flow has no stop time: it is interrupted
 # (SIGINT) when the jobs end and still reports what it sent.
@@ -131,7 +132,6 @@ class Flows:
         return [self._entry(f, jobs_s) for f in self.flows]
 
     def _entry(self, f, jobs_s):
-        from .jobs import last_json
         out = {k: f[k] for k in ("name", "from", "to", "protocol", "rate_mbps", "streams",
                                  "congestion", "ecn", "start_s", "stop_s")}
         out["started_at_s"] = f.get("started_at_s")

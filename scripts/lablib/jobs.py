@@ -15,12 +15,13 @@ import re
 import signal
 import time
 
-import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+import ina_wire as wire  # protocol/python/ina_wire.py (pythonpath.py)
 
 from . import background
 from . import lab as labmod
 from . import netns
 from . import procs
+from .procs import last_json  # noqa: F401  (jobs.last_json: the benches use it)
 from . import render
 
 
@@ -226,28 +227,6 @@ def parse_faults(specs, plan):
                 raise JobError(f"--fault {spec}: want {kind}:HOST:JOB@WHEN")
         out.append({"kind": kind, "what": what, "when": when, "done": False})
     return out
-
-
-def last_json(text):
-    """The last JSON object printed in a log (workers print one line, the PS
-    a pretty-printed object at exit)."""
-    end = text.rfind("}")
-    while end >= 0:
-        depth, i = 0, end
-        while i >= 0:
-            c = text[i]
-            if c == "}":
-                depth += 1
-            elif c == "{":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        return json.loads(text[i:end + 1])
-                    except ValueError:
-                        break
-            i -= 1
-        end = text.rfind("}", 0, end)
-    return None
 
 
 def trace_path(lab, worker):

@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 
+import ina_wire as wire  # protocol/python/ina_wire.py (pythonpath.py)
+
 HOST_IF = "eth0"
 
 
@@ -86,7 +88,7 @@ def _no_offloads(ns, dev):
 def link_mtu(plan):
     """The IP MTU every lab link needs: 1500, or more when a fragment's frame
     (IPv4 + UDP + INA header + payload, wire.h) does not fit."""
-    return max(1500, 20 + 8 + 44 + 4 * plan["elements"])
+    return max(1500, wire.frame_len(plan["elements"]) - wire.ETH_HDR.size)
 
 
 def create(plan, prefix, log):

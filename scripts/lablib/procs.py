@@ -147,3 +147,25 @@ def stop_namespace_processes(ns, grace=2.0):
             os.kill(p, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def last_json(text):
+    """The last JSON object printed in a log (workers print one line, the PS
+    a pretty-printed object at exit)."""
+    end = text.rfind("}")
+    while end >= 0:
+        depth, i = 0, end
+        while i >= 0:
+            c = text[i]
+            if c == "}":
+                depth += 1
+            elif c == "{":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        return json.loads(text[i:end + 1])
+                    except ValueError:
+                        break
+            i -= 1
+        end = text.rfind("}", 0, end)
+    return None

@@ -45,11 +45,10 @@ import sys
 import time
 import zlib
 
-# Run as a script (jobs.py starts it): the wire format's one Python
-# definition, workerlib/python/ina/wire.py, by path.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
-                                "python", "ina"))
-import wire  # noqa: E402
+# Run as a script (jobs.py starts it).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 
 
 def ipv4_checksum(hdr):

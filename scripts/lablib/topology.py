@@ -11,7 +11,7 @@ import os
 import re
 import tomllib
 
-import wire  # workerlib/python/ina/wire.py, on sys.path by lablib/__init__.py
+import ina_wire as wire  # protocol/python/ina_wire.py (pythonpath.py)
 
 NOT_AT_LEVEL = 0xFF
 

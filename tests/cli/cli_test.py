@@ -136,7 +136,8 @@ def check_offline(name, argv, args, env, runtime):
 
 def check_python_units(src, version):
     """lablib.cli: the one parser of sizes and rates on the Python side."""
-    sys.path.insert(0, os.path.join(src, "scripts"))
+    sys.path.insert(0, src)
+    import pythonpath  # noqa: F401  (the project's Python folders)
     from lablib import cli
     errs = []
     for text, want in (("4096", 4096), ("64K", 64 << 10), ("1M", 1 << 20), ("1.5G", 3 << 29), ("4MiB", 4 << 20)):

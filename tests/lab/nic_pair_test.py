@@ -46,7 +46,8 @@ import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
 from lablib import telemetry  # noqa: E402  (the lab's reader of /ina/... counters)
 
 SKIP = 77

@@ -13,8 +13,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sources import project_sources, python_sources  # noqa: E402
+from sources import project_sources, python_sources
 
 
 def long_functions(root, files, limit, ctags):

@@ -12,9 +12,8 @@ folder B on the same floor. Includes resolve as in include_cycles.py.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from include_cycles import include_graph  # noqa: E402
-from sources import project_sources  # noqa: E402
+from include_cycles import include_graph
+from sources import project_sources
 
 DEFAULT_FLOORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include_floors.txt")
 

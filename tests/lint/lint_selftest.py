@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The lint checks catch what they are for: on a small tree with one long
-function (C++ and Python), one include cycle and includes against the
-folders' floors each fails and names it; on the same tree without them each
-passes.
+function (C++ and Python), one include cycle, includes against the folders'
+floors and Python imports against its floors (up, sideways, a cycle) each
+fails and names it; on the same tree without them each passes.
 
     lint_selftest.py CTAGS"""
 import os
@@ -71,6 +71,30 @@ def floors_tree(root, bad):
     write(root, "big/src/down.cpp", '#include "lib4/a.h"\n')
     if bad:
         write(root, "extra/e.cpp", '#include "lib5/a.h"\n')
+
+
+# Python floors of a small tree: base (0) < mid (1) < top, side, other (2);
+# top may import side. `bad` adds an import up, one sideways without leave,
+# a cycle through an import inside a function, a folder without a floor and
+# a pythonpath.py whose FOLDERS are not the roots.
+PY_FLOORS = "0 base pythonpath.py\n1 mid\n2 top side other\nallow top side\n" \
+    "root base\nroot mid\nroot side\nroot other\n"
+
+
+def python_tree(root, bad):
+    write(root, "py_floors.txt", PY_FLOORS)
+    write(root, "pythonpath.py", "FOLDERS = (%s)\n" % ('"base", "mid"' if bad else '"base", "mid", "side", "other"'))
+    write(root, "base/w.py", "import os\n")
+    write(root, "mid/pkg/__init__.py", "")
+    write(root, "mid/pkg/a.py", "from . import b\nimport w\n")
+    write(root, "mid/pkg/b.py", "def f():\n    from .a import x\n" if bad else "import w\n")
+    write(root, "mid/up.py", "import s\n" if bad else "from pkg import a\n")
+    write(root, "top/run.py", "import json\nimport w\nimport s\nfrom pkg import a\nimport helper\n")
+    write(root, "top/helper.py", "import torch\n")
+    write(root, "side/s.py", "import o\n" if bad else "import w\n")
+    write(root, "other/o.py", "import w\n")
+    if bad:
+        write(root, "extra/e.py", "import w\n")
 
 
 # docs_commands.py: a script with --help/--version, a binary, and docs that
@@ -142,6 +166,21 @@ def main():
               "an allowed include sideways and one down pass")
         rc, out = run("include_floors.py", good, os.path.join(good, "floors.txt"))
         check(rc == 0, f"includes down the floors pass ({out.strip()[-200:]})")
+    with tempfile.TemporaryDirectory() as bad, tempfile.TemporaryDirectory() as good:
+        python_tree(bad, bad=True)
+        python_tree(good, bad=False)
+        rc, out = run("python_floors.py", bad, os.path.join(bad, "py_floors.txt"))
+        check(rc == 1 and "mid/up.py (floor 1) imports side/s.py (floor 2): a higher floor" in out,
+              "a Python import of a higher floor fails, named")
+        check("side/s.py imports other/o.py" in out and "allow side other" in out,
+              "a Python import sideways without leave fails, named")
+        check("import cycle: mid/pkg/a.py -> mid/pkg/b.py -> mid/pkg/a.py" in out,
+              "a Python import cycle (one side inside a function) fails, listed")
+        check("extra/e.py has no floor" in out, "a Python file without a floor fails, named")
+        check("pythonpath.py's FOLDERS" in out, "pythonpath.py's FOLDERS other than the roots fail")
+        check("top/run.py" not in out, "a Python import allowed sideways and ones down pass")
+        rc, out = run("python_floors.py", good, os.path.join(good, "py_floors.txt"))
+        check(rc == 0, f"Python imports down the floors pass ({out.strip()[-200:]})")
     with tempfile.TemporaryDirectory() as bad, tempfile.TemporaryDirectory() as good:
         docs_tree(bad, bad=True)
         docs_tree(good, bad=False)

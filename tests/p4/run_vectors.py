@@ -60,12 +60,10 @@ CONSTANTS_P4 = os.path.join(P4_DIR, "include", "constants.p4")
 VECTOR_DIR = os.path.join(ROOT, "tests", "vectors")
 ADMISSION_DIR = os.path.join(ROOT, "tests", "p4", "admission")
 SWITCHD_STATS_H = os.path.join(ROOT, "switchd", "src", "stats.h")
-sys.path.insert(0, P4_DIR)
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 import p4gen  # noqa: E402
-# The wire format's one Python definition, by path (the ina package itself
-# would need its compiled extension).
-sys.path.insert(0, os.path.join(ROOT, "workerlib", "python", "ina"))
-import wire  # noqa: E402
 
 SKIP = 77
 DEFAULT_LANES = 31             # INA_LANES of the v1model build (constants.p4)

@@ -198,7 +198,7 @@ def main():
     assert scales[0] == 1e8 and all(s != 1e8 for s in scales[1:]), scales
     for st in outs[0]["free"]:
         print(f"step {st['step']:2d}: loss gloo {st['loss_gloo']:.7f}  ina {st['loss_ina']:.7f}")
-    # The bound scripts/ddp-demo.sh states (workerlib/python/examples/ddp_demo.py):
+    # The bound scripts/ddp-demo.sh states (scripts/ddp_demo.py):
     # every step's gradient bound (all ranks' records) carried into the
     # parameters by SGD with momentum, plus two float32 ulps of the largest
     # parameter.

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The DDP demo's comparison, short, through a real ina-switchd in the netns
-lab (workerlib/python/examples/ddp_demo.py, what scripts/ddp-demo.sh runs):
+lab (scripts/ddp_demo.py, what scripts/ddp-demo.sh runs):
 four ranks, 60 steps with ina.ddp's hook and 60 with gloo. Asserts the
 demo's verdict and, from its JSON, that the switch aggregated most
 fragments, that every rank of a run ended with the same parameters, that the
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEMO = os.path.join(ROOT, "workerlib", "python", "examples", "ddp_demo.py")
+DEMO = os.path.join(ROOT, "scripts", "ddp_demo.py")
 STEPS = 60
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """tools/wireshark/ina.lua, run by tshark over frames written with the
-project's wire module (workerlib/python/ina/wire.py, itself checked against
+project's wire module (protocol/python/ina_wire.py, itself checked against
 wire.h by python_wire_layout): every field of the INA header, the flags by
 name and the epoch, int32 and float32 values, every control op with its
 workers or GOAT ranges and its authentication trailer, the malformed frames
@@ -20,8 +20,9 @@ import sys
 import tempfile
 
 ROOT = sys.argv[1]
-sys.path.insert(0, os.path.join(ROOT, "workerlib", "python", "ina"))
-import wire  # noqa: E402
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 
 LUA = os.path.join(ROOT, "tools", "wireshark", "ina.lua")
 FAILED = []

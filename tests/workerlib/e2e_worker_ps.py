@@ -20,6 +20,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
+
 WORKER, PS, C_API = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = sys.argv[4:]
 
@@ -281,17 +285,17 @@ class FakeSwitch:
                 data, src = self.s.recvfrom(65536)
             except socket.timeout:
                 continue
-            if len(data) < 44 + 20 + 40 or data[1] != 1 or data[44] not in (1, 2):
+            if len(data) < wire.INA_HDR_LEN or wire.unpack_ina(data)["type"] != wire.INA_TYPE_CONTROL:
                 continue
-            job = struct.unpack_from("!H", data, 4)[0]
-            n = data[45]
-            counter = struct.unpack_from("!Q", data, 44 + 20 + 16 * n)[0]
-            epoch = 1 if data[44] == 1 else 0
-            ina = struct.pack("!BBHHHIIIHBB4I4B", 1, 1, epoch << 8, job, 0, 0, 0, 0, self.cap, 0, 0,
-                              0, 0, 0, 0, 0, 0, 0, 0)
-            ctrl = struct.pack("!BBBBI6s4sH", 3, 0, 0, 0, struct.unpack("!I", socket.inet_aton(src[0]))[0],
-                               b"\0" * 6, b"\0" * 4, 0)
-            self.s.sendto(ina + ctrl + struct.pack("!Q32s", counter, b"\0" * 32), src)
+            msg = wire.unpack_ctrl(data[wire.INA_HDR_LEN:])
+            if msg is None or msg[0]["op"] not in (wire.INA_CTRL_REGISTER, wire.INA_CTRL_UNREGISTER):
+                continue
+            (ctrl, _, auth), job = msg, wire.unpack_ina(data)["job_id"]
+            epoch = 1 if ctrl["op"] == wire.INA_CTRL_REGISTER else 0
+            ina = wire.pack_ina(job, type=wire.INA_TYPE_CONTROL, epoch=epoch, remap_index=0,
+                                elem_count=self.cap)
+            ack = wire.pack_ctrl(wire.INA_CTRL_ACK, struct.unpack("!I", socket.inet_aton(src[0]))[0], bytes(6))
+            self.s.sendto(ina + ack + wire.CTRL_AUTH.pack(counter=auth["counter"], mac=bytes(32)), src)
 
     def close(self):
         self.stop = True

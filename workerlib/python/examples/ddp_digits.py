@@ -18,7 +18,7 @@ local loss and seconds, the hook's per-step records (ina), test accuracy and
 predictions, a checksum of the final parameters, the worker's counters;
 rank 0 saves the final parameters to --params.
 
-scripts/ddp-demo.sh runs it in the lab (workerlib/python/examples/ddp_demo.py).
+scripts/ddp-demo.sh runs it in the lab (scripts/ddp_demo.py).
 """
 import argparse
 import datetime

@@ -5,14 +5,15 @@ writes or reads INA frames in Python. docs/protocol.md explains the fields.
 
 Constants keep their C names (INA_UDP_PORT, INA_F_ACK, INA_CTRL_REGISTER,
 ...), and each struct is a Layout whose fields are wire.h's, in its order, as
-struct codes in network byte order, so that tests/python/test_wire_layout.py
+struct codes in network byte order, so that tests/protocol/test_wire_layout.py
 can check this file against wire.h and the P4 headers name by name: a change
 to wire.h that is not made here fails that test.
 
-Pure Python (stdlib only) and free of the package's compiled extension: the
-lab (scripts/lablib), the switchd and P4 tests and p4gen.py load it from the
-source tree by putting this folder on sys.path (`import wire`), with neither
-torch nor ina._ina; inside the installed package it is `ina.wire`.
+Pure Python (stdlib only), so that what has neither torch nor the `ina`
+package's compiled extension can use it: in the source tree it is `ina_wire`
+(the lab, the benches, p4gen.py and the tests reach it through pythonpath.py
+at the repository root); the `ina` package installs this same file as
+`ina.wire`.
 """
 import struct
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The wire format has one definition, protocol/include/ina/wire.h (with the
-GOAT op in goat_wire.h); the Python module (workerlib/python/ina/wire.py) and
+GOAT op in goat_wire.h); the Python module (protocol/python/ina_wire.py) and
 the P4 headers (pipeline/p4/include/headers.p4, constants.p4) are copies by
 hand. This test reads the C headers and checks both copies against them field
 by field, so that a change on one side alone fails here:
@@ -159,7 +159,7 @@ def load_c(root):
 def check_layouts(wire, structs):
     layouts = {v.c_name: v for v in vars(wire).values() if isinstance(v, wire.Layout)}
     check(set(layouts) == set(structs),
-          f"wire.py has a Layout for every packed struct of wire.h/goat_wire.h and no other "
+          f"ina_wire.py has a Layout for every packed struct of wire.h/goat_wire.h and no other "
           f"(C only: {sorted(set(structs) - set(layouts))}, Python only: "
           f"{sorted(set(layouts) - set(structs))})")
     for sname, cfields in structs.items():
@@ -196,9 +196,9 @@ def check_constants(wire, names, funcs):
     for n, v in sorted(consts.items()):
         got = getattr(wire, n, None)
         if got != v:
-            check(False, f"{n}: wire.h {v}, wire.py {got}")
+            check(False, f"{n}: wire.h {v}, ina_wire.py {got}")
     check(all(getattr(wire, n, None) == v for n, v in consts.items()),
-          f"{len(consts)} INA_* constants of wire.h/goat_wire.h have the same value in wire.py")
+          f"{len(consts)} INA_* constants of wire.h/goat_wire.h have the same value in ina_wire.py")
     params, body = funcs["INA_FRAME_LEN"]
     check(all(wire.frame_len(k) == c_eval(body, dict(names, **{params[0]: k})) for k in (0, 1, 62, 2048)),
           "frame_len(n) == INA_FRAME_LEN(n)")
@@ -300,9 +300,9 @@ def check_p4(root, structs, names):
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), "..", ".."))
-    # By path, as the tools load it: without the package's compiled part.
+    # By path: the module of the tree given, whatever else is on sys.path.
     spec = importlib.util.spec_from_file_location(
-        "wire", os.path.join(root, "workerlib", "python", "ina", "wire.py"))
+        "ina_wire", os.path.join(root, "protocol", "python", "ina_wire.py"))
     wire = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(wire)
     names, structs, funcs = load_c(root)
@@ -312,7 +312,7 @@ def main():
     check_constants(wire, names, funcs)
     check_codec(wire, root)
     check_p4(root, structs, names)
-    print(f"{len(failures)} failures" if failures else "wire.py and headers.p4 agree with wire.h")
+    print(f"{len(failures)} failures" if failures else "ina_wire.py and headers.p4 agree with wire.h")
     return 1 if failures else 0
 
 

@@ -4,7 +4,7 @@
 INA switch with ina.ddp's communication hook, one with gloo, same model,
 seed and batches, in the netns lab; compares them.
 
-    sudo PYTHONPATH=BUILD/workerlib/python workerlib/python/examples/ddp_demo.py
+    sudo PYTHONPATH=BUILD/workerlib/python scripts/ddp_demo.py
          [--build BUILD] [--topology single-rack] [--steps 200] [--json FILE]
 
 Brings up the topology (default single-rack: one ina-switchd, four workers,
@@ -40,14 +40,15 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
 from lablib import cli, jobs, netns, render, topology  # noqa: E402
 from lablib import lab as labmod  # noqa: E402
 
 PREFIX = "inalabddp"
 GLOO_PORT = 29531
-TRAINER = os.path.join(HERE, "ddp_digits.py")
+TRAINER = os.path.join(ROOT, "workerlib", "python", "examples", "ddp_digits.py")
 
 
 class DemoError(Exception):
