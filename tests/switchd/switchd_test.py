@@ -27,12 +27,11 @@ import tempfile
 import time
 import zlib
 
-# The wire format's one Python definition, workerlib/python/ina/wire.py, by
-# path: meson runs this file from the source tree, and the ina package itself
-# would need its compiled extension.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
-                                "python", "ina"))
-import wire  # noqa: E402
+# The wire format's one Python definition, protocol/python/ina_wire.py:
+# meson runs this file from the source tree.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+import pythonpath  # noqa: E402,F401  (the project's Python folders)
+import ina_wire as wire  # noqa: E402
 
 UDP_PORT = wire.INA_UDP_PORT
 F_ACK, F_RESEND, F_COLLISION, F_ECN = wire.INA_F_ACK, wire.INA_F_RESEND, wire.INA_F_COLLISION, wire.INA_F_ECN
