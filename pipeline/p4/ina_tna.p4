@@ -220,7 +220,7 @@ const ResubmitType_t INA_RESUBMIT_TYPE = 1;
     state f##I { transition INA_SECOND_PASS_LANES_END; }
 /* The late lanes' element I (second pass only, l<I> into late), the count
  * ending the chain as above; past the last one, the rest stays payload
- * (a longer packet is too_wide: it leaves unaggregated). */
+ * (a longer packet is malformed_elements). */
 #define INA_LATE_STATES(I, J) \
     state l##I { \
         pkt.extract(hdr.late[I]); \
@@ -299,7 +299,7 @@ parser InaIngressParser(packet_in pkt, out ina_headers_t hdr, out ina_meta_t met
      * A state per element, not a loop on Tofino's parser counter: the back
      * end failed to place the counter's load ("counter load allocated to
      * more than 1 registers"); a packet has at most INA_P4_MAX_ELEMENTS
-     * elements here (more is too_wide: never aggregated), so the chains are
+     * elements here (more is malformed_elements), so the chains are
      * bounded: the second's goes on into the late lanes' (l<i>). */
     state count_first {
         transition select(hdr.ina.elem_count) {

@@ -25,11 +25,12 @@ import json
 import os
 import sys
 
-# The wire format's one Python definition, protocol/python/ina_wire.py:
-# p4gen runs from the source tree.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-import pythonpath  # noqa: E402,F401  (the project's Python folders)
-import ina_wire as wire  # noqa: E402
+# The wire format's one Python definition, workerlib/python/ina/wire.py, by
+# path: p4gen runs from the source tree, and the ina package itself would
+# need its compiled extension.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workerlib",
+                                "python", "ina"))
+import wire  # noqa: E402
 
 # INA_LANES of the program per target and lane layout (constants.p4's
 # defaults), --lanes: word lanes (two passes of INA_LANES elements) and pair
@@ -249,7 +250,7 @@ def check_p4_limits(m):
     notes = []
     if m["elements"] > P4_MAX_ELEMENTS:
         notes.append(f"elements = {m['elements']}: the P4 build aggregates at most "
-                     f"{P4_MAX_ELEMENTS}; larger gradients go to the PS unaggregated (too_wide)")
+                     f"{P4_MAX_ELEMENTS}; larger packets are dropped as malformed_elements")
     for j in m["jobs"]:
         if j["levels"] > P4_LEVELS:
             notes.append(f"job {j['id']}: levels = {j['levels']}; the P4 build aggregates "
@@ -398,7 +399,7 @@ def plan(m, port_map, cpu_port, target, flood_group=None):
     # the clock with it by the sign of a 32-bit difference.
     gc_ticks = min(gc_ticks, GC_TICKS_MAX)
     ecn = []
-    frame = wire.frame_len(min(m["elements"], P4_MAX_ELEMENTS))
+    frame = 86 + 4 * min(m["elements"], P4_MAX_ELEMENTS)
     for i, p in enumerate(m["ports"]):
         if p["ecn_threshold"]:
             depth = p["ecn_threshold"]

@@ -17,7 +17,7 @@
  * present. A claim clears every late lane its packet has no element for,
  * without the word lanes' range on the row's length (`elements`): a lane
  * past `elements` is never added to or read (a longer packet is
- * too_wide, never aggregated), so clearing it changes nothing, and a key on
+ * malformed_elements), so clearing it changes nothing, and a key on
  * `elements` waited for ina_config's lookup, which kept the late lanes out
  * of stage 0 (12 late lanes took 13 stages with it). It is applied in the else
  * branch of the first pass's control registers (ina_tna.p4), so that the

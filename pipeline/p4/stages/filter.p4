@@ -55,16 +55,6 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
         meta.reason = why;
         meta.cls = CLASS_NONE;
     }
-    /* process.cpp too_wide(): no aggregator can hold it, so it leaves
-     * like a collision, RESEND | COLLISION and level + 1, no register
-     * touched (cls none: deparse writes the flags and the level). */
-    action too_wide() {
-        meta.verdict = VERDICT_DOWNSTREAM;
-        meta.reason = CTR_too_wide;
-        meta.cls = CLASS_NONE;
-        meta.set_flags = INA_F_RESEND | INA_F_COLLISION;
-        meta.advance = 1;
-    }
     /* A parameter packet for an index this switch does not have still
      * reaches the workers; it frees nothing. */
     action ack_unmatched() {
@@ -103,7 +93,7 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
             hdr.ina.level           : ternary @name("level");
         }
         actions = { pass_through; malformed; control_message; forward_untouched;
-                    too_wide; ack_unmatched; to_registers; }
+                    ack_unmatched; to_registers; }
         /* Readable, but another version than INA_VERSION: every entry
          * below that gets this far names it. */
         const default_action = malformed(CTR_malformed_version);
@@ -119,6 +109,8 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
              * bytes; the entry after them catches a data packet whose
              * length is wrong. */
             (_, _, INA_VERSION, INA_TYPE_DATA, _, 0, 0, 0, 1, _, _, _, _, _, _, _, _, _, _, _) : malformed(CTR_malformed_short);
+            (_, _, INA_VERSION, INA_TYPE_DATA, _, 0, 0, 0, _, 1, _, _, _, _, _, _, _, _, _, _) : malformed(CTR_malformed_elements);
+            (_, _, INA_VERSION, INA_TYPE_DATA, _, 0, 0, 0, _, _, 1, _, _, _, _, _, _, _, _, _) : malformed(CTR_malformed_elements);
             (_, _, INA_VERSION, INA_TYPE_DATA, _, 0, 0, 0, _, _, _, 0, _, _, _, _, _, _, _, _) : malformed(CTR_malformed_job);
             (_, _, INA_VERSION, INA_TYPE_DATA, 0 &&& INA_F_ACK, 0, 0, 0, _, _, _, _, 1, _, _, _, _, _, _, _) : malformed(CTR_malformed_index);
             (_, _, INA_VERSION, INA_TYPE_DATA, 0 &&& INA_F_ACK, 0, 0, 0, _, _, _, _, _, 0, _, _, _, _, _, _) : malformed(CTR_malformed_index);
@@ -139,12 +131,6 @@ control filter(inout ina_headers_t hdr, inout ina_meta_t meta) {
             (_, _, INA_VERSION, INA_TYPE_DATA, INA_F_BYPASS &&& (INA_F_ACK | INA_F_BYPASS), 0, 0, 0, _, _, _, _, _, _, _, _, _, _, _, _) : forward_untouched(CTR_bypass);
             (_, _, INA_VERSION, INA_TYPE_DATA, INA_F_FLOAT &&& (INA_F_ACK | INA_F_FLOAT), 0, 0, 0, _, _, _, _, _, _, _, _, _, _, _, _) : forward_untouched(CTR_float_forwarded);
             (_, _, INA_VERSION, INA_TYPE_DATA, 0 &&& INA_F_ACK, 0, 0, 0, _, _, _, _, _, _, _, _, _, _, 1, _) : forward_untouched(CTR_goat_forwarded);
-            /* A gradient wider than the build's lanes or the configured
-             * elements: on to the PS like a collision (too_wide). A
-             * parameter packet of any width goes on to the entries below:
-             * it reads no value. */
-            (_, _, INA_VERSION, INA_TYPE_DATA, 0 &&& INA_F_ACK, 0, 0, 0, _, 1, _, _, _, _, _, _, _, _, _, _) : too_wide();
-            (_, _, INA_VERSION, INA_TYPE_DATA, 0 &&& INA_F_ACK, 0, 0, 0, _, _, 1, _, _, _, _, _, _, _, _, _) : too_wide();
             /* Levels 2 and 3 (and 4 of a 4-level job, past its levels
              * above): the P4 build implements ATP's two levels (docs/p4.md);
              * the software switch would aggregate here. */

@@ -221,17 +221,12 @@ control egress_ina(inout ina_headers_t hdr, inout ina_meta_t meta,
                     mcast_rewrite.apply();
                 }
             }
-            /* As switchd (config/README.md, ecn_threshold): INA gradients
-             * get the INA ECN flag and IP CE, parameter packets IP CE only
-             * (their INA flag is the PS's word on the aggregate, the same
-             * for every worker of the job), other ECN-capable IPv4 packets
-             * CE. */
+            /* As switchd (config/README.md, ecn_threshold): INA packets get
+             * the INA ECN flag and IP CE, other ECN-capable IPv4 packets CE. */
             ecn_threshold.apply();
             if (depth_left[31:31] == 0 && hdr.ipv4.isValid()) {
                 if (hdr.ina.isValid() && hdr.ina.type == INA_TYPE_DATA) {
-                    if ((hdr.ina.flags & INA_F_ACK) == 0) {
-                        hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
-                    }
+                    hdr.ina.flags = hdr.ina.flags | INA_F_ECN;
                     hdr.ipv4.tos[1:0] = 3;
                     meta.ip_changed = 1;
                 } else if (hdr.ipv4.tos[1:0] != 0) {

@@ -1,0 +1,1 @@
+../../../protocol/python/ina_wire.py
