@@ -189,15 +189,13 @@ void A2tp::on_ack(const CcAck &a)
 	 * (local_ecn) cuts only the cap: the schedule is the job's. */
 	if ((a.ecn || a.local_ecn) && a.k >= recover_k_) {
 		cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) * (1 - beta_ / 2));
-		cap_ssthresh_ = cap_;
 		recover_k_ = a.next_k;
 	} else if (cap_ < lcw_) {
-		/* The cap grows back as ATP's window does, per ACK: slow start
-		 * up to half of where a timeout found it, then one MTU per cap
-		 * of ACKs. Per round it would take LCW round trips at a cap of
-		 * one, and a straggler's cap of one keeps its leaders' fragments
-		 * waiting past their RTO. */
-		cap_ += cap_ < cap_ssthresh_ ? cfg_.slow_start_increase : cfg_.avoidance_increase / cap_;
+		/* The cap grows back as ATP's window does above its threshold,
+		 * per ACK: one MTU per cap of ACKs. Per round it would take LCW
+		 * round trips at a cap of one, and a straggler's cap of one
+		 * keeps its leaders' fragments waiting past their RTO. */
+		cap_ += cfg_.avoidance_increase / cap_;
 		if (cap_ >= lcw_)
 			cap_ = cfg_.max_window;
 	}
@@ -332,7 +330,6 @@ void A2tp::on_loss(const CcLoss &l)
 	if (!l.timeout || l.k < recover_k_)
 		return;
 	cap_ = std::max(cfg_.min_window, std::min(lcw_, cap_) / 2);
-	cap_ssthresh_ = cap_;
 	recover_k_ = l.next_k;
 }
 

@@ -240,7 +240,6 @@ private:
 	double lcw_, ssthresh_, acw_;
 	double cap_;                  /* this worker's own cut of LCW: ECN as it
 	                                 arrives, timeouts; max_window: none */
-	double cap_ssthresh_ = 0;     /* the cap's slow-start threshold */
 	uint64_t recover_k_ = 0;      /* cap_ is cut once per window */
 	double alpha_ = 0, beta_ = 1, gamma_ = 1;
 	bool clocked_ = false;        /* prev_clock_ holds an ACK's stamp */
