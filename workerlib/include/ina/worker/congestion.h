@@ -39,9 +39,8 @@
  *         ina_ack_ps_clock), so it is the same at every worker whatever
  *         its own link. The round time is LCW_round ACKs at the job's best
  *         pace (over 128 ACKs) of the last 5 to 10 s (a2tp_round_ns fixes
- *         it instead): a
- *         job held up by a straggler reads gamma = best pace / pace well
- *         below 1, one that keeps its pace about 1.
+ *         it instead): a job held up by a straggler reads gamma = best
+ *         pace / pace well below 1, one that keeps its pace about 1.
  *         The pause between two tensors counts in no round. A timeout
  *         cuts a local cap on the in-flight count, not the schedule, and
  *         a suspected loss cuts nothing
