@@ -12,67 +12,29 @@ folder B on the same floor. Includes resolve as in include_cycles.py.
 import os
 import sys
 
+from floors import read_floors, violations
 from include_cycles import include_graph
 from sources import project_sources
 
 DEFAULT_FLOORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "include_floors.txt")
 
 
-def read_floors(path):
-    """-> ({folder: floor}, {(including, included)} allowed on one floor)."""
-    floor, allowed = {}, set()
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            words = line.split("#", 1)[0].split()
-            if not words:
-                continue
-            if words[0] == "allow" and len(words) == 3:
-                allowed.add((words[1], words[2]))
-            elif words[0].isdigit() and len(words) > 1:
-                for folder in words[1:]:
-                    if folder in floor:
-                        sys.exit(f"{path}:{n}: {folder} has two floors")
-                    floor[folder] = int(words[0])
-            else:
-                sys.exit(f"{path}:{n}: neither `N folder...` nor `allow A B`")
-    return floor, allowed
-
-
 def top(path):
     return path.split(os.sep, 1)[0]
-
-
-def violations(graph, floor, allowed):
-    """Messages, one per folder without a floor and per include that goes
-    up or sideways without leave; and the number of cross-folder includes."""
-    found = []
-    for folder in sorted({top(f) for f in graph if os.sep in f}):
-        if folder not in floor:
-            found.append(f"{folder}/ has no floor")
-    crossing = 0
-    for f in sorted(graph):
-        a = top(f)
-        for t in graph[f]:
-            b = top(t)
-            if a == b or a not in floor or b not in floor:
-                continue
-            crossing += 1
-            if floor[b] > floor[a]:
-                found.append(f"{f} (floor {floor[a]}) includes {t} (floor {floor[b]}): a higher floor")
-            elif floor[b] == floor[a] and (a, b) not in allowed:
-                found.append(f"{f} includes {t}: {a}/ and {b}/ share floor {floor[a]}, "
-                             f"and `allow {a} {b}` is not declared")
-    return found, crossing
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     root = sys.argv[1]
-    floor, allowed = read_floors(sys.argv[2] if len(sys.argv) == 3 else DEFAULT_FLOORS)
+    floor, allowed, _ = read_floors(sys.argv[2] if len(sys.argv) == 3 else DEFAULT_FLOORS)
     files = project_sources(root, skip_top=())
     graph = include_graph(root, files)
-    found, crossing = violations(graph, floor, allowed)
+    # A folder is its top-level name; files at the root have none.
+    found, crossing = violations(graph, floor, allowed,
+                                 lambda f: top(f) if top(f) in floor else None,
+                                 lambda f: top(f) + "/" if os.sep in f and top(f) not in floor else None,
+                                 "includes")
     if crossing == 0 and not found:
         sys.exit(f"include_floors: no include between folders in {len(files)} files: wrong source root?")
     for v in found:

@@ -20,31 +20,10 @@ import ast
 import os
 import sys
 
+from floors import read_floors, violations
 from sources import python_sources
 
 DEFAULT_FLOORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python_floors.txt")
-
-
-def read_floors(path):
-    """-> ({path: floor}, {(importing, imported)} allowed, [root dirs])."""
-    floor, allowed, roots = {}, set(), []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            words = line.split("#", 1)[0].split()
-            if not words:
-                continue
-            if words[0] == "allow" and len(words) == 3:
-                allowed.add((words[1], words[2]))
-            elif words[0] == "root" and len(words) == 2:
-                roots.append(words[1])
-            elif words[0].isdigit() and len(words) > 1:
-                for p in words[1:]:
-                    if p in floor:
-                        sys.exit(f"{path}:{n}: {p} has two floors")
-                    floor[p] = int(words[0])
-            else:
-                sys.exit(f"{path}:{n}: neither `N path...`, `allow A B` nor `root DIR`")
-    return floor, allowed, roots
 
 
 def folder_of(f, floor):
@@ -146,28 +125,6 @@ def cycles(graph):
     return out
 
 
-def violations(graph, floor, allowed):
-    """Messages, one per file without a floor and per import that goes up or
-    sideways without leave; and the number of imports between folders."""
-    found, crossing = [], 0
-    for f in sorted(graph):
-        if folder_of(f, floor) is None:
-            found.append(f"{f} has no floor")
-    for f in sorted(graph):
-        a = folder_of(f, floor)
-        for t in sorted(graph[f]):
-            b = folder_of(t, floor)
-            if a == b or a is None or b is None:
-                continue
-            crossing += 1
-            if floor[b] > floor[a]:
-                found.append(f"{f} (floor {floor[a]}) imports {t} (floor {floor[b]}): a higher floor")
-            elif floor[b] == floor[a] and (a, b) not in allowed:
-                found.append(f"{f} imports {t}: {a}/ and {b}/ share floor {floor[a]}, "
-                             f"and `allow {a} {b}` is not declared")
-    return found, crossing
-
-
 def helper_folders(root):
     """pythonpath.py's FOLDERS, read without running it; None without it."""
     path = os.path.join(root, "pythonpath.py")
@@ -184,10 +141,12 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     root = sys.argv[1]
-    floor, allowed, roots = read_floors(sys.argv[2] if len(sys.argv) == 3 else DEFAULT_FLOORS)
+    floor, allowed, extra = read_floors(sys.argv[2] if len(sys.argv) == 3 else DEFAULT_FLOORS, ("root",))
+    roots = extra["root"]
     files = python_sources(root)
     graph = import_graph(root, files, roots)
-    found, crossing = violations(graph, floor, allowed)
+    found, crossing = violations(graph, floor, allowed, lambda f: folder_of(f, floor),
+                                 lambda f: f if folder_of(f, floor) is None else None, "imports")
     for c in cycles(graph):
         found.append("import cycle: " + " -> ".join(c + [c[0]]))
     helper = helper_folders(root)
