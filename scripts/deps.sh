@@ -31,6 +31,8 @@ PKGS=(
   libssl-dev
   universal-ctags
   python3-torch python3-matplotlib
+  # tools/ina-exporter, and the Prometheus server of scripts/lab --prometheus
+  python3-prometheus-client prometheus
   python3-dev pybind11-dev python3-sklearn
   python3-mesonpy python3-venv python3-pip
 )

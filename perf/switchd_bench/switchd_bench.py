@@ -63,6 +63,60 @@ def telemetry(prefix, cmd):
             time.sleep(0.2)
 
 
+class Scraper:
+    """tools/ina-exporter against one switch, scraped every `every_s`
+    seconds from a thread, as Prometheus would (--scrape-s)."""
+
+    def __init__(self, prefix, every_s, log, cpus):
+        import threading
+        import urllib.request
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            "tools", "ina-exporter")
+        # On the generator's CPUs, as an exporter would run on a housekeeping
+        # core: what is measured is what the scrapes cost switchd itself.
+        self.proc = subprocess.Popen([sys.executable, tool, "--metrics-port", str(self.port),
+                                      "--switchd", prefix], stdout=log, stderr=subprocess.STDOUT,
+                                     preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        self.url = f"http://127.0.0.1:{self.port}/metrics"
+        deadline = time.time() + 30
+        while True:  # serving before the measured time starts
+            try:
+                urllib.request.urlopen(self.url, timeout=5).read()
+                break
+            except OSError:
+                if time.time() > deadline or self.proc.poll() is not None:
+                    sys.exit("scraped: ina-exporter did not serve within 30 s")
+                time.sleep(0.1)
+        self.every_s, self.scrapes, self.failures, self.lines = every_s, 0, 0, 0
+        self.stop_ev = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        import urllib.request
+        while not self.stop_ev.wait(self.every_s):
+            try:
+                with urllib.request.urlopen(self.url, timeout=5) as r:
+                    body = r.read().decode()
+                # A scrape that read the switch has its job counters.
+                if "ina_switchd_job_aggregated_total{" in body:
+                    self.scrapes += 1
+                    self.lines = body.count("\n")
+                else:
+                    self.failures += 1
+            except OSError:
+                self.failures += 1
+
+    def stop(self):
+        self.stop_ev.set()
+        self.thread.join()
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
 # ina-gen's addresses (perf/switchd_bench/gen.cpp): admission binds each
 # worker and the PS to its MAC, so the configuration must name them.
 PS_MAC = "02:00:00:ff:00:64"
@@ -213,7 +267,8 @@ def stop(proc, timeout=20):
 
 
 def run(args, kind, n):
-    """One run of `kind` ("ceiling" or "switchd") with n lcores / queues."""
+    """One run of `kind` ("ceiling", "switchd", or "scraped": switchd with
+    ina-exporter scraped every --scrape-s seconds) with n lcores / queues."""
     dut_cpus, gen_cpus = placement(args, n)
     # Where the generator shares CPUs with the device under test, an idle
     # lcore of the DUT (switchd or the bare forwarder alike) yields its CPU
@@ -242,6 +297,8 @@ def run(args, kind, n):
                     stdout=dut_log, stderr=subprocess.STDOUT, text=True)
         # The generator (memif client) starts once the server is up.
         wait_ready(dut, log, "] ready" if prefix else "forwarding", kind)
+        scraper = Scraper(prefix, args.scrape_s, open(os.path.join(tmp, "exporter.log"), "w"), gen_cpus) \
+            if kind == "scraped" else None
         gen = subprocess.Popen(
             [args.gen, "-m", str(256 + 64 * n), "-l", ",".join(map(str, gen_cpus)), "--file-prefix",
              f"g{tag}"] + eal +
@@ -272,6 +329,8 @@ def run(args, kind, n):
                 after = lcore_sample(prefix, n)
                 ports = [telemetry(prefix, f"/ina/port,{k}") for k in range(2)]
         finally:
+            if scraper:
+                scraper.stop()
             # The device under test stops polling and closes first, then the generator.
             stop(dut)
             dut_out = open(log).read()
@@ -283,6 +342,13 @@ def run(args, kind, n):
         r = json.loads(out.strip().splitlines()[-1])
         r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus, "idle_sleep_us": idle_sleep})
         r["problems"] = check_run(kind, r, args, n, dut_out, (after + ports) if prefix else [])
+        if scraper:
+            # The scraper did its work: a scrape a second (at least half of
+            # them in the measured time), each with the job counters.
+            r["scrapes"], r["scrape_failures"], r["scrape_lines"] = \
+                scraper.scrapes, scraper.failures, scraper.lines
+            if scraper.scrapes < max(1, args.duration / args.scrape_s / 2) or scraper.failures:
+                r["problems"].append(f"scraper: {scraper.scrapes} scrapes, {scraper.failures} failed")
         if prefix:
             d = [{k: a[k] - b[k] for k in ("packets", "busy_ns", "handoff_out")}
                  for a, b in zip(after, before)]
@@ -327,16 +393,23 @@ def main():
                     "--idle-sleep-us) when it shares CPUs with the generator")
     ap.add_argument("--lcores", default="1,2", help="lcore counts to run (those above the CPU count are left out)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration (median kept)")
+    ap.add_argument("--scrape-s", type=float, default=0.0,
+                    help="also run switchd scraped by tools/ina-exporter every this many seconds, "
+                         "interleaved with the unscraped runs: `scrape_ratio` is scraped / unscraped "
+                         "mpps_in (0: no scraped runs)")
     ap.add_argument("--json", action="store_true", help="one JSON object per line per configuration")
     args = ap.parse_args()
+    if args.scrape_s < 0 or args.scrape_s != args.scrape_s:
+        ap.error(f"--scrape-s {args.scrape_s}: want 0 or more seconds")
     if os.geteuid() != 0:
         sys.exit("switchd_bench: needs root (DPDK memif sockets, telemetry)")
     counts = [int(x) for x in args.lcores.split(",") if int(x) <= os.cpu_count()]
 
-    runs = {(k, n): [] for n in counts for k in ("ceiling", "switchd")}
+    kinds = ("ceiling", "switchd") + (("scraped",) if args.scrape_s else ())
+    runs = {(k, n): [] for n in counts for k in kinds}
     for _ in range(args.repeat):
         for n in counts:
-            for kind in ("ceiling", "switchd"):
+            for kind in kinds:
                 runs[(kind, n)].append(run(args, kind, n))
 
     def median(rs):
@@ -354,6 +427,13 @@ def main():
                   "runs_mpps_in": [x["mpps_in"] for x in runs[("switchd", n)]],
                   "runs_ceiling_mpps": [x["mpps_in"] for x in runs[("ceiling", n)]],
                   "runs_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("switchd", n)]]})
+        if args.scrape_s:
+            sc = median(runs[("scraped", n)])
+            r.update({"scraped_mpps": sc["mpps_in"], "scrape_s": args.scrape_s, "scrapes": sc["scrapes"],
+                      "scrape_ratio": round(sc["mpps_in"] / r["mpps_in"], 3) if r["mpps_in"] else None,
+                      "scraped_busy_ns_per_pkt": sc["busy_ns_per_pkt"],
+                      "runs_scraped_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("scraped", n)]],
+                      "runs_scraped_mpps": [x["mpps_in"] for x in runs[("scraped", n)]]})
         results.append(r)
     base = results[0] if results else None
     for r in results:
@@ -383,6 +463,11 @@ def print_table(args, p_ns, results):
               f"{' '.join(str(s) for s in r['lcore_share']):>16}  {r['dut_cpus']} | {r['gen_cpus']}")
         print(f"       steering: {r.get('steering', '?')}; handed off {r['lcore_handoff_out']}; "
               f"runs {r['runs_mpps_in']} vs ceiling {r['runs_ceiling_mpps']}")
+        if "scrape_ratio" in r:
+            print(f"       scraped every {r['scrape_s']} s ({r['scrapes']} scrapes): {r['scraped_mpps']:.3f} Mpps, "
+                  f"{r['scrape_ratio']:.3f}x unscraped, busy ns/pkt {r['scraped_busy_ns_per_pkt']}; "
+                  f"runs {r['runs_scraped_mpps']}, busy ns/pkt {r['runs_scraped_busy_ns_per_pkt']} "
+                  f"(unscraped {r['runs_busy_ns_per_pkt']})")
 
 
 if __name__ == "__main__":

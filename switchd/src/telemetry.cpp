@@ -15,6 +15,7 @@
 #include "app.h"
 #include "control.h"
 #include "lcore_loop.h"
+#include "stats.h"
 
 namespace switchd {
 
@@ -302,6 +303,107 @@ int tel_netreduce(const char *, const char *, rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /ina/counters,SET: what each number of /ina/summary, /ina/port, /ina/lcore
+ * or /ina/job means, for a reader that cannot see the sources (the Prometheus
+ * exporter, tools/ina-exporter): name -> "KIND help", KIND one of event (a
+ * sum), drop (a sum of packets discarded for that reason), gauge (a level
+ * now) or total (a sum of drop counters listed beside it). The help is the
+ * counter lists' own column (stats.h, ina/pipeline.h); the few numbers not
+ * in a list are described here, where the commands above add them.
+ */
+#define SWITCHD_HELP(name, kind, help) help,
+const char *const kPortCounterHelp[] = {SWITCHD_PORT_COUNTERS(SWITCHD_HELP)};
+const char *const kLcoreCounterHelp[] = {SWITCHD_LCORE_COUNTERS(SWITCHD_HELP)};
+const char *const kJobCounterHelp[] = {SWITCHD_JOB_COUNTERS(SWITCHD_HELP)};
+#undef SWITCHD_HELP
+
+const char *kind_word(ina::CounterKind k)
+{
+	switch (k) {
+	case ina::CounterKind::kDrop:
+		return "drop";
+	case ina::CounterKind::kGauge:
+		return "gauge";
+	default:
+		return "event";
+	}
+}
+
+void add_help(rte_tel_data *d, const char *name, const char *kind, const char *help)
+{
+	const std::string v = std::string(kind) + " " + help;
+	rte_tel_data_add_dict_string(d, name, v.c_str());
+}
+
+template <typename C>
+void add_list_help(rte_tel_data *d, const char *const *names, const ina::CounterKind *kinds,
+		   const char *const *help)
+{
+	for (size_t i = 0; i < C::size(); i++)
+		add_help(d, names[i], kind_word(kinds[i]), help[i]);
+}
+
+void add_pipeline_help(rte_tel_data *d, bool malformed_only)
+{
+	for (size_t i = 0; i < ina::kCounterCount; i++) {
+		const auto c = static_cast<ina::Counter>(i);
+		if (malformed_only && !ina::counter_is_malformed(c) && c != ina::Counter::too_wide)
+			continue;
+		add_help(d, ina::counter_name(c), kind_word(ina::counter_kind(c)), ina::counter_help(c));
+	}
+}
+
+int tel_counters(const char *, const char *params, rte_tel_data *d)
+{
+	if (!params)
+		return -1;
+	const std::string set(params);
+	rte_tel_data_start_dict(d);
+	if (set == "summary") {
+		add_list_help<LcoreCounters>(d, kLcoreCounterNames, kLcoreCounterKinds, kLcoreCounterHelp);
+		add_list_help<PortCounters>(d, kPortCounterNames, kPortCounterKinds, kPortCounterHelp);
+		add_pipeline_help(d, true);
+		add_help(d, "malformed", "total", "malformed frames dropped, every malformed_* reason");
+		add_help(d, "jobs", "gauge", "jobs registered");
+		add_help(d, "aggregators_in_use", "gauge", "aggregators held now, every lcore");
+		add_help(d, "lcores", "gauge", "data-path lcores");
+		add_help(d, "control_accepted", "event", "control messages applied");
+		add_help(d, "control_rejected", "event", "control messages refused as malformed");
+		add_help(d, "control_auth_drops", "event", "control messages with a bad or missing MAC");
+		add_help(d, "control_replay_drops", "event", "control messages replayed (old sequence)");
+		add_help(d, "control_denied", "event", "control messages for a job of another PS");
+		add_help(d, "control_acks", "event", "ACKs of control messages sent");
+		add_help(d, "lease_expiries", "event", "jobs removed because their PS stopped renewing");
+		add_help(d, "control_ack_drops", "event", "control ACKs not sent: TX ring full");
+	} else if (set == "port") {
+		add_list_help<PortCounters>(d, kPortCounterNames, kPortCounterKinds, kPortCounterHelp);
+		add_help(d, "port_id", "gauge", "DPDK port id");
+	} else if (set == "lcore") {
+		add_list_help<LcoreCounters>(d, kLcoreCounterNames, kLcoreCounterKinds, kLcoreCounterHelp);
+		add_pipeline_help(d, false);
+		add_help(d, "lcore_id", "gauge", "EAL lcore (CPU) id");
+		add_help(d, "socket", "gauge", "NUMA socket of the lcore's CPU");
+		add_help(d, "memory_socket", "gauge", "NUMA socket of its state (-1 none, -2 several)");
+		add_help(d, "memory_bytes", "gauge", "bytes of its state (aggregators, rings)");
+		add_help(d, "rx_packets", "event", "packets received, every port");
+		add_help(d, "tx_packets", "event", "packets sent, every port");
+		add_help(d, "aggregator_slots", "gauge", "aggregators of its table");
+		add_help(d, "aggregators_in_use", "gauge", "aggregators of its table held now");
+	} else if (set == "job") {
+		add_list_help<JobCounters>(d, kJobCounterNames, kJobCounterKinds, kJobCounterHelp);
+		add_help(d, "registered", "gauge", "1 while the job is registered");
+		add_help(d, "workers", "gauge", "workers of the job");
+		add_help(d, "epoch", "gauge", "the job's run (epoch) the switch accepts");
+		add_help(d, "levels", "gauge", "aggregation levels of the job");
+		add_help(d, "max_aggregators", "gauge", "aggregators the job may hold (job_share)");
+		add_help(d, "aggregators_held", "gauge", "aggregators the job holds now");
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 /* /ina/trace,N[,LCORE]: record the next N packets (1..512) on every lcore,
  * or on one. Answers the lcores armed. */
 int tel_trace(const char *, const char *params, rte_tel_data *d)
@@ -430,6 +532,8 @@ void register_telemetry(const App &app)
 				   "Pipeline counters over all lcores. No parameters");
 	rte_telemetry_register_cmd("/ina/netreduce", tel_netreduce,
 				   "NetReduce (RoCEv2) counters and CLT entries. No parameters");
+	rte_telemetry_register_cmd("/ina/counters", tel_counters,
+				   "What each number of a command means: name -> 'KIND help'. Parameter: summary, port, lcore or job");
 	rte_telemetry_register_cmd("/ina/aggregators", tel_aggregators,
 				   "Aggregator occupancy per lcore. No parameters");
 }

@@ -43,6 +43,7 @@ def programs(build, src):
         "ddp-demo.sh": ["bash", os.path.join(src, "scripts", "ddp-demo.sh")],
         "test.sh": ["bash", os.path.join(src, "scripts", "test.sh")],
         "ina-trace": [PY, os.path.join(src, "tools", "ina-trace")],
+        "ina-exporter": [PY, os.path.join(src, "tools", "ina-exporter")],
         "sim-plan": [PY, os.path.join(src, "scripts", "sim-plan")],
         "sim-topology": [PY, os.path.join(src, "scripts", "sim-topology")],
         "sim-leaf-spine": [PY, os.path.join(src, "scripts", "sim-leaf-spine")],

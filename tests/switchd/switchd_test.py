@@ -957,6 +957,123 @@ def case_trace(sw, lcores=1):
     check("seq 200" in text and "pipeline/collision" in text, "the readable form names them too")
 
 
+def scrape(url, accept=None):
+    import urllib.request
+    req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.headers.get("Content-Type", ""), r.read().decode()
+
+
+def counter_helps():
+    """{list: {name: help}} from the counter lists' X-macros (third column)."""
+    lists = {"port": ("switchd/src/stats.h", "SWITCHD_PORT_COUNTERS"),
+             "lcore": ("switchd/src/stats.h", "SWITCHD_LCORE_COUNTERS"),
+             "job": ("switchd/src/stats.h", "SWITCHD_JOB_COUNTERS"),
+             "pipeline": ("pipeline/include/ina/pipeline.h", "INA_PIPELINE_COUNTERS")}
+    out = {}
+    for key, (path, macro) in lists.items():
+        text = open(os.path.join(SRC_ROOT, path)).read()
+        block = text[text.index("#define " + macro):]
+        out[key] = dict(re.findall(r'X\((\w+), k\w+, "([^"]*)"\)', block[:block.index("\n\n")]))
+    return out
+
+
+def case_exporter(sw, lcores=1):
+    """tools/ina-exporter against the running switch: every number of
+    /ina/summary, /ina/port, /ina/lcore and /ina/job is a metric with the
+    kind and help of its counter list, equal to what telemetry says; drops
+    by reason; OpenMetrics on request; a switch that does not answer is
+    up 0, not a crash; a bad command line exits 2."""
+    from prometheus_client.parser import text_string_to_metric_families
+    from scapy.all import Ether, IP, UDP, Raw
+    tool = os.path.join(SRC_ROOT, "tools", "ina-exporter")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    exp = spawn(["/usr/bin/python3", tool, "--metrics-port", str(port), "--switchd", f"sw1={sw.prefix}",
+                 "--switchd", "gone=swdnosuchprefix"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check("serving http://127.0.0.1:" in exp.stdout.readline(), "ina-exporter says where it serves")
+    vals = [[i + w for i in range(62)] for w in range(3)]
+    seqs = [11, 12, 13]
+    sends = [("h0" if w == 0 else "h1", gradient(w, seq, vals[w], bit=w)) for seq in seqs for w in range(3)]
+    raw = bytes(sends[0][1][UDP].payload)
+    h0ip, h0mac = HOSTS[0]
+    bad = Ether(dst=PS_MAC, src=h0mac) / IP(src=h0ip, dst=PS_IP) / \
+        UDP(sport=40000, dport=UDP_PORT, chksum=0) / Raw(bytes([2]) + raw[1:])
+    got = exchange(None, ["h2"], sends + [("h0", bad)], want={"h2": len(seqs)})["h2"]
+    check(len([p for p in got if p["job"] == JOB]) == len(seqs), "the fragments completed at the PS")
+    settled_counters(sw)
+    ctype, text = scrape(f"http://127.0.0.1:{port}/metrics")
+    fams = {f.name: f for f in text_string_to_metric_families(text)}
+
+    def value(name, **labels):
+        f = fams.get(name)
+        want = {k: str(v) for k, v in labels.items()}
+        vs = [smp.value for smp in f.samples if all(smp.labels.get(k) == v for k, v in want.items())
+              and not smp.name.endswith("_created")] if f else []
+        return vs[0] if len(vs) == 1 else None
+
+    job = sw.telemetry(f"/ina/job,{JOB}")
+    check(value("ina_switchd_job_aggregated", switch="sw1", job=JOB) == job["aggregated"] == 3 * len(seqs),
+          f"job {JOB}'s aggregated: {value('ina_switchd_job_aggregated', switch='sw1', job=JOB)} "
+          f"= telemetry {job['aggregated']}")
+    check(value("ina_switchd_job_completed", switch="sw1", job=JOB) == job["completed"] == len(seqs),
+          "job's completed as telemetry says")
+    helps = counter_helps()
+    # set: metric prefix, telemetry command, labels, the counter lists its numbers come from
+    sets = {"summary": ("ina_switchd", "/ina/summary", {}, ("port", "lcore", "pipeline")),
+            "port": ("ina_switchd_port", "/ina/port,0", {"port": sw.telemetry("/ina/ports")[0]}, ("port",)),
+            "lcore": ("ina_switchd_lcore", "/ina/lcore,0", {"lcore": 0}, ("lcore", "pipeline")),
+            "job": ("ina_switchd_job", f"/ina/job,{JOB}", {"job": JOB}, ("job",))}
+    for what, (prefix, cmd, labels, from_lists) in sets.items():
+        desc = sw.telemetry(f"/ina/counters,{what}")
+        tel = sw.telemetry(cmd)
+        numbers = {k: v for k, v in tel.items() if isinstance(v, int)}
+        missing = sorted(set(numbers) - set(desc))
+        check(not missing, f"/ina/counters,{what} describes every number of {cmd} (missing {missing})")
+        wrong = []
+        for name, v in numbers.items():
+            kind, _, help_text = desc[name].partition(" ")
+            f = fams.get(f"{prefix}_{name}")
+            want_type = "gauge" if kind == "gauge" else "counter"
+            lists = [helps[k] for k in from_lists if name in helps[k]]
+            if f is None or f.type != want_type or f.documentation != help_text:
+                wrong.append(f"{name}: {f and f.type}/{want_type} {f and f.documentation!r}")
+            elif lists and help_text not in [h[name] for h in lists]:
+                wrong.append(f"{name}: help {help_text!r} is not its list's")
+            elif name not in ("busy_ns", "queue_depth") and value(f.name, switch="sw1", **labels) != v:
+                wrong.append(f"{name}: {value(f.name, switch='sw1', **labels)} != telemetry {v}")
+        check(not wrong, f"{len(numbers)} numbers of {cmd}: metric, type, help and value "
+                         f"as telemetry and the counter lists say ({wrong[:5]})")
+    kinds = counter_kinds()
+    desc = sw.telemetry("/ina/counters,lcore")
+    bad_kinds = [n for n, k in {**kinds["lcore"], **kinds["pipeline"]}.items()
+                 if desc[n].split(" ")[0] != {"kEvent": "event", "kDrop": "drop", "kGauge": "gauge"}[k]]
+    check(not bad_kinds, f"/ina/counters's kinds are the lists' ({bad_kinds})")
+    summary = sw.telemetry("/ina/summary")
+    check(summary["malformed_version"] >= 1 and
+          value("ina_switchd_drops", switch="sw1", reason="malformed_version") == summary["malformed_version"],
+          f"drops by reason: malformed_version {summary['malformed_version']}")
+    reasons = {smp.labels["reason"] for smp in fams["ina_switchd_drops"].samples}
+    want_reasons = {n for n, k in {**kinds["lcore"], **kinds["port"], **kinds["pipeline"]}.items() if k == "kDrop"}
+    check(reasons == want_reasons, f"one drops series per drop counter ({sorted(reasons ^ want_reasons)} differ)")
+    check(value("ina_exporter_up", source="sw1", kind="switchd") == 1 and
+          value("ina_exporter_up", source="gone", kind="switchd") == 0,
+          "ina_exporter_up: 1 for the switch, 0 for a prefix with no switch")
+    ctype, om = scrape(f"http://127.0.0.1:{port}/metrics", "application/openmetrics-text; version=1.0.0")
+    check(ctype.startswith("application/openmetrics-text") and om.rstrip().endswith("# EOF") and
+          "# TYPE ina_switchd_job_aggregated counter" in om, f"OpenMetrics when asked ({ctype})")
+    check(exp.poll() is None, "the exporter still runs")
+    exp.terminate()
+    check(exp.wait(timeout=10) == 0, "the exporter exits 0 on SIGTERM")
+    for args, want in ((["--metrics-port", "0", "--switchd", "x"], "--metrics-port 0"),
+                       (["--switchd", "x"], "--metrics-port"),
+                       (["--metrics-port", str(port)], "nothing to export")):
+        r = subprocess.run(["/usr/bin/python3", tool] + args, capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and want in r.stderr.strip().splitlines()[-1],
+              f"ina-exporter {' '.join(args)}: exit 2 naming {want!r}")
+
+
 def counter_kinds():
     """{list: {name: kind}} from the counter lists' X-macros, whose second
     column is the kind (pipeline/include/ina/counter_kind.h): what switchd
@@ -1918,6 +2035,7 @@ CASES = {
     # frames, so the links carry a 3000-byte MTU and af_packet 3 KiB slots (a
     # whole number of them per block: the PMD walks the ring at frame stride).
     "too_wide": (case_too_wide, {}),
+    "exporter": (case_exporter, {}),
     "jumbo": (case_jumbo, {"elements": 700, "mtu": 3000, "vdev_extra": ",blocksz=12288,framesz=3072"}),
 }
 # Every case also runs with two data-path lcores (one RX/TX queue pair each
