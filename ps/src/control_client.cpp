@@ -6,6 +6,8 @@
 #include "ina/control_client.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include "ina/control_auth.h"
@@ -292,6 +294,37 @@ uint32_t ControlClient::goat_attempts(uint16_t job, uint16_t switch_id) const
 {
 	auto it = req_.find(key(job, switch_id));
 	return it == req_.end() ? 0 : it->second.attempts;
+}
+
+bool ps_resume_runs(const std::vector<std::string> &items, const std::vector<PsJobConfig> &jobs,
+		    ControlClient &control, std::string *err)
+{
+	std::vector<uint16_t> seen;
+	for (const std::string &item : items) {
+		const size_t eq = item.find('=');
+		char *end = nullptr;
+		const std::string job_text = item.substr(0, eq), epoch_text = eq == std::string::npos ? "" : item.substr(eq + 1);
+		const unsigned long job = strtoul(job_text.c_str(), &end, 10);
+		const bool job_ok = !job_text.empty() && isdigit(static_cast<unsigned char>(job_text[0])) && !*end;
+		const unsigned long epoch = strtoul(epoch_text.c_str(), &end, 10);
+		const bool epoch_ok = !epoch_text.empty() && isdigit(static_cast<unsigned char>(epoch_text[0])) && !*end;
+		if (!job_ok || !epoch_ok || epoch < 1 || epoch > 255) {
+			*err = "'" + item + "': want JOB=EPOCH, EPOCH 1..255 (the epoch `ina-ps: job N epoch E` printed)";
+			return false;
+		}
+		const bool served = std::any_of(jobs.begin(), jobs.end(), [&](const PsJobConfig &c) { return c.job == job; });
+		if (!served) {
+			*err = "'" + item + "': job " + job_text + " is not one of this PS's jobs (--job)";
+			return false;
+		}
+		if (std::find(seen.begin(), seen.end(), job) != seen.end()) {
+			*err = "'" + item + "': job " + job_text + " named twice";
+			return false;
+		}
+		seen.push_back(static_cast<uint16_t>(job));
+		control.resume(static_cast<uint16_t>(job), static_cast<uint8_t>(epoch));
+	}
+	return true;
 }
 
 } /* namespace ina */

@@ -127,6 +127,7 @@ struct Options {
 	uint32_t register_interval_ms = 0;
 	bool no_register = false;
 	bool quiet = false;
+	std::vector<std::string> resume; /* JOB=EPOCH: runs this PS continues */
 };
 
 /* The CPUs this process may run on (its affinity mask), at least 1. */
@@ -200,6 +201,11 @@ int parse_options(int argc, char **argv, Options &o)
 	app.add_flag("--udp-gso", tcfg.udp_gso, "udp transport: send runs of parameter packets as UDP GSO messages, receive runs as UDP GRO messages");
 	app.add_flag("--no-register", o.no_register,
 		     "do not register the jobs with their switch (nor send their GOAT plans)");
+	app.add_option("--resume", o.resume,
+		       "JOB=EPOCH, repeatable: continue run EPOCH of JOB after a restart (docs/ps.md, "
+		       "\"Restarting a PS\"); the switch refuses an epoch that is not the job's run")
+		->type_name("JOB=EPOCH")
+		->default_str("");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
 	app.add_flag("-q,--quiet", o.quiet, "no progress line on stderr (shown only when stderr is a terminal)");
 	rc = ina::parse_cli("ina-ps", app, {split.own.rbegin(), split.own.rend()});
@@ -979,6 +985,10 @@ static int run_ps(int argc, char **argv)
 	std::signal(SIGINT, on_signal);
 	std::signal(SIGTERM, on_signal);
 
+	if (!ina::ps_resume_runs(o.resume, jobs, d.control, &err)) {
+		ina::print_error("ina-ps", "--resume: " + err);
+		return ina::kExitUsage;
+	}
 	if (!d.control_all(false))
 		return 1;
 	rc = settle_jobs(d);

@@ -195,27 +195,44 @@ class When:
 
 
 def parse_faults(specs, plan):
-    """kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, restart-switch:NAME@WHEN,
-    spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, forge:HOST:JOB@WHEN, hijack:HOST:JOB@WHEN."""
+    """kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, restart-ps:HOST@WHEN[+DOWN],
+    restart-switch:NAME@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN,
+    forge:HOST:JOB@WHEN, hijack:HOST:JOB@WHEN.
+
+    restart-ps kills the PS on HOST (SIGKILL) and starts it again DOWN
+    seconds later (0 by default) with the same job files and --resume
+    JOB=EPOCH for each of its jobs (docs/ps.md, "Restarting a PS"). Its
+    last +SECONDS is DOWN: WHEN's own delay, if any, comes before it
+    (COND+DELAY+DOWN)."""
     out = []
     hosts = {h["name"] for h in plan["hosts"]}
     ps_hosts = {h["name"] for h in plan["hosts"] if h.get("role") == "ps"}
     switches = {s["name"] for s in plan["switches"]}
     for spec in specs:
-        m = re.match(r"^(kill-worker|kill-ps|restart-switch|spoof|hoard|forge|hijack|malformed):([a-z0-9:]+)@(.+)$",
-                     spec)
+        m = re.match(r"^(kill-worker|kill-ps|restart-ps|restart-switch|spoof|hoard|forge|hijack|malformed)"
+                     r":([a-z0-9:]+)@(.+)$", spec)
         if not m:
             raise JobError(f"--fault {spec}: want kill-worker:HOST@WHEN, kill-ps:HOST@WHEN, "
+                           "restart-ps:HOST@WHEN[+DOWN], "
                            "restart-switch:SWITCH@WHEN, spoof:HOST:JOB@WHEN, hoard:HOST@WHEN, "
                            "forge:HOST:JOB@WHEN, hijack:HOST:JOB@WHEN or malformed:HOST:JOB@WHEN")
-        kind, what = m.group(1), m.group(2)
+        kind, what, when_text = m.group(1), m.group(2), m.group(3)
+        down = 0.0
+        if kind == "restart-ps" and "+" in when_text:
+            when_text, _, down_text = when_text.rpartition("+")
+            try:
+                down = float(down_text)
+            except ValueError:
+                down = -1.0
+            if not 0 <= down <= 3600:
+                raise JobError(f"--fault {spec}: DOWN {down_text}: want seconds, 0..3600")
         try:
-            when = When(m.group(3))
+            when = When(when_text)
         except JobError as e:
             raise JobError(f"--fault {spec}: {e}")
         if kind == "kill-worker" and what not in hosts:
             raise JobError(f"--fault {spec}: no host {what}")
-        if kind == "kill-ps" and what not in ps_hosts:
+        if kind in ("kill-ps", "restart-ps") and what not in ps_hosts:
             raise JobError(f"--fault {spec}: no PS host {what}")
         if kind == "restart-switch" and what not in switches:
             raise JobError(f"--fault {spec}: no switch {what}")
@@ -225,7 +242,7 @@ def parse_faults(specs, plan):
             host, _, job = what.partition(":")
             if host not in hosts or not job.isdigit():
                 raise JobError(f"--fault {spec}: want {kind}:HOST:JOB@WHEN")
-        out.append({"kind": kind, "what": what, "when": when, "done": False})
+        out.append({"kind": kind, "what": what, "when": when, "down_s": down, "done": False})
     return out
 
 
@@ -314,6 +331,7 @@ def run_jobs(lab, plan, build_dirs, args):
             if not f["done"] and f["when"].due(now, counters, run.killed):
                 kills += _apply_fault(lab, plan, run, f, now)
         _reap_killed(lab, run, kills, now)
+        _restart_due_ps(lab, plan, run, now)
         running = [n for n, (_, _, p) in run.workers.items() if p.alive()]
         if not pending and not running:
             break
@@ -336,6 +354,7 @@ class _Run:
         self.batches = 0
         self.killed, self.spoofers, self.restarts = set(), [], []
         self.killed_ps = set()  # PS hosts (also in `killed`, which conditions look at)
+        self.ps_restarts = []  # restart-ps faults: host, when killed, restarted, serving again
         self.starts = {}  # job id -> when its workers started, and the switches then
         self.switch_snap_before = {}
         self.links_before = {}  # switch -> its ports' kernel counters at the start
@@ -440,6 +459,14 @@ def _apply_fault(lab, plan, run, f, now):
     elif f["kind"] == "kill-ps":
         procs.kill_group(run.ps_procs[f["what"]].pid, signal.SIGKILL)
         kills.append(f["what"])
+    elif f["kind"] == "restart-ps":
+        host = f["what"]
+        procs.kill_group(run.ps_procs[host].pid, signal.SIGKILL)
+        run.ps_procs[host].wait(2.0)
+        run.ps_restarts.append({"host": host, "killed_at_s": round(now, 2), "down_s": f["down_s"],
+                                "restart_at": now + f["down_s"], "restarted_at_s": None,
+                                "serving_at_s": None, "old": run.ps_procs[host]})
+        lab.log(f"lab: fault: killed ina-ps {host} at {now:.1f} s, restart in {f['down_s']:g} s")
     elif f["kind"] == "restart-switch":
         _restart_switch(lab, run, f["what"], now)
     elif f["kind"] == "spoof":
@@ -462,6 +489,33 @@ def _apply_fault(lab, plan, run, f, now):
         run.spoofers.append(start_hoarder(lab, plan, f["what"]))
         lab.log(f"lab: fault: {f['what']} hoards its job's aggregators from {now:.1f} s")
     return kills
+
+
+def _restart_due_ps(lab, plan, run, now):
+    """Starts a PS that restart-ps killed once its down time has passed, with
+    its old command and --resume JOB=EPOCH for each of its jobs (the epochs
+    its first instance printed), and notes when it serves again."""
+    for r in run.ps_restarts:
+        host = r["host"]
+        if r["restarted_at_s"] is None and now >= r["restart_at"]:
+            ps_jobs = next(h["ps_jobs"] for h in plan["hosts"] if h["name"] == host)
+            resume = []
+            for job in plan["jobs"]:
+                if job["id"] in ps_jobs and job.get("epoch"):
+                    resume += ["--resume", f"{job['id']}={job['epoch']}"]
+            n = sum(1 for x in run.ps_restarts if x["host"] == host and x["restarted_at_s"] is not None)
+            run.ps_procs[host] = lab.start(f"ps-{host}.restart{n + 1}", host, r["old"].args + resume)
+            r["restarted_at_s"] = round(now, 2)
+            lab.log(f"lab: fault: started ina-ps {host} again at {now:.1f} s ({' '.join(resume)})")
+        elif r["serving_at_s"] is None and r["restarted_at_s"] is not None:
+            p = run.ps_procs[host]
+            if "serving" in p.log_text():
+                r["serving_at_s"] = round(now, 2)
+                lab.log(f"lab: fault: ina-ps {host} serves again at {now:.1f} s "
+                        f"(down {now - r['killed_at_s']:.2f} s)")
+            elif p.poll() is not None:
+                r["serving_at_s"] = -1.0
+                lab.log(f"lab: fault: ina-ps {host} did not start again: {p.tail(3)}")
 
 
 def _restart_switch(lab, run, name, now):
@@ -511,6 +565,8 @@ def _finish_run(lab, plan, run, wall):
     report = build_report(plan, run.workers, run.ps_procs, snaps, run.killed - run.killed_ps, run.restarts,
                           run.spoofers, wall, run.switch_snap_before)
     report["faults"]["killed_ps"] = sorted(run.killed_ps)
+    report["faults"]["ps_restarts"] = [{k: v for k, v in r.items() if k not in ("old", "restart_at")}
+                                       for r in run.ps_restarts]
     for name, ports in links.items():
         report["switches"][name]["links"] = ports
     report["starts"] = [run.starts[j] for j in sorted(run.starts)]

@@ -211,6 +211,12 @@ public:
 			     job.id, ipv4_str(f.src_ip), owner_text(job.id));
 			return ack(m, f, INA_CTRL_DENIED);
 		}
+		if (msg_.op == INA_CTRL_REGISTER && stale_renewal(job.id, ina_flags_epoch(f.hdr.flags))) {
+			app_.control_denied.inc();
+			warn(log_denied_, "renewal of job {} epoch {} from {} denied: the job's run here is epoch {}",
+			     job.id, ina_flags_epoch(f.hdr.flags), ipv4_str(f.src_ip), last_epoch_[job.id]);
+			return ack(m, f, INA_CTRL_DENIED);
+		}
 		app_.control_ok.inc();
 		const std::string origin = "control message from " + ipv4_str(f.src_ip);
 		uint8_t epoch = 0;
@@ -330,6 +336,21 @@ private:
 		GoatJobConfig none;
 		none.job = job;
 		install_goat(app_, none, origin);
+	}
+
+	/* A renewal from a PS of an older run (docs/ps.md, "Restarting a
+	 * PS"): its epoch is not the job's run. That is the job's current
+	 * registration's epoch, or, with none (a lease expired, the PS
+	 * unregistered), the last epoch this switch gave the job; a switch
+	 * that has given the job none since it started takes the renewal's. */
+	bool stale_renewal(uint16_t id, uint8_t held) const
+	{
+		if (msg_.status != INA_CTRL_RENEW || held == 0)
+			return false;
+		const Job *cur = app_.jobs_owner->find(id);
+		if (cur && cur->epoch_checked)
+			return cur->epoch != held;
+		return last_epoch_[id] != 0 && last_epoch_[id] != held;
 	}
 
 	/* The epoch of a REGISTER (docs/protocol.md, "Epochs"): a renewal

@@ -235,6 +235,39 @@ TEST(ControlClient, NewRunThenRenewsTheEpochTheSwitchGave)
 	EXPECT_EQ(cc.epoch(5), 0u) << "unregistered: the next registration is a new run";
 }
 
+/* A restarted PS (ina-ps --resume JOB=EPOCH, docs/ps.md "Restarting a PS"):
+ * its first registration renews the named epoch; bad items are refused. */
+TEST(ControlClient, ResumedRunRenewsItsEpochFromTheFirstRegistration)
+{
+	const std::vector<PsJobConfig> jobs = {job(5, true), job(6, true)};
+	ControlClient cc(ps_ep(), ControlClient::Timing{100, 400});
+	std::string err;
+	ASSERT_TRUE(ps_resume_runs({"5=17"}, jobs, cc, &err)) << err;
+	EXPECT_EQ(cc.epoch(5), 17u);
+	EXPECT_EQ(cc.epoch(6), 0u) << "a job not named starts a new run";
+	TxQueue tx(8);
+	cc.start(jobs[0], false, 0, 10000000);
+	cc.start(jobs[1], false, 0, 10000000);
+	cc.poll(0, 1000, tx);
+	ASSERT_EQ(tx.size(), 2u);
+	for (uint32_t i = 0; i < 2; i++) {
+		InaFrame f;
+		const CtrlMessage m = request(tx, i, &f);
+		const bool resumed = f.hdr.job_id == 5;
+		EXPECT_EQ(m.status, resumed ? INA_CTRL_RENEW : INA_CTRL_NEW_RUN) << "job " << f.hdr.job_id;
+		EXPECT_EQ(ina_flags_epoch(f.hdr.flags), resumed ? 17u : 0u);
+	}
+	for (const char *bad : {"5", "5=0", "5=256", "x=1", "5=1x", "=3", "7=1"}) {
+		ControlClient fresh(ps_ep());
+		EXPECT_FALSE(ps_resume_runs({bad}, jobs, fresh, &err)) << bad;
+		EXPECT_NE(err.find(bad), std::string::npos) << err;
+		EXPECT_EQ(fresh.epoch(5), 0u) << bad;
+	}
+	ControlClient twice(ps_ep());
+	EXPECT_FALSE(ps_resume_runs({"5=1", "5=2"}, jobs, twice, &err));
+	EXPECT_NE(err.find("named twice"), std::string::npos) << err;
+}
+
 /* GOAT (docs/goat.md, "Installing a plan"): the PS sends each switch of the
  * job's plan its ranges, signed with that switch's key, alongside the
  * registration with its own switch; an ACK settles only the request it

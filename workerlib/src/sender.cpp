@@ -476,6 +476,11 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	 * worker; IP CE and a long delay are this worker's own path. */
 	CcAck a{k, win_.next(), (m.flags & INA_F_ECN) != 0, (m.flags & INA_F_COL) != 0, now,
 		rtt_.srtt_ns(), m.ps_clock, f == 0, m.ip_ce || delayed};
+	if (cut_deferred_) {
+		cut_deferred_ = false;
+		if (now - last_progress_ns_ <= 2 * cfg_.rtt.max_rto_ns)
+			cc_->on_loss(deferred_cut_);
+	}
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
 	 * the fragment waits for the timer. */
@@ -539,7 +544,10 @@ void Sender::check_timeouts(uint64_t now)
 	}
 	if (queued) {
 		bump(C_TIMEOUTS, queued);
-		cc_->on_loss(CcLoss{lost[0], win_.next(), true});
+		if (!cut_deferred_) {
+			cut_deferred_ = true;
+			deferred_cut_ = CcLoss{lost[0], win_.next(), true};
+		}
 		rtt_.backoff();
 		rto_.store(rtt_.rto_ns(), std::memory_order_relaxed);
 		publish_cc();

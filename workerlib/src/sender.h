@@ -140,6 +140,13 @@ private:
 	bool rx_backlog_ = false; /* the last receive filled its batch */
 	uint64_t next_timer_ns_ = 0;
 	uint64_t last_progress_ns_ = 0;
+	/* A timeout's window cut waits for the next ACK (no ACK, nothing new
+	 * is sent either): applied there when the ACKs stopped for at most
+	 * twice the RTO cap, dropped after a longer silence, which was an
+	 * outage (a PS restarted, a switch that was away), not a queue, and
+	 * must not leave the job at half its window. */
+	bool cut_deferred_ = false;
+	CcLoss deferred_cut_{};
 
 	/* Inbox from the scheduler. */
 	std::mutex inbox_m_;

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "ina/codec.h"
 #include "ina/ps.h"
@@ -54,6 +56,14 @@ inline uint32_t build_job_info(const uint8_t *query, uint32_t len, const Endpoin
 {
 	return build_job_info(parse_rx_frame(query, len), self, elements, epoch, out, cap);
 }
+
+class ControlClient;
+
+/* ina-ps --resume JOB=EPOCH (docs/ps.md, "Restarting a PS"): each named job,
+ * one of `jobs`, has its first registration renew EPOCH (1..255). False
+ * with *err on a malformed item, a job not served or one named twice. */
+bool ps_resume_runs(const std::vector<std::string> &items, const std::vector<PsJobConfig> &jobs,
+		    ControlClient &control, std::string *err);
 
 class ControlClient {
 public:
@@ -99,6 +109,11 @@ public:
 	 * before one (and after an applied unregistration). The first
 	 * registration asks for a new run, later ones renew this epoch. */
 	uint8_t epoch(uint16_t job) const;
+	/* A PS started again for a run that is still going on (ina-ps
+	 * --resume, docs/ps.md "Restarting a PS"): the job's first
+	 * registration renews `epoch` instead of asking for a new run. The
+	 * switch applies it only while `epoch` is the job's run there. */
+	void resume(uint16_t job, uint8_t epoch) { epoch_[job] = epoch; }
 	/* The most elements per fragment the job's switches carry: the least
 	 * cap their applied ACKs stated (registration and GOAT assignments;
 	 * docs/protocol.md), and in *switch_ip the switch that stated it.
