@@ -6,6 +6,7 @@ seed and batches, in the netns lab; compares them.
 
     sudo PYTHONPATH=BUILD/workerlib/python scripts/ddp_demo.py
          [--build BUILD] [--topology single-rack] [--steps 200] [--json FILE]
+         [--launcher torchrun]
 
 Brings up the topology (default single-rack: one ina-switchd, four workers,
 one PS) with scripts/lablib, starts ina-ps for its job, then runs
@@ -15,6 +16,9 @@ for the initial broadcast) and --mode gloo (DDP's own all-reduce). Prints the
 per-step loss of both (mean over ranks), the largest parameter difference
 at the end against its bound, test accuracy of both, seconds per step, and
 what the switch did. Last line: `ddp: OK` or `ddp: FAILED <reason>`.
+With --launcher torchrun each worker host runs `torchrun --nnodes 4
+--nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint FIRST_WORKER:PORT`
+(the first worker hosts the rendezvous) and the ranks come from torchrun.
 
 The bound. At a step where both runs held the same parameters, the averaged
 gradients could differ by at most e_t = ina.ddp.step_gradient_bound: the
@@ -48,6 +52,8 @@ from lablib import lab as labmod  # noqa: E402
 
 PREFIX = "inalabddp"
 GLOO_PORT = 29531
+RDZV_PORT = 29541  # --launcher torchrun: c10d rendezvous on the first worker
+TORCHRUN = "/usr/bin/torchrun"
 TRAINER = os.path.join(ROOT, "workerlib", "python", "examples", "ddp_digits.py")
 
 
@@ -95,18 +101,41 @@ def start_ps(lab, plan, build_dirs):
     return p
 
 
+def launch(a, mode, w, ws):
+    """The start of one rank's command: the trainer with its rank given, or
+    torchrun (one process per node, c10d rendezvous hosted by the first
+    worker), which hands the rank, world size and MASTER_ADDR to the trainer
+    in its environment. torchrun's MASTER_ADDR is the rank-0 node's host
+    name, which every namespace of the lab shares: each node runs in a UTS
+    namespace of its own whose host name is its IP, as machines of a
+    cluster have names of their own."""
+    port = (RDZV_PORT if a.launcher == "torchrun" else GLOO_PORT) + (1 if mode == "ina" else 0)
+    endpoint = f"{ws[0]['ip']}:{port}"
+    out = os.path.join(a.outdir, f"{mode}-" + ("{rank}" if a.launcher == "torchrun" else str(w["rank"])) + ".json")
+    if a.launcher != "torchrun":
+        return ["/usr/bin/python3", TRAINER, "--rank", str(w["rank"]), "--world", str(len(ws)),
+                "--master", endpoint, "--out", out]
+    return ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', w["ip"],
+            TORCHRUN, "--nnodes", str(len(ws)), "--nproc_per_node", "1", "--rdzv_backend", "c10d",
+            "--rdzv_endpoint", endpoint, "--rdzv_id", f"ddp-{mode}",
+            "--rdzv_conf", f"is_host={1 if w is ws[0] else 0}", "--max_restarts", "0",
+            # Debian 12's torch 1.13 on Python 3.11 cannot read its own default
+            # "--redirects 0 --tee 0" (Std.from_str gives None): redirect and tee
+            # stdout, so it still reaches the rank's log.
+            "--redirects", "1", "--tee", "1", "--log_dir", os.path.join(a.outdir, f"torchrun-{mode}-{w['name']}"),
+            TRAINER, "--out", out]
+
+
 def run_mode(lab, plan, mode, a, outdir, env):
     job = plan["jobs"][0]
     ws = sorted(job["workers"], key=lambda w: w["rank"])
-    port = GLOO_PORT + (1 if mode == "ina" else 0)
-    master = f"{ws[0]['ip']}:{port}"
+    a.outdir = outdir
     procs = []
     for w in ws:
-        cmd = ["/usr/bin/python3", TRAINER, "--mode", mode, "--rank", str(w["rank"]),
-               "--world", str(len(ws)), "--master", master, "--steps", str(a.steps),
+        cmd = launch(a, mode, w, ws) + [
+               "--mode", mode, "--steps", str(a.steps),
                "--batch", str(a.batch), "--lr", repr(a.lr), "--momentum", repr(a.momentum),
-               "--seed", str(a.seed), "--out", os.path.join(outdir, f"{mode}-{w['rank']}.json"),
-               "--params", os.path.join(outdir, f"{mode}.pt")]
+               "--seed", str(a.seed), "--params", os.path.join(outdir, f"{mode}.pt")]
         if mode == "ina":
             cmd += ["--ps", f"{job['ps']['ip']}/{job['ps']['mac']}", "--ip", w["ip"],
                     "--device", netns.HOST_IF, "--transport", a.host_transport,
@@ -188,6 +217,8 @@ def compare(ina, gloo, params_ina, params_gloo, world):
         "float_acks": max(s["float_acks"] for s in st),
         "retransmits": sum(s["retransmits"] for s in st),
         "transport": ina[0].get("transport"),
+        # torchrun's run id per rank of each run (None: the rank was given)
+        "torchrun_run_ids": {m: [o.get("torchrun_run_id") for o in outs] for m, outs in (("ina", ina), ("gloo", gloo))},
     }
 
 
@@ -248,6 +279,9 @@ def main():
     ap.add_argument("--scale", default="auto", help="'auto' or a fixed scaling factor")
     ap.add_argument("--min-accuracy", type=float, default=0.9,
                     help="test accuracy the gloo run must reach (the model learned)")
+    ap.add_argument("--launcher", choices=["direct", "torchrun"], default="direct",
+                    help="start each rank with its rank given (direct), or one torchrun per worker "
+                         "namespace with c10d rendezvous on the first worker (torchrun)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per training run")
     ap.add_argument("--json", metavar="FILE", help="also write the comparison as JSON")
     ap.add_argument("--prefix", default=PREFIX, help="lab prefix")

@@ -9,6 +9,15 @@ or through the INA switch with ina.ddp's communication hook.
                   [--ps IP/MAC --ip IP --device eth0 --job 1 --bit B --fan-in N ...]
                   [--steps 100 --batch 32 --lr 0.1 --momentum 0.9 --seed 1]
                   --out FILE.json [--params FILE.pt]
+    torchrun --nnodes N --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint IP:PORT \
+        ddp_digits.py --mode ina|gloo [--ps ... --bit B ...] --out DIR/ina-{rank}.json
+
+Without --rank, --world and --master it is one process of torchrun: rank,
+world size and the rendezvous come from torchrun's environment (RANK,
+WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and "{rank}" in --out is replaced by
+the rank. A rank is then the order the nodes joined, not a host's: each node
+gives its own --bit (its IP's bit in the job) where the default (bit = rank)
+would not match the job the PS registered.
 
 Both modes start from the same parameters (seed), see the same batches (one
 permutation of the training set per epoch from the seed; rank r takes its
@@ -68,9 +77,10 @@ def batches(n_train, world, batch, steps, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mode", choices=["ina", "gloo"], required=True)
-    ap.add_argument("--rank", type=int, required=True)
-    ap.add_argument("--world", type=int, required=True)
-    ap.add_argument("--master", required=True, help="IP:PORT of rank 0 (gloo rendezvous)")
+    ap.add_argument("--rank", type=int, help="this rank (default: torchrun's RANK)")
+    ap.add_argument("--world", type=int, help="ranks (default: torchrun's WORLD_SIZE)")
+    ap.add_argument("--master", help="IP:PORT of rank 0 (gloo rendezvous; default: torchrun's "
+                                     "MASTER_ADDR:MASTER_PORT)")
     ap.add_argument("--iface", default="eth0", help="gloo's interface")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--batch", type=int, default=32, help="samples per rank and step")
@@ -103,8 +113,20 @@ def main():
 
     torch.set_num_threads(1)
     os.environ["GLOO_SOCKET_IFNAME"] = a.iface
-    dist.init_process_group("gloo", init_method=f"tcp://{a.master}", rank=a.rank,
-                            world_size=a.world, timeout=datetime.timedelta(seconds=120))
+    timeout = datetime.timedelta(seconds=120)
+    given = [a.rank is not None, a.world is not None, a.master is not None]
+    if all(given):
+        dist.init_process_group("gloo", init_method=f"tcp://{a.master}", rank=a.rank,
+                                world_size=a.world, timeout=timeout)
+    elif not any(given) and "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        dist.init_process_group("gloo", init_method="env://", timeout=timeout)  # torchrun's
+        a.rank, a.world = dist.get_rank(), dist.get_world_size()
+        a.master = None
+    else:
+        print("ddp_digits: give --rank, --world and --master, or none of them under torchrun "
+              "(RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)", file=sys.stderr)
+        return 2
+    a.out = a.out.replace("{rank}", str(a.rank))
     xtr, ytr, xte, yte = load_digits_split(a.seed)
     ddp_model = DDP(model(a.seed))
     worker = state = None
@@ -128,7 +150,9 @@ def main():
     opt = torch.optim.SGD(ddp_model.parameters(), lr=a.lr, momentum=a.momentum)
     loss_fn = torch.nn.CrossEntropyLoss()
     out = {"mode": a.mode, "rank": a.rank, "world": a.world, "steps": [],
-           "lr": a.lr, "momentum": a.momentum}
+           "lr": a.lr, "momentum": a.momentum,
+           # who gave the rank: torchrun's agent (its run id), or the command line
+           "torchrun_run_id": os.environ.get("TORCHELASTIC_RUN_ID") if a.master is None else None}
     dist.barrier()
     for step, idx in enumerate(batches(len(xtr), a.world, a.batch, a.steps, a.seed)):
         mine = idx[a.rank * a.batch:(a.rank + 1) * a.batch]
