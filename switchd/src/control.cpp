@@ -342,10 +342,16 @@ private:
 	 * PS"): its epoch is not the job's run. That is the job's current
 	 * registration's epoch, or, with none (a lease expired, the PS
 	 * unregistered), the last epoch this switch gave the job; a switch
-	 * that has given the job none since it started takes the renewal's. */
+	 * that has given the job none since it started takes the renewal's.
+	 * One exception: a new run nobody has renewed yet yields to the run
+	 * before it. A PS whose new-run request was resent (its ACK late)
+	 * got two epochs and kept the first ACK's; the second run is that
+	 * resend, not another PS's. */
 	bool stale_renewal(uint16_t id, uint8_t held) const
 	{
 		if (msg_.status != INA_CTRL_RENEW || held == 0)
+			return false;
+		if (!renewed_[id] && held == prev_epoch_[id])
 			return false;
 		const Job *cur = app_.jobs_owner->find(id);
 		if (cur && cur->epoch_checked)
@@ -364,6 +370,10 @@ private:
 			e = static_cast<uint8_t>(last_epoch_[id] + 1);
 			if (e == 0)
 				e = 1;
+			prev_epoch_[id] = last_epoch_[id];
+			renewed_[id] = false;
+		} else {
+			renewed_[id] = true;
 		}
 		last_epoch_[id] = e;
 		return e;
@@ -471,6 +481,8 @@ private:
 	ina::CtrlMessage msg_, ack_; /* 4 KiB each: not on the stack per message */
 	std::map<uint16_t, uint64_t> refreshed_; /* job -> last registration (steady ns) */
 	std::vector<uint8_t> last_epoch_ = std::vector<uint8_t>(65536, 0); /* job -> last epoch given */
+	std::vector<uint8_t> prev_epoch_ = std::vector<uint8_t>(65536, 0); /* job -> the epoch before its last new run */
+	std::vector<bool> renewed_ = std::vector<bool>(65536, false);      /* job -> its run renewed since it began */
 	LogLimit log_bad_, log_auth_, log_replay_, log_denied_;
 };
 

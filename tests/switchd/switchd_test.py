@@ -695,6 +695,37 @@ def case_restart_dead_run(sw, lcores=1):
     check(all(p["flags"] >> 8 == 2 for p in got), "its results carry epoch 2")
 
 
+def case_stale_renewal(sw, lcores=1):
+    """docs/ps.md, "Restarting a PS": a renewal is applied only for the
+    job's run. A new-run request resent (its ACK late) gets a second epoch;
+    the PS kept the first ACK's and renews it, and that run, nobody else's,
+    is taken back. Once the job's run has been renewed, a renewal of an
+    older epoch (a stale PS, or a restarted one resuming the wrong run) is
+    denied (control_denied) and the job keeps its epoch."""
+    one = [(HOSTS[0][0], HOSTS[0][1], 0)]
+
+    def send(status=0, epoch=0):
+        got = exchange(None, ["h2"], [("h2", ctrl(1, one, fan_in=1, status=status, epoch=epoch))],
+                       timeout=1, want={"h2": 1})["h2"]
+        a = acks(got)
+        check(len(a) == 1, f"one ACK per message ({a})")
+        return a[0][1], ack_epochs(got)[0]
+
+    check(send() == (wire.INA_CTRL_APPLIED, 1), "a new run gets epoch 1")
+    check(send() == (wire.INA_CTRL_APPLIED, 2), "its resend, a new run too, gets epoch 2")
+    check(send(1, 1) == (wire.INA_CTRL_APPLIED, 1),
+          "the PS renews the epoch of the first ACK: the resend's unrenewed run yields to it")
+    check(sw.telemetry("/ina/job,21")["epoch"] == 1, "the job runs epoch 1 again")
+    check(send() == (wire.INA_CTRL_APPLIED, 2), "a new run of the job: epoch 2")
+    check(send(1, 2) == (wire.INA_CTRL_APPLIED, 2), "renewed by its PS")
+    status, epoch = send(1, 1)
+    check(status == wire.INA_CTRL_DENIED and epoch == 0,
+          f"a renewal of the older run 1 is denied ({status}, epoch {epoch})")
+    check(sw.telemetry("/ina/summary")["control_denied"] == 1, "and counted control_denied")
+    check(sw.telemetry("/ina/job,21")["epoch"] == 2, "the job keeps epoch 2")
+    check("renewal of job 21 epoch 1 from" in sw.output(), "the switch logs the stale renewal")
+
+
 def case_sweep(sw, lcores=1):
     """gc_timeout_ms = 500: aggregators idle past it are freed by each lcore's
     sweep, with no other packet landing on them."""
@@ -2012,6 +2043,7 @@ CASES = {
     "sweep": (case_sweep, {"extra_switch": "gc_timeout_ms = 500"}),
     "lease": (case_lease, {"extra_switch": "gc_timeout_ms = 0"}),
     "restart_dead_run": (case_restart_dead_run, {"extra_switch": "gc_timeout_ms = 0"}),
+    "stale_renewal": (case_stale_renewal, {}),
     "share": (case_share, {"extra_switch": "gc_timeout_ms = 0\njob_share = 0.25",
                            "job_extra": "max_aggregators = 4"}),
     "ecn": (case_ecn, {"port_extra": {2: "rate_gbps = 0.0002\necn_threshold = 4\nqueue_capacity = 256\n"}}),
