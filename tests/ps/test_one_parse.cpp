@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * One parse per received frame in the PS: ina-ps parses a frame once
- * (parse_rx_frame(), in ps/tools/ina_ps.cpp) and hands the RxFrame to the
+ * (parse_rx_frame(), in ps/src/daemon.cpp) and hands the RxFrame to the
  * shard choice, the JOB_QUERY answer, the control client and the
  * ParameterServer, across a hand-off ring too; none of them parses again.
  * Built with the protocol's and the PS's sources compiled with
@@ -51,7 +51,7 @@ PsJobConfig two_workers(uint16_t id)
 	return c;
 }
 
-/* The daemon's receive path for one frame (ina_ps.cpp, handle() and
+/* The daemon's receive path for one frame (daemon.cpp, handle() and
  * dispatch()), with a hand-off ring between the shard choice and the
  * shard: the number of INA headers decoded. */
 uint64_t receive(const std::vector<uint8_t> &f, ParameterServer *const ps[2], ControlClient &cc,
@@ -131,11 +131,12 @@ TEST(PsOneParse, EveryFrameIsDecodedOnceOnItsWayThroughTheDaemon)
 TEST(PsOneParse, OnlyTheReceiveLoopsCallTheParser)
 {
 	for (const char *src : {"src/ps.cpp", "src/control_client.cpp", "src/frame_ring.cpp", "src/steering.cpp",
-				"src/tx_queue.cpp", "tools/ina_ps.cpp"}) {
+				"src/tx_queue.cpp", "src/daemon.cpp", "src/daemon_control.cpp",
+				"src/daemon_report.cpp", "tools/ina_ps.cpp"}) {
 		const std::string text = read_source(src);
 		ASSERT_FALSE(text.empty()) << src;
 		for (const char *reader : {"parse_ina_frame(", "decode_view(", "peek(", "ina::decode(", "INA_HDR_OFFSET"})
 			EXPECT_EQ(count(text, reader), 0u) << src << " calls " << reader;
-		EXPECT_EQ(count(text, "parse_rx_frame("), std::string(src) == "tools/ina_ps.cpp" ? 2u : 0u) << src;
+		EXPECT_EQ(count(text, "parse_rx_frame("), std::string(src) == "src/daemon.cpp" ? 2u : 0u) << src;
 	}
 }
