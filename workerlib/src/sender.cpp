@@ -480,6 +480,8 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 		cut_deferred_ = false;
 		if (now - last_progress_ns_ <= 2 * cfg_.rtt.max_rto_ns)
 			cc_->on_loss(deferred_cut_);
+		else
+			outage_end_k_ = win_.next(); /* what was sent so far met the outage */
 	}
 	cc_->on_ack(a);
 	/* recovery = timeout (SwitchML's): the ACKs' loss signal is ignored,
@@ -487,7 +489,8 @@ void Sender::handle_param(TensorState *t, const PsMessage &m, uint64_t now)
 	for (uint32_t i = 0; cfg_.recovery == Recovery::atp && i < o.lost; i++) {
 		queue_retransmit(win_.lost_at(i));
 		bump(C_FAST_RETX);
-		cc_->on_loss(CcLoss{win_.lost_at(i), win_.next(), false});
+		if (win_.lost_at(i) >= outage_end_k_)
+			cc_->on_loss(CcLoss{win_.lost_at(i), win_.next(), false});
 	}
 	publish_cc();
 	last_progress_ns_ = now;

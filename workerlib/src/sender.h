@@ -147,6 +147,9 @@ private:
 	 * must not leave the job at half its window. */
 	bool cut_deferred_ = false;
 	CcLoss deferred_cut_{};
+	/* Fragments below this were in flight during the last outage: their
+	 * losses, found once the ACKs resume, cut nothing either. */
+	uint64_t outage_end_k_ = 0;
 
 	/* Inbox from the scheduler. */
 	std::mutex inbox_m_;
