@@ -8,6 +8,7 @@
 
 #include <isa-l/crc.h>
 
+#include "ina/nr_codec.h"
 #include "nr_registers.h"
 
 namespace ina {
@@ -89,16 +90,15 @@ NrCounter parse(const uint8_t *f, uint32_t len, RocePacket *p)
 NrCounter fill_clt(NrTable &t, const uint8_t *f, const RocePacket &p, uint64_t now,
 		   NrTable::CltEntry **out)
 {
-	const uint8_t *h = f + p.hdr_len - NR_HDR_LEN;
-	const int ring = t.ring_index(ina_load16(h + offsetof(struct nr_hdr, ring_id)));
+	const NrHeader h = nr_hdr_read(f + p.hdr_len - NR_HDR_LEN);
+	const int ring = t.ring_index(h.ring_id);
 	if (ring < 0)
 		return NrCounter::roce_tag_invalid;
 	const NrRingConfig &rc = t.config().rings[ring];
-	const uint8_t rank = h[offsetof(struct nr_hdr, rank)];
-	const uint32_t msg_id = ina_load32(h + offsetof(struct nr_hdr, msg_id));
-	if (rank >= rc.ranks || ina_load16(h + offsetof(struct nr_hdr, msg_len)) != rc.msg_len ||
-	    h[offsetof(struct nr_hdr, dtype)] != rc.dtype || NR_HDR_LEN + p.val_len > rc.mtu ||
-	    msg_id >= NrStages::ring(t, static_cast<uint16_t>(ring)).id_mod)
+	const uint8_t rank = h.rank;
+	const uint32_t msg_id = h.msg_id;
+	if (rank >= rc.ranks || h.msg_len != rc.msg_len || h.dtype != rc.dtype ||
+	    NR_HDR_LEN + p.val_len > rc.mtu || msg_id >= NrStages::ring(t, static_cast<uint16_t>(ring)).id_mod)
 		return NrCounter::roce_tag_invalid;
 	NrTable::CltEntry *e = NrStages::clt_insert(t, p.key);
 	if (e == nullptr)
@@ -155,8 +155,7 @@ NrResult nr_process(NrTable &t, NrCounters &ctr, uint8_t *frame, uint32_t len, u
 	/* ---- clt: who is this packet ---------------------------------------- */
 	NrTable::CltEntry *e = nullptr;
 	if (p.first) {
-		uint32_t magic = ina_load32(frame + p.hdr_len - NR_HDR_LEN);
-		if (magic != NR_MAGIC)
+		if (nr_hdr_read(frame + p.hdr_len - NR_HDR_LEN).magic != NR_MAGIC)
 			return finish(ctr, NrVerdict::kPass, NrCounter::roce_pass_untagged);
 	} else {
 		/* No entry: its first packet was lost, or the entry expired or

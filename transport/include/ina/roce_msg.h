@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The bytes of NetReduce's host side that are not verbs calls: the INA
- * header (struct nr_hdr of ina/roce.h) at the front of every message, the
- * checks of a result message, where message `seq` of a tensor takes and puts
- * its values, and the connection parameters two ring neighbours exchange
- * before their RC queue pairs can talk. Pure functions, tested without a
- * device.
+ * The bytes of NetReduce's host side that are not verbs calls: the message
+ * (its INA header written and read by ina/nr_codec.h), the checks of a
+ * result message, and where message `seq` of a tensor takes and puts its
+ * values. Pure functions, tested without a device.
  */
 #ifndef INA_ROCE_MSG_H
 #define INA_ROCE_MSG_H
@@ -13,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ina/nr_codec.h"
 #include "ina/roce.h"
 
 namespace ina {
@@ -63,23 +62,8 @@ inline uint64_t roce_msg_count(const RoceRingParams &p, size_t n)
 	return (n + per - 1) / per;
 }
 
-/* What a ring neighbour needs to bring an RC QP to RTR towards us: our QP
- * number, first PSN, GID and path MTU, plus who we are, so that a wiring
- * mistake (two rings crossed, the wrong neighbour) is a clear error. */
-struct RoceConnInfo {
-	uint32_t qpn = 0;    /* 24 bits */
-	uint32_t psn = 0;    /* 24 bits */
-	uint8_t gid[16] = {};
-	uint16_t ring_id = 0;
-	uint8_t rank = 0;
-	uint16_t mtu = 0;    /* bytes */
-	uint32_t msg_bytes = 0;
-};
-/* The exchange message: "NRQP", version 1, then the fields, 40 bytes. */
-constexpr size_t kRoceConnInfoLen = 40;
-void roce_conn_info_write(const RoceConnInfo &c, uint8_t out[kRoceConnInfoLen]);
-/* False on a bad magic/version or a QPN/PSN beyond 24 bits. */
-bool roce_conn_info_read(const uint8_t in[kRoceConnInfoLen], RoceConnInfo *out);
+/* The connection parameters two ring neighbours exchange (RoceConnInfo,
+ * roce_conn_info_write(), roce_conn_info_read()) are ina/nr_codec.h's. */
 
 } /* namespace ina */
 
