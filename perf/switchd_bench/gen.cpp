@@ -52,6 +52,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "busy_clock.h"
 #include "ina/cli.h"
 #include "ina/codec.h"
 
@@ -368,6 +369,9 @@ struct LcoreJob {
 	const Options *o = nullptr;
 	uint64_t fwd = 0, drop = 0, consumed = 0;
 	uint64_t seen = 0; /* port 0 packets, for --one-in */
+	/* --forward: packets received, and CPU ns in rounds that carried
+	 * packets, by switchd's own clock (busy_clock.h). */
+	uint64_t handled = 0, busy_ns = 0;
 };
 
 int generate(void *arg)
@@ -408,7 +412,9 @@ int forward(void *arg)
 {
 	auto *lj = static_cast<LcoreJob *>(arg);
 	rte_mbuf *b[kMaxBurst];
+	switchd::BusyClock clock(rte_get_tsc_hz());
 	while (!lj->queues.empty() && !quitting()) {
+		const uint64_t round = rte_rdtsc();
 		unsigned got = 0;
 		for (uint16_t q : lj->queues)
 			for (uint16_t p = 0; p < 2; p++) {
@@ -424,6 +430,8 @@ int forward(void *arg)
 				if (s < n)
 					rte_pktmbuf_free_bulk(b + s, n - s);
 			}
+		lj->handled += got;
+		clock.round_end(got != 0, round, lj->busy_ns);
 		if (!got && lj->o->idle_sleep_us)
 			rte_delay_us_sleep(lj->o->idle_sleep_us);
 	}
@@ -658,13 +666,16 @@ static int run_gen(int argc, char **argv)
 		std::printf("forwarding on %u queue(s), %u lcore(s)\n", o.queues, n_lcores);
 		std::fflush(stdout);
 		run_on_lcores(forward, jobs);
-		uint64_t fwd = 0, drop = 0, consumed = 0;
+		uint64_t fwd = 0, drop = 0, consumed = 0, handled = 0, busy_ns = 0;
 		for (auto &j : jobs) {
 			fwd += j.fwd;
 			drop += j.drop;
 			consumed += j.consumed;
+			handled += j.handled;
+			busy_ns += j.busy_ns;
 		}
-		std::printf("forwarded %lu dropped %lu consumed %lu\n", fwd, drop, consumed);
+		std::printf("forwarded %lu dropped %lu consumed %lu received %lu busy_ns %lu\n", fwd, drop, consumed,
+			    handled, busy_ns);
 		close_ports(Options{}, run.hz);
 		rte_eal_cleanup();
 		return 0;

@@ -184,6 +184,51 @@ def lcore_sample(prefix, n):
     return [telemetry(prefix, f"/ina/lcore,{k}") for k in range(n)]
 
 
+def runtime_sample(prefix):
+    """/ina/runtime summed over the lcores: stage -> (calls, packets, cycles)."""
+    t = telemetry(prefix, "/ina/runtime")
+    return t["tsc_hz"], {k: (v["calls"], v["packets"], v["cycles"]) for k, v in t.items() if isinstance(v, dict)}
+
+
+def runtime_rows(before, after, busy_ns_per_pkt):
+    """Per stage, over the measured window: calls, packets, ns per packet
+    of the stage's own packets and ns per packet received (TSC time, which
+    counts time the OS gave another thread too), the stage's share of the
+    chain's TSC time, and that share of switchd's busy ns per packet (CPU
+    time: the stage's part of what a packet costs)."""
+    hz, b = before
+    a = after[1]
+    rx = a["rx"][1] - b["rx"][1]
+    total = sum(a[k][2] - b[k][2] for k in a if k != "total")
+    rows = {}
+    for stage, (calls, pkts, cycles) in a.items():
+        if stage == "total":
+            continue
+        dc, dp, dy = calls - b[stage][0], pkts - b[stage][1], cycles - b[stage][2]
+        ns = dy * 1e9 / hz
+        share = dy / total if total else 0.0
+        rows[stage] = {"calls": dc, "packets": dp, "ns_per_pkt": round(ns / dp, 2) if dp else 0.0,
+                       "ns_per_rx_pkt": round(ns / rx, 2) if rx else 0.0, "share": round(share, 4),
+                       "busy_ns_per_rx_pkt": round(share * busy_ns_per_pkt, 2) if busy_ns_per_pkt else None}
+    return rows
+
+
+def print_runtime(label, rows):
+    """The per-stage table of one run (VPP `show runtime` style), to stderr."""
+    print(f"{label}: per stage, summed over lcores (TSC ns per packet of the stage / per packet "
+          "received; share of the chain's TSC time; that share of busy ns/pkt)", file=sys.stderr)
+    print(f"  {'stage':<10} {'calls':>10} {'packets':>11} {'pkts/call':>9} {'ns/pkt':>8} {'ns/rx pkt':>9} "
+          f"{'share':>6} {'busy ns':>8}", file=sys.stderr)
+    for stage, r in rows.items():
+        per_call = r["packets"] / r["calls"] if r["calls"] else 0
+        busy = r["busy_ns_per_rx_pkt"]
+        print(f"  {stage:<10} {r['calls']:>10} {r['packets']:>11} {per_call:>9.1f} {r['ns_per_pkt']:>8.2f} "
+              f"{r['ns_per_rx_pkt']:>9.2f} {r['share']:>6.3f} {busy if busy is not None else '-':>8}",
+              file=sys.stderr)
+    print(f"  {'chain':<10} {'':>10} {'':>11} {'':>9} {'':>8} "
+          f"{sum(r['ns_per_rx_pkt'] for r in rows.values()):>9.2f}", file=sys.stderr)
+
+
 # What a clean run of ina-gen's traffic never does: drop, refuse or detour a
 # packet. Every *_drops counter, every malformed_* one, and the pipeline's
 # and the lcores' other deviations from the aggregate-complete-ACK cycle.
@@ -319,6 +364,7 @@ def run(args, kind, n):
             time.sleep(args.warmup + 0.5)
             if prefix:
                 before = lcore_sample(prefix, n)
+                rt_before = runtime_sample(prefix)
             # The result line comes while ina-gen still holds its ports (--hold).
             deadline = time.time() + args.duration + args.warmup + 90
             while time.time() < deadline and gen.poll() is None:
@@ -327,6 +373,7 @@ def run(args, kind, n):
                     break
             if prefix:
                 after = lcore_sample(prefix, n)
+                rt_after = runtime_sample(prefix)
                 ports = [telemetry(prefix, f"/ina/port,{k}") for k in range(2)]
         finally:
             if scraper:
@@ -342,6 +389,12 @@ def run(args, kind, n):
         r = json.loads(out.strip().splitlines()[-1])
         r.update({"lcores": n, "dut_cpus": dut_cpus, "gen_cpus": gen_cpus, "idle_sleep_us": idle_sleep})
         r["problems"] = check_run(kind, r, args, n, dut_out, (after + ports) if prefix else [])
+        if not prefix:
+            # The forwarder's own busy clock (switchd's, busy_clock.h) over
+            # the packets it received: the I/O's share of a packet.
+            fwd = next((ln.split() for ln in dut_out.splitlines() if ln.startswith("forwarded ")), None)
+            if fwd and len(fwd) >= 10 and int(fwd[7]):
+                r["busy_ns_per_pkt"] = round(int(fwd[9]) / int(fwd[7]), 2)
         if scraper:
             # The scraper did its work: a scrape a second (at least half of
             # them in the measured time), each with the job counters.
@@ -356,6 +409,8 @@ def run(args, kind, n):
             r["lcore_pkts"] = [x["packets"] for x in d]
             r["lcore_handoff_out"] = [x["handoff_out"] for x in d]
             r["busy_ns_per_pkt"] = round(sum(x["busy_ns"] for x in d) / pkts, 2) if pkts else None
+            r["runtime"] = runtime_rows(rt_before, rt_after, r["busy_ns_per_pkt"])
+            print_runtime(f"switchd x{n}", r["runtime"])
             for line in dut_out.splitlines():
                 if "steering:" in line:
                     r["steering"] = line.split("steering: ", 1)[1].strip()
@@ -421,12 +476,20 @@ def main():
         c, r = median(runs[("ceiling", n)]), median(runs[("switchd", n)])
         pk = sum(r["lcore_pkts"])
         r.update({"ceiling_mpps": c["mpps_in"],
+                  "ceiling_busy_ns_per_pkt": c.get("busy_ns_per_pkt"),
                   "ratio": round(r["mpps_in"] / c["mpps_in"], 3) if c["mpps_in"] else None,
                   "lcore_share": [round(x / pk, 3) if pk else None for x in r["lcore_pkts"]],
                   "pipeline_ns_per_pkt": p_ns,
                   "runs_mpps_in": [x["mpps_in"] for x in runs[("switchd", n)]],
                   "runs_ceiling_mpps": [x["mpps_in"] for x in runs[("ceiling", n)]],
-                  "runs_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("switchd", n)]]})
+                  "runs_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("switchd", n)]],
+                  "runs_ceiling_busy_ns_per_pkt": [x.get("busy_ns_per_pkt") for x in runs[("ceiling", n)]]})
+        # What switchd adds over the bare forwarder's I/O, and that against
+        # the pipeline alone (the goal: at most 2x).
+        if r["busy_ns_per_pkt"] is not None and r["ceiling_busy_ns_per_pkt"]:
+            r["added_ns_per_pkt"] = round(r["busy_ns_per_pkt"] - r["ceiling_busy_ns_per_pkt"], 2)
+            if p_ns:
+                r["added_vs_pipeline"] = round(r["added_ns_per_pkt"] / p_ns, 2)
         if args.scrape_s:
             sc = median(runs[("scraped", n)])
             r.update({"scraped_mpps": sc["mpps_in"], "scrape_s": args.scrape_s, "scrapes": sc["scrapes"],
@@ -456,10 +519,11 @@ def print_table(args, p_ns, results):
           f"median of {args.repeat}; pipeline alone: "
           f"{p_ns if p_ns is not None else '(no --pipeline-bench)'} ns/pkt")
     print(f"{'lcores':>6} {'ceiling':>8} {'switchd':>8} {'ratio':>6} {'scale':>6} {'busy ns/pkt':>11} "
-          f"{'lcore shares':>16}  CPUs (dut | gen)")
+          f"{'ceiling ns':>10} {'added':>7} {'lcore shares':>16}  CPUs (dut | gen)")
     for r in results:
         print(f"{r['lcores']:>6} {r['ceiling_mpps']:>8.3f} {r['mpps_in']:>8.3f} {r['ratio']:>6.2f} "
               f"{r.get('scaling_vs_1', 0):>6.2f} {r['busy_ns_per_pkt']:>11} "
+              f"{str(r.get('ceiling_busy_ns_per_pkt')):>10} {str(r.get('added_ns_per_pkt')):>7} "
               f"{' '.join(str(s) for s in r['lcore_share']):>16}  {r['dut_cpus']} | {r['gen_cpus']}")
         print(f"       steering: {r.get('steering', '?')}; handed off {r['lcore_handoff_out']}; "
               f"runs {r['runs_mpps_in']} vs ceiling {r['runs_ceiling_mpps']}")

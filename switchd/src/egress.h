@@ -83,8 +83,9 @@ public:
 		return true;
 	}
 
-	/* Sends what the shaper allows. `now` in TSC cycles. */
-	void drain(uint64_t now)
+	/* Sends what the shaper allows. `now` in TSC cycles. Returns the
+	 * packets sent. */
+	uint32_t drain(uint64_t now)
 	{
 		if (inbox_ && !rte_ring_empty(inbox_))
 			take_inbox();
@@ -96,7 +97,7 @@ public:
 		}
 		if (!count_) {
 			(*ctr_)[PortCtr::queue_depth] = 0;
-			return;
+			return 0;
 		}
 		/* As l2fwd's BURST_TX_DRAIN_US: a TX call costs a PMD about as
 		 * much for one packet as for a burst (memif makes a system call
@@ -104,10 +105,10 @@ public:
 		 * idle queue sends at once: now - last_tx_ is large. */
 		if (count_ < burst_ && now - last_tx_ < drain_cycles_) {
 			(*ctr_)[PortCtr::queue_depth] = count_;
-			return;
+			return 0;
 		}
 		last_tx_ = now;
-		uint32_t allowed = count_;
+		uint32_t allowed = count_, total = 0;
 		if (shaped_) {
 			allowed = 0;
 			double t = tokens_;
@@ -123,7 +124,7 @@ public:
 			}
 			if (!allowed) {
 				(*ctr_)[PortCtr::queue_depth] = count_;
-				return;
+				return 0;
 			}
 		}
 		while (allowed) {
@@ -149,10 +150,12 @@ public:
 				head_ = 0;
 			count_ -= sent;
 			allowed -= sent;
+			total += sent;
 			if (sent < chunk)
 				break; /* TX ring full: keep the rest queued */
 		}
 		(*ctr_)[PortCtr::queue_depth] = count_;
+		return total;
 	}
 
 	/* Frees whatever is still queued (shutdown). */

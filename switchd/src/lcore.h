@@ -16,6 +16,7 @@
 #include "ina/netreduce.h"
 #include "ina/pipeline.h"
 #include "numa.h"
+#include "runtime.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -57,6 +58,7 @@ struct alignas(64) Lcore {
 	uint32_t sweep_cursor = 0;
 	uint64_t rng = 0x9e3779b97f4a7c15ULL;
 	PacketTrace trace; /* armed by telemetry (/ina/trace) */
+	StageRuntime runtime; /* per stage of the chain (/ina/runtime) */
 };
 
 /* Lcores live in DPDK memory: destroyed and freed there. */

@@ -1,107 +1,49 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Receive and the loop round: poll this lcore's RX queues, classify each
- * packet, pass INA packets this lcore does not own to their owner's ring,
- * handle the rest; then the packets other lcores handed over, then the
- * egress queues; then one RCU quiescent state.
+ * The loop round and the chain: each burst of this lcore's RX queues runs
+ * through the stages (stages.h) in order, the packets of aggregators other
+ * lcores own leaving for their rings after classify; then the packets
+ * other lcores handed over, from admission on; then the egress queues;
+ * then one RCU quiescent state. Each stage costs the chain one TSC read per
+ * burst (lap()), for the lcore's StageRuntime.
  */
-#include <ctime>
+#include <algorithm>
 
-#include <rte_prefetch.h>
-
+#include "busy_clock.h"
 #include "lcore_loop.h"
 
 namespace switchd {
 
-namespace {
-
-constexpr uint16_t kMaxBurst = 256;
-/* Loop rounds per reading of the thread's CPU clock (a system call of a
- * few hundred ns). */
-constexpr unsigned kClockRounds = 256;
-
-uint64_t thread_cpu_ns()
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
-}
-
-/*
- * CPU time this thread spends in rounds that carried packets: the cost per
- * packet of the data path, without idle polls and without the time the OS
- * gave to another thread. Each round is timed with the TSC; every
- * kClockRounds rounds the thread's CPU clock says which fraction of the
- * rounds' TSC time the thread was really on its CPU, and the busy rounds'
- * TSC time is counted at that fraction. Preemption strikes at timer ticks,
- * blind to whether a round is busy, so the fraction applies to busy rounds
- * alike; a reading per kClockRounds rounds keeps the clock off the
- * per-packet cost (a per-round reading cost 5 % of a loaded lcore's
- * samples).
- */
-class BusyClock {
-public:
-	explicit BusyClock(uint64_t tsc_hz) : ns_per_tsc_(1e9 / double(tsc_hz)), cpu_(thread_cpu_ns()) {}
-	void round_end(bool busy, uint64_t round_start, uint64_t *busy_ns)
-	{
-		const uint64_t d = rte_rdtsc() - round_start;
-		rounds_tsc_ += d;
-		busy_tsc_ += busy ? d : 0;
-		if (++rounds_ < kClockRounds)
-			return;
-		const uint64_t cpu = thread_cpu_ns();
-		if (busy_tsc_) {
-			const double wall = double(rounds_tsc_) * ns_per_tsc_;
-			const double on_cpu = std::min(1.0, double(cpu - cpu_) / wall);
-			*busy_ns += uint64_t(double(busy_tsc_) * ns_per_tsc_ * on_cpu);
-		}
-		cpu_ = cpu;
-		rounds_ = 0;
-		rounds_tsc_ = busy_tsc_ = 0;
-	}
-
-private:
-	const double ns_per_tsc_;
-	uint64_t cpu_;
-	uint64_t rounds_tsc_ = 0, busy_tsc_ = 0;
-	unsigned rounds_ = 0;
-};
-
-} /* namespace */
-
-LcoreLoop::LcoreLoop(App &app, Lcore &lc) : app_(app), lc_(lc), n_(static_cast<unsigned>(app.lcores.size()))
+LcoreLoop::LcoreLoop(App &app, Lcore &lc)
+	: app_(app), lc_(lc), n_(static_cast<unsigned>(app.lcores.size())),
+	  burst_(std::min<uint16_t>(app.cfg.burst, kMaxBurst)),
+	  classify_{app.port_index.data(), static_cast<uint16_t>(app.port_index.size()),
+		    !app.cfg.netreduce.rings.empty(), app.cfg.ip, &lc.ctr, &lc.pipeline},
+	  handoff_{lc.index, n_, app.cfg.netreduce_lcore},
+	  admission_{nullptr, nullptr, app.fwd.get(), lc.egress.data(), app.cfg.ip, app.cfg.switch_id, &lc.ctr,
+		     lc.port_ctr.data(), lc.job_ctr.data()},
+	  pipeline_{lc.table.get(), &lc.pipeline, lc.index, 0, &lc.ctr, lc.job_ctr.data()},
+	  netreduce_{lc.nr.get(), &lc.nr_ctr, app.pool, 0, &lc.ctr},
+	  forward_{app.fwd.get(), app.port_mac.data(), app.cfg.ip, &lc.ctr},
+	  replicate_{app.pool, app.hdr_pool, app.ind_pool, app.port_multiseg.data(),
+		     static_cast<uint16_t>(app.port_id.size()), &lc.ctr},
+	  egress_{lc.egress.data(), &lc.rng, lc.job_ctr.data()},
+	  trace_ctr_{&lc.ctr, &lc.pipeline, lc.port_ctr.data(), lc.job_ctr.data()}
 {
 	out_.resize(n_);
-	for (auto &o : out_)
-		o.reserve(kMaxBurst);
 }
 
 void LcoreLoop::run()
 {
-	rte_mbuf *pkts[kMaxBurst];
-	const uint16_t burst = std::min<uint16_t>(app_.cfg.burst, kMaxBurst);
 	rte_rcu_qsbr_thread_register(app_.rcu, lc_.index);
 	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
 	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
 	BusyClock clock(rte_get_tsc_hz());
 	while (!app_.quit.load(std::memory_order_relaxed)) {
 		const uint64_t now = rte_rdtsc();
-		jobs_ = app_.jobs.load(std::memory_order_acquire);
-		if (jobs_->purges() != lc_.seen_purges)
-			purge_stale();
-		const uint32_t received = receive(pkts, burst, now) + receive_handoffs(pkts, burst, now);
 		uint32_t queued = 0;
-		for (size_t p = 0; p < lc_.egress.size(); p++) {
-			EgressQueue &e = lc_.egress[p];
-			if (app_.port_up[p].load(std::memory_order_relaxed))
-				e.drain(now); /* down: the queue fills, then tail-drops (counted) */
-			else
-				e.show_depth(); /* what drain() would say: the packets it holds */
-			queued += e.depth();
-		}
-		sweep(now);
-		rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
-		clock.round_end(received != 0, now, &lc_.ctr[LcoreCtr::busy_ns]);
+		const uint32_t received = round(now, &queued);
+		clock.round_end(received != 0, now, lc_.ctr[LcoreCtr::busy_ns]);
 		/* Optional back-off for machines shared with other work (labs,
 		 * CI): only when a whole round found nothing to do. */
 		if (idle_sleep && !received && !queued)
@@ -111,29 +53,73 @@ void LcoreLoop::run()
 	rte_rcu_qsbr_thread_unregister(app_.rcu, lc_.index);
 }
 
-/* One burst from each RX queue of this lcore on a port that is up. */
-uint32_t LcoreLoop::receive(rte_mbuf **pkts, uint16_t burst, uint64_t now)
+uint32_t LcoreLoop::round(uint64_t now, uint32_t *queued)
+{
+	jobs_ = app_.jobs.load(std::memory_order_acquire);
+	admission_.jobs = jobs_;
+	admission_.goat = app_.goat.load(std::memory_order_acquire);
+	pipeline_.now = netreduce_.now = now;
+	if (jobs_->purges() != lc_.seen_purges)
+		purge_stale();
+	const uint32_t received = receive(burst_) + receive_handoffs(burst_);
+	drain(now, queued);
+	sweep(now);
+	rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
+	return received;
+}
+
+/* tx: every egress queue of a port that is up sends what it may. */
+uint32_t LcoreLoop::drain(uint64_t now, uint32_t *queued)
+{
+	uint64_t t = rte_rdtsc();
+	uint32_t sent = 0;
+	for (size_t p = 0; p < lc_.egress.size(); p++) {
+		EgressQueue &e = lc_.egress[p];
+		if (app_.port_up[p].load(std::memory_order_relaxed))
+			sent += e.drain(now); /* down: the queue fills, then tail-drops (counted) */
+		else
+			e.show_depth(); /* what drain() would say: the packets it holds */
+		*queued += e.depth();
+	}
+	if (sent)
+		lap(Stage::tx, sent, &t);
+	return sent;
+}
+
+/* rx: one burst from each RX queue of this lcore on a port that is up,
+ * through the chain. */
+uint32_t LcoreLoop::receive(uint16_t burst)
 {
 	uint32_t total = 0;
 	for (const RxQueueRef &rx : lc_.rx) {
 		if (!app_.port_up[rx.port].load(std::memory_order_relaxed))
 			continue;
-		const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts, burst);
+		uint64_t t = rte_rdtsc();
+		const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts_, burst);
 		if (!nb)
 			continue;
 		total += nb;
 		PortCounters &pc = lc_.port_ctr[rx.port];
+		uint64_t bytes = 0;
+		for (uint16_t i = 0; i < nb; i++)
+			bytes += pkts_[i]->pkt_len;
 		pc[PortCtr::rx_packets] += nb;
-		const bool traced = lc_.trace.armed(); /* the trace's one test per burst */
-		for (uint16_t i = 0; i < nb; i++) {
-			rte_mbuf *m = pkts[i];
-			pc[PortCtr::rx_bytes] += m->pkt_len;
-			if (i + 1 < nb)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-			if (unlikely(traced) && lc_.trace.begin(lc_, TraceRecord::kNone, now))
-				lc_.trace.end(lc_, handle_received(m, now, true));
-			else
-				handle_received(m, now, false);
+		pc[PortCtr::rx_bytes] += bytes;
+		lap(Stage::rx, nb, &t);
+		if (likely(!lc_.trace.armed())) { /* the trace's one test per burst */
+			chain_rx(pkts_, nb, t, false, nullptr);
+		} else {
+			/* Traced: one packet at a time, between two snapshots
+			 * of the counters (trace.h). */
+			for (uint16_t i = 0; i < nb; i++) {
+				if (!lc_.trace.begin(trace_ctr_, TraceRecord::kNone, t)) {
+					chain_rx(&pkts_[i], 1, t, false, nullptr);
+					continue;
+				}
+				uint8_t to = TraceRecord::kNone;
+				chain_rx(&pkts_[i], 1, t, true, &to);
+				lc_.trace.end(trace_ctr_, to);
+			}
 		}
 		if (n_ > 1)
 			flush_handoffs();
@@ -141,50 +127,110 @@ uint32_t LcoreLoop::receive(rte_mbuf **pkts, uint16_t burst, uint64_t now)
 	return total;
 }
 
-/* Classify one received packet, then hand it to the lcore that owns it or
- * handle it here. Returns the lcore it was handed to, or kNone. */
-uint8_t LcoreLoop::handle_received(rte_mbuf *m, uint64_t now, bool traced)
+void LcoreLoop::chain_rx(rte_mbuf *const *pkts, uint32_t n, uint64_t t, bool traced, uint8_t *to_lcore)
 {
-	if (!classify(m))
-		return TraceRecord::kNone;
-	const PacketDesc &d = *desc(m);
-	if (traced)
-		lc_.trace.classified(lc_, d);
-	unsigned owner = lc_.index;
-	if (n_ > 1 && d.cls == PacketClass::kIna && d.ina.type == INA_TYPE_DATA)
-		owner = d.ina.agg_index % n_;
-	/* One lcore holds the CLT and every ring's aggregators. */
-	else if (d.cls == PacketClass::kRoce)
-		owner = app_.cfg.netreduce_lcore;
-	if (owner != lc_.index) {
-		out_[owner].push_back(m);
-		return static_cast<uint8_t>(owner);
+	classify_burst(classify_, pkts, n, &ina_, &roce_, &fwd_);
+	lap(Stage::classify, n, &t);
+	if (unlikely(traced) && ina_.n + roce_.n + fwd_.n) /* it was not dropped */
+		lc_.trace.classified(trace_ctr_, *desc(pkts[0]));
+	if (n_ > 1 && ina_.n + roce_.n) {
+		const uint32_t k = ina_.n + roce_.n;
+		const uint32_t handed = handoff_burst(handoff_, &ina_, out_.data()) +
+					handoff_burst(handoff_, &roce_, out_.data());
+		lap(Stage::handoff, k, &t);
+		if (unlikely(traced) && handed)
+			for (unsigned j = 0; j < n_; j++)
+				if (out_[j].n && out_[j].v[out_[j].n - 1] == pkts[0])
+					*to_lcore = static_cast<uint8_t>(j);
 	}
-	dispatch(m, now);
-	return TraceRecord::kNone;
+	chain_classified(t);
+}
+
+void LcoreLoop::chain_classified(uint64_t t)
+{
+	if (ina_.n) {
+		admission_burst(admission_, ina_, &pipe_, &fwd_, &control_);
+		lap(Stage::admission, ina_.n, &t);
+		ina_.clear();
+	}
+	if (pipe_.n) {
+		pipeline_burst(pipeline_, pipe_, &fwd_, &mcast_, &control_);
+		lap(Stage::pipeline, pipe_.n, &t);
+		pipe_.clear();
+	}
+	if (control_.n) {
+		control_burst(app_.control_ring, control_, &lc_.ctr);
+		lap(Stage::control, control_.n, &t);
+		control_.clear();
+	}
+	for (uint32_t i = 0; i < roce_.n;) {
+		const uint32_t took = netreduce_burst(netreduce_, roce_, i, &fwd_);
+		lap(Stage::netreduce, took, &t);
+		i += took;
+		if (i < roce_.n)
+			downstream(&t); /* room for the next packet's result copies */
+	}
+	roce_.clear();
+	downstream(&t);
+}
+
+void LcoreLoop::downstream(uint64_t *t)
+{
+	if (fwd_.n) {
+		forward_burst(forward_, fwd_, &tx_, &flood_);
+		lap(Stage::forward, fwd_.n, t);
+		fwd_.clear();
+	}
+	uint32_t mi = 0, fi = 0;
+	for (;;) {
+		if (mi < mcast_.n || fi < flood_.n) {
+			const uint32_t before = mi + fi;
+			replicate_burst(replicate_, mcast_, &mi, flood_, &fi, &tx_);
+			lap(Stage::replicate, mi + fi - before, t);
+		}
+		if (!tx_.n)
+			break; /* nothing left, or copies of one packet that never fit (no port has that many) */
+		egress_burst(egress_, tx_);
+		lap(Stage::egress, tx_.n, t);
+		tx_.clear();
+		if (mi == mcast_.n && fi == flood_.n)
+			break;
+	}
+	mcast_.clear();
+	flood_.clear();
 }
 
 /* The packets other lcores received for aggregators this lcore owns; they
  * were classified by the receiver (the descriptor travels in the mbuf). */
-uint32_t LcoreLoop::receive_handoffs(rte_mbuf **pkts, uint16_t burst, uint64_t now)
+uint32_t LcoreLoop::receive_handoffs(uint16_t burst)
 {
 	uint32_t total = 0;
 	for (unsigned j = 0; j < n_; j++) {
 		rte_ring *r = lc_.handoff_in[j];
 		if (!r)
 			continue;
-		const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts), burst, nullptr);
+		uint64_t t = rte_rdtsc();
+		const unsigned nb = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void **>(pkts_), burst, nullptr);
+		if (!nb)
+			continue;
 		lc_.ctr[LcoreCtr::handoff_in] += nb;
 		total += nb;
-		const bool traced = lc_.trace.armed();
+		lap(Stage::rx, nb, &t);
+		if (likely(!lc_.trace.armed())) {
+			for (unsigned i = 0; i < nb; i++)
+				(desc(pkts_[i])->cls == PacketClass::kIna ? ina_ : roce_).push(pkts_[i]);
+			chain_classified(t);
+			continue;
+		}
 		for (unsigned i = 0; i < nb; i++) {
-			if (unlikely(traced) && lc_.trace.begin(lc_, static_cast<uint8_t>(j), now)) {
-				lc_.trace.classified(lc_, *desc(pkts[i]));
-				dispatch(pkts[i], now);
-				lc_.trace.end(lc_, TraceRecord::kNone);
-			} else {
-				dispatch(pkts[i], now);
-			}
+			rte_mbuf *m = pkts_[i];
+			const bool rec = lc_.trace.begin(trace_ctr_, static_cast<uint8_t>(j), t);
+			if (rec)
+				lc_.trace.classified(trace_ctr_, *desc(m));
+			(desc(m)->cls == PacketClass::kIna ? ina_ : roce_).push(m);
+			chain_classified(t);
+			if (rec)
+				lc_.trace.end(trace_ctr_, TraceRecord::kNone);
 		}
 	}
 	return total;
@@ -193,15 +239,16 @@ uint32_t LcoreLoop::receive_handoffs(rte_mbuf **pkts, uint16_t burst, uint64_t n
 void LcoreLoop::flush_handoffs()
 {
 	for (unsigned j = 0; j < n_; j++) {
-		auto &o = out_[j];
-		if (o.empty())
+		Burst &o = out_[j];
+		if (!o.n)
 			continue;
-		const unsigned done = rte_ring_sp_enqueue_burst(
-			lc_.handoff_out[j], reinterpret_cast<void *const *>(o.data()),
-			static_cast<unsigned>(o.size()), nullptr);
+		const unsigned done = rte_ring_sp_enqueue_burst(lc_.handoff_out[j], reinterpret_cast<void *const *>(o.v),
+								o.n, nullptr);
 		lc_.ctr[LcoreCtr::handoff_out] += done;
-		for (size_t k = done; k < o.size(); k++)
-			drop(o[k], LcoreCtr::handoff_drops);
+		if (done < o.n) {
+			lc_.ctr[LcoreCtr::handoff_drops] += o.n - done;
+			rte_pktmbuf_free_bulk(o.v + done, o.n - done);
+		}
 		o.clear();
 	}
 }
@@ -256,30 +303,16 @@ void LcoreLoop::purge_stale()
  * for another job's packet to land on them. */
 void LcoreLoop::sweep(uint64_t now)
 {
-	if (lc_.nr)
-		netreduce_expire(now);
+	/* NetReduce: idle connections leave the CLT, a pass over it every
+	 * tenth of the timeout. */
+	const uint64_t timeout = app_.nr_clt_timeout_cycles;
+	if (lc_.nr && timeout && now >= lc_.nr_next_expiry) {
+		lc_.nr_next_expiry = now + timeout / 10;
+		lc_.nr->expire(now, timeout, lc_.nr_ctr);
+	}
 	if (app_.cfg.sweep_slots)
 		lc_.table->sweep(&lc_.sweep_cursor, app_.cfg.sweep_slots, now, lc_.table->config().gc_timeout,
 				 count_swept, &lc_);
-}
-
-void LcoreLoop::to_control(rte_mbuf *m)
-{
-	if (rte_ring_mp_enqueue(app_.control_ring, m) != 0)
-		return drop(m, LcoreCtr::control_drops);
-	lc_.ctr[LcoreCtr::control_received]++;
-}
-
-void LcoreLoop::enqueue(uint16_t port, rte_mbuf *m, const ina::InaView *v)
-{
-	int marked;
-	uint16_t dropped_job = 0;
-	if (!lc_.egress[port].enqueue(m, v, &lc_.rng, &marked, &dropped_job)) {
-		if (dropped_job)
-			lc_.job_ctr[dropped_job][JobCtr::egress_drops]++;
-	} else if (marked > 0) {
-		lc_.job_ctr[marked][JobCtr::ecn_marks]++;
-	}
 }
 
 int lcore_main(void *arg)

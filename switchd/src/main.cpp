@@ -316,7 +316,9 @@ void create_pools(App &app, unsigned n)
 						 RTE_PKTMBUF_HEADROOM + kXdpHeadroom + INA_FRAME_LEN(cfg.elements));
 	app.pool = rte_pktmbuf_pool_create("ina_pkt", nb_mbufs, 256, kPacketDescSpace,
 					   static_cast<uint16_t>(room), socket);
-	app.hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, 0, RTE_PKTMBUF_HEADROOM + 128, socket);
+	/* A multicast copy's header mbuf carries the original's PacketDesc too. */
+	app.hdr_pool = rte_pktmbuf_pool_create("ina_hdr", 8191, 256, kPacketDescSpace, RTE_PKTMBUF_HEADROOM + 128,
+					       socket);
 	app.ind_pool = rte_pktmbuf_pool_create("ina_ind", 8191, 256, 0, 0, socket);
 	if (!app.pool || !app.hdr_pool || !app.ind_pool)
 		fail(app, std::string("cannot create mbuf pools (") + std::to_string(nb_mbufs) +

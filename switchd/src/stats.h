@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Counters kept by the data path, one writer each (the lcore that owns
- * them); telemetry and the periodic summary read them without locks (64-bit
- * aligned loads on x86 are not torn). Every drop reason has a counter.
+ * them); telemetry and the periodic summary read them while it counts.
+ * Every access through operator[] is a relaxed atomic (CounterRef):
+ * the writer's increment is a load and a store, no locked instruction (it is
+ * the only writer, so nothing is lost), and a reader's load is never torn
+ * or kept in a register, as the PS's ina::OwnedCounter. Every drop reason
+ * has a counter.
  *
  * Each list gives a counter's name, its kind (ina/counter_kind.h) and one
  * line of help. A frame to the INA UDP port that classify cannot take (cut
@@ -105,11 +109,44 @@ inline constexpr ina::CounterKind kLcoreCounterKinds[] = {SWITCHD_LCORE_COUNTERS
 inline constexpr ina::CounterKind kJobCounterKinds[] = {SWITCHD_JOB_COUNTERS(SWITCHD_KIND)};
 #undef SWITCHD_KIND
 
+/* Relaxed atomic loads and stores of a counter word (GCC's __atomic
+ * builtins, std::atomic_ref's before C++20): a plain aligned mov on x86,
+ * which the compiler may neither tear, nor keep in a register, nor merge. */
+inline uint64_t load_counter(const uint64_t &w) { return __atomic_load_n(&w, __ATOMIC_RELAXED); }
+inline void store_counter(uint64_t &w, uint64_t x) { __atomic_store_n(&w, x, __ATOMIC_RELAXED); }
+static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0), "counters are read while they count");
+
+/* One counter word, written by its owner only: a relaxed load and a relaxed
+ * store, no read-modify-write instruction. */
+class CounterRef {
+public:
+	explicit CounterRef(uint64_t &w) : w_(w) {}
+	operator uint64_t() const { return load_counter(w_); }
+	CounterRef &operator=(uint64_t x)
+	{
+		store_counter(w_, x);
+		return *this;
+	}
+	CounterRef &operator+=(uint64_t n) { return *this = load_counter(w_) + n; }
+	CounterRef &operator++() { return *this += 1; }
+	uint64_t operator++(int)
+	{
+		const uint64_t old = load_counter(w_);
+		store_counter(w_, old + 1);
+		return old;
+	}
+
+private:
+	uint64_t &w_;
+};
+
 template <typename E>
 struct Counters {
-	uint64_t v[static_cast<size_t>(E::kCount)] = {};
-	uint64_t &operator[](E e) { return v[static_cast<size_t>(e)]; }
-	uint64_t operator[](E e) const { return v[static_cast<size_t>(e)]; }
+	alignas(8) uint64_t v[static_cast<size_t>(E::kCount)] = {};
+	CounterRef operator[](E e) { return CounterRef(v[static_cast<size_t>(e)]); }
+	uint64_t operator[](E e) const { return load_counter(v[static_cast<size_t>(e)]); }
+	/* The i-th counter, loaded as a reader loads it. */
+	uint64_t load(size_t i) const { return load_counter(v[i]); }
 	static constexpr size_t size() { return static_cast<size_t>(E::kCount); }
 };
 

@@ -253,6 +253,11 @@ void log_final(const App &app)
 			     c[JobCtr::collisions], c[JobCtr::too_wide], c[JobCtr::multicast],
 			     drops_of(kJobList, c.v));
 	}
+	/* Where each lcore's time went, per stage of the chain (runtime.h,
+	 * /ina/runtime). */
+	for (const auto &lc : app.lcores)
+		for (const std::string &line : runtime_table(runtime_rows({&lc->runtime}, rte_get_tsc_hz())))
+			spdlog::info("final: runtime lcore {} {}", lc->index, line);
 }
 
 } /* namespace switchd */

@@ -2,6 +2,7 @@
 #include "telemetry.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -81,7 +82,7 @@ template <typename C>
 void add_counters(rte_tel_data *d, const C &c, const char *const *names)
 {
 	for (size_t i = 0; i < C::size(); i++)
-		rte_tel_data_add_dict_u64(d, names[i], c.v[i]);
+		rte_tel_data_add_dict_u64(d, names[i], c.load(i));
 }
 
 int tel_summary(const char *, const char *, rte_tel_data *d)
@@ -504,6 +505,45 @@ int tel_trace_read(const char *, const char *params, rte_tel_data *d)
 	return 0;
 }
 
+/* /ina/runtime[,LCORE]: per stage of the chain (runtime.h), its calls
+ * (bursts), packets, TSC cycles and ns per packet, for one lcore or summed
+ * over all; the last entry, "total", is every stage's cycles over the
+ * packets received. */
+int tel_runtime(const char *, const char *params, rte_tel_data *d)
+{
+	TelemetryUse use;
+	if (!use)
+		return -1;
+	const App &app = *g_tel_app;
+	std::vector<const StageRuntime *> rt;
+	if (params && *params) {
+		long idx;
+		if (!index_param(params, static_cast<long>(app.lcores.size()), &idx))
+			return -1;
+		rt.push_back(&app.lcores[idx]->runtime);
+	} else {
+		for (const auto &lc : app.lcores)
+			rt.push_back(&lc->runtime);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcores", rt.size());
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	for (const RuntimeRow &row : runtime_rows(rt, rte_get_tsc_hz())) {
+		rte_tel_data *s = rte_tel_data_alloc();
+		if (!s)
+			return -1;
+		rte_tel_data_start_dict(s);
+		rte_tel_data_add_dict_u64(s, "calls", row.calls);
+		rte_tel_data_add_dict_u64(s, "packets", row.packets);
+		rte_tel_data_add_dict_u64(s, "cycles", row.cycles);
+		char ns[32];
+		snprintf(ns, sizeof(ns), "%.2f", row.ns_per_pkt);
+		rte_tel_data_add_dict_string(s, "ns_per_pkt", ns);
+		rte_tel_data_add_dict_container(d, row.stage, s, 0);
+	}
+	return 0;
+}
+
 } /* namespace */
 
 void stop_telemetry()
@@ -536,6 +576,9 @@ void register_telemetry(const App &app)
 				   "What each number of a command means: name -> 'KIND help'. Parameter: summary, port, lcore or job");
 	rte_telemetry_register_cmd("/ina/aggregators", tel_aggregators,
 				   "Aggregator occupancy per lcore. No parameters");
+	rte_telemetry_register_cmd("/ina/runtime", tel_runtime,
+				   "Per-stage calls, packets, cycles and ns/packet (show runtime) of one lcore, "
+				   "or of all summed. Parameter: [lcore]");
 }
 
 } /* namespace switchd */

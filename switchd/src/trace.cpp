@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "trace.h"
 
+#include <algorithm>
 #include <cstring>
-
-#include "lcore.h"
-#include "lcore_loop.h"
 
 namespace switchd {
 
@@ -55,7 +53,7 @@ void PacketTrace::init(size_t n_ports)
 	before_.ports.resize(n_ports);
 }
 
-bool PacketTrace::begin(const Lcore &lc, uint8_t from_lcore, uint64_t tsc)
+bool PacketTrace::begin(const TraceCounters &c, uint8_t from_lcore, uint64_t tsc)
 {
 	if (const uint32_t n = request_.exchange(0, std::memory_order_acquire)) {
 		restarts_.fetch_add(1, std::memory_order_acq_rel); /* odd: readers retry */
@@ -65,10 +63,10 @@ bool PacketTrace::begin(const Lcore &lc, uint8_t from_lcore, uint64_t tsc)
 	}
 	if (!left_)
 		return false;
-	before_.lcore = lc.ctr;
-	before_.pipeline = lc.pipeline;
+	before_.lcore = *c.lcore;
+	before_.pipeline = *c.pipeline;
 	for (size_t p = 0; p < before_.ports.size(); p++)
-		before_.ports[p] = lc.port_ctr[p];
+		before_.ports[p] = c.ports[p];
 	cur_ = TraceRecord{};
 	cur_.tsc = tsc;
 	cur_.cls = cur_.from_lcore = cur_.to_lcore = TraceRecord::kNone;
@@ -77,7 +75,7 @@ bool PacketTrace::begin(const Lcore &lc, uint8_t from_lcore, uint64_t tsc)
 	return true;
 }
 
-void PacketTrace::classified(const Lcore &lc, const PacketDesc &d)
+void PacketTrace::classified(const TraceCounters &c, const PacketDesc &d)
 {
 	cur_.cls = static_cast<uint8_t>(d.cls);
 	cur_.in_port = d.in_port;
@@ -86,7 +84,7 @@ void PacketTrace::classified(const Lcore &lc, const PacketDesc &d)
 	if (d.cls == PacketClass::kIna) {
 		cur_.ina = d.ina;
 		job_ = d.ina.job;
-		before_.job = lc.job_ctr[d.ina.job];
+		before_.job = c.jobs[d.ina.job];
 	}
 }
 
@@ -97,23 +95,23 @@ void PacketTrace::add_step(TraceRecord *r, TraceSet set, size_t id, uint16_t por
 						   static_cast<uint32_t>(std::min<uint64_t>(delta, UINT32_MAX))};
 }
 
-void PacketTrace::end(const Lcore &lc, uint8_t to_lcore)
+void PacketTrace::end(const TraceCounters &c, uint8_t to_lcore)
 {
 	TraceRecord &r = cur_;
 	r.to_lcore = to_lcore;
 	for (size_t i = 0; i < LcoreCounters::size(); i++)
 		if (!skipped(kLcoreCounterNames[i], kLcoreCounterKinds[i]))
-			add_step(&r, TraceSet::kLcore, i, 0, lc.ctr.v[i] - before_.lcore.v[i]);
+			add_step(&r, TraceSet::kLcore, i, 0, c.lcore->load(i) - before_.lcore.v[i]);
 	for (size_t i = 0; i < ina::kCounterCount; i++)
-		add_step(&r, TraceSet::kPipeline, i, 0, lc.pipeline.v[i] - before_.pipeline.v[i]);
+		add_step(&r, TraceSet::kPipeline, i, 0, c.pipeline->v[i] - before_.pipeline.v[i]);
 	if (job_ >= 0)
 		for (size_t i = 0; i < JobCounters::size(); i++)
-			add_step(&r, TraceSet::kJob, i, 0, lc.job_ctr[job_].v[i] - before_.job.v[i]);
+			add_step(&r, TraceSet::kJob, i, 0, c.jobs[job_].load(i) - before_.job.v[i]);
 	for (size_t p = 0; p < before_.ports.size(); p++)
 		for (size_t i = 0; i < PortCounters::size(); i++)
 			if (!skipped(kPortCounterNames[i], kPortCounterKinds[i]))
 				add_step(&r, TraceSet::kPort, i, static_cast<uint16_t>(p),
-					 lc.port_ctr[p].v[i] - before_.ports[p].v[i]);
+					 c.ports[p].load(i) - before_.ports[p].v[i]);
 	const uint32_t n = recorded_.load(std::memory_order_relaxed);
 	records_[n] = r;
 	recorded_.store(n + 1, std::memory_order_release);

@@ -26,12 +26,19 @@
 
 #include "ina/codec.h"
 #include "ina/pipeline.h"
+#include "packet_desc.h"
 #include "stats.h"
 
 namespace switchd {
 
-struct Lcore;
-struct PacketDesc;
+/* The counters a trace compares around a packet: the lcore's (lcore.h),
+ * which the trace reads but does not know. */
+struct TraceCounters {
+	const LcoreCounters *lcore;
+	const ina::PipelineCounters *pipeline;
+	const PortCounters *ports; /* per config port */
+	const JobCounters *jobs;   /* per job id */
+};
 
 /* Which counter set a step of a record is in. */
 enum class TraceSet : uint8_t { kLcore, kPipeline, kJob, kPort };
@@ -80,9 +87,9 @@ public:
 	 * which only later stages move); end() when it has gone where it goes
 	 * (to_lcore: handed to that lcore). A packet classify drops has no
 	 * classified(). */
-	bool begin(const Lcore &lc, uint8_t from_lcore, uint64_t tsc);
-	void classified(const Lcore &lc, const PacketDesc &d);
-	void end(const Lcore &lc, uint8_t to_lcore);
+	bool begin(const TraceCounters &c, uint8_t from_lcore, uint64_t tsc);
+	void classified(const TraceCounters &c, const PacketDesc &d);
+	void end(const TraceCounters &c, uint8_t to_lcore);
 
 	/* Telemetry thread: copies records [first, first + max) into *out and
 	 * returns how many there are so far. Copies again when the lcore
