@@ -15,6 +15,7 @@
 #include "ina/cli.h"
 #include "ina/codec.h"
 #include "ina/progress.h"
+#include "ina/stats_file.h"
 #include "ina/ps_daemon.h"
 #include "ina/ps_steering.h"
 
@@ -348,6 +349,7 @@ void PsDaemon::serve(uint64_t start)
 	for (uint32_t i = 1; i < shards.size(); i++)
 		threads.emplace_back([this, i] { serve_shard(*shards[i]); });
 	uint64_t last_register = start;
+	uint64_t last_stats = 0;
 	bool refreshing = false;
 	ProgressLine progress(o.quiet);
 	while (!stop.load(std::memory_order_relaxed)) {
@@ -355,6 +357,10 @@ void PsDaemon::serve(uint64_t start)
 		uint64_t now = ps_now_us();
 		if (progress.due(now))
 			progress.show(progress_text(now - start));
+		if (!o.stats_file.empty() && now - last_stats >= 1000000) {
+			write_stats(now - start);
+			last_stats = now;
+		}
 		if (!o.no_register && o.register_interval_ms &&
 		    now - last_register >= o.register_interval_ms * 1000ull) {
 			start_control(false, now);
@@ -381,6 +387,21 @@ void PsDaemon::serve(uint64_t start)
 	for (auto &t : threads)
 		t.join();
 	shards[0]->cpu_seconds = ps_thread_cpu_seconds();
+	if (!o.stats_file.empty())
+		write_stats(ps_now_us() - start); /* the final counters */
+}
+
+/* --stats-file: the jobs' counters, read as progress_text() reads them. */
+void PsDaemon::write_stats(uint64_t elapsed_us)
+{
+	std::vector<PsStatsFileJob> js;
+	for (uint16_t id : ps0().jobs())
+		js.push_back({id, job_epoch[id], job_stats(id)});
+	std::string err;
+	if (!ps_write_stats_file(o.stats_file, elapsed_us / 1e6, js, &err) && !stats_warned) {
+		fprintf(stderr, "ina-ps: warning: --stats-file: %s\n", err.c_str());
+		stats_warned = true;
+	}
 }
 
 /* The progress line: every job's fragments so far. The other shards'

@@ -124,6 +124,9 @@ int parse_options(int argc, char **argv, Options &o)
 		->type_name("JOB=EPOCH")
 		->default_str("");
 	app.add_flag("--json", o.json, "print the statistics as JSON");
+	app.add_option("--stats-file", o.serve.stats_file,
+		       "write every job's counters as JSON to this file once a second and at exit "
+		       "(tools/ina-exporter reads it; default: none)");
 	app.add_flag("-q,--quiet", o.serve.quiet, "no progress line on stderr (shown only when stderr is a terminal)");
 	rc = ina::parse_cli("ina-ps", app, {split.own.rbegin(), split.own.rend()});
 	if (rc >= 0)

@@ -19,6 +19,7 @@ import ina_wire as wire  # protocol/python/ina_wire.py (pythonpath.py)
 
 from . import background
 from . import lab as labmod
+from . import metrics
 from . import netns
 from . import procs
 from .procs import last_json  # noqa: F401  (jobs.last_json: the benches use it)
@@ -382,6 +383,8 @@ def _start_ps(lab, plan, switches, ps_bin, transport, kernel):
             cmd.append("--no-register")
         for job in ps_jobs:
             cmd += list(job["ps_args"])
+        if lab.state.get("metrics"):  # scripts/lab --metrics: its exporter reads this file
+            cmd += ["--stats-file", metrics.ps_stats_path(lab, h["name"])]
         ps_procs[h["name"]] = lab.start(f"ps-{h['name']}", h["name"], cmd)
     deadline = time.monotonic() + 60
     for name, p in ps_procs.items():

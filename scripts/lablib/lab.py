@@ -16,7 +16,7 @@ import re
 import shutil
 import time
 
-from . import goat, netns, procs, render, telemetry, topology
+from . import goat, metrics, netns, procs, render, telemetry, topology
 
 PREFIX_RE = re.compile(r"^inalab[a-z0-9]{0,8}$")
 LAB_ROOT = "/tmp/inalab"
@@ -261,8 +261,10 @@ class Lab:
                         os.unlink(f)
                     except OSError:
                         pass
+        metrics.remove(self.run.path)
         if state:
             state["pids"] = {}
+            state.pop("metrics", None)
             state["down"] = time.time()
             self.run.save(state)
         left = netns.list_namespaces(self.prefix)

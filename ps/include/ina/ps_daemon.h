@@ -43,6 +43,7 @@ struct PsServeOptions {
 	uint32_t register_interval_ms = 0; /* repeat the registration; 0: once */
 	bool no_register = false;         /* no registration, no GOAT plans */
 	bool quiet = false;               /* no progress line */
+	std::string stats_file;           /* every job's counters, once a second (ina/stats_file.h) */
 };
 
 /* One serving thread: its shard of the fragments, its receive queue if it
@@ -141,6 +142,8 @@ struct PsDaemon {
 	void serve_shard(PsShard &s);
 	void receive_alone(uint32_t timeout_us);
 	std::string progress_text(uint64_t elapsed_us);
+	void write_stats(uint64_t elapsed_us);
+	bool stats_warned = false;
 	/* Registration (daemon_control.cpp). */
 	void start_control(bool unregister, uint64_t now);
 	void start_goat(bool remove, uint64_t now);
