@@ -12,7 +12,7 @@ verdict line: "same direction, every ratio within 20 % of the paper's", or
 which point is off and why. --quick: fewer points and smaller tensors, one
 iteration, about two minutes for a whole figure on a two-CPU machine.
 Figures that run the lab (atp_*, a2tp_*) need root; the goat_* ones replay
-perf/goat_sim and need only the build.
+sim/goat_sim and need only the build.
 
 --summary runs every figure in turn and prints one table: figure, backend,
 the paper's claim, ours (the verdict), whether the direction held and how
@@ -47,7 +47,7 @@ SKIP = 77
 
 
 def backend(name):
-    """Where a figure runs: the GOAT figures replay perf/goat_sim, the ATP
+    """Where a figure runs: the GOAT figures replay sim/goat_sim, the ATP
     and A²TP ones the lab (scripts/lab)."""
     return "goat-sim" if name.startswith("goat_") else "lab"
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """GOAT (seed 002) Figs. 10-12, §IV-C: PS aggregation overhead, in-network
 aggregation amount and communication overhead against the number of workers,
-replayed by perf/goat_sim (docs/goat.md, "Paper-scale simulation") without
+replayed by sim/goat_sim (docs/goat.md, "Paper-scale simulation") without
 packets. goat-sim knows the numbers the paper's text states; the plots
 themselves are not in the text we have (it was extracted from the PDF), so
 the paper's column has a value only where the text gives one.
@@ -26,9 +26,9 @@ ORDER = ("goat", "atp", "none")
 
 def goat_sim(ctx, topology, workers):
     """goat-sim --json for one topology: {(workers, scheme): record}."""
-    exe = os.path.join(ctx.build, "perf", "goat_sim", "goat-sim")
+    exe = os.path.join(ctx.build, "sim", "goat_sim", "goat-sim")
     if not os.path.exists(exe):
-        raise RuntimeError(f"{exe} is not built (ninja -C {ctx.build} perf/goat_sim/goat-sim)")
+        raise RuntimeError(f"{exe} is not built (ninja -C {ctx.build} sim/goat_sim/goat-sim)")
     cmd = [exe, "--topology", topology, "--json", "--workers", *map(str, workers)]
     if ctx.quick:
         cmd += ["--fragment-bytes", "4096"]  # the same bytes as 256 B (docs/goat.md), faster

@@ -33,7 +33,7 @@ def programs(build, src):
         "ina-gen": [os.path.join(build, "perf", "switchd_bench", "ina-gen")],
         "ina-goat-plan": [os.path.join(build, "goat", "ina-goat-plan")],
         "ina-sim": [os.path.join(build, "sim", "ns3", "ina-sim")],
-        "goat-sim": [os.path.join(build, "perf", "goat_sim", "goat-sim")],
+        "goat-sim": [os.path.join(build, "sim", "goat_sim", "goat-sim")],
         "pipeline_bench": [os.path.join(build, "perf", "pipeline_bench", "pipeline_bench")],
     }
     out = {k: v for k, v in bins.items() if os.path.exists(v[0])}

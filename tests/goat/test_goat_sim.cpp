@@ -1,5 +1,5 @@
 /*
- * perf/goat_sim: the parts of the §IV-C model checked directly (topologies,
+ * sim/goat_sim: the parts of the §IV-C model checked directly (topologies,
  * the model partition, the aggregator-slot replay), then the simulator run
  * in --quick mode with the invariants its table must keep.
  */
