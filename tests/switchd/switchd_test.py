@@ -1088,6 +1088,15 @@ def case_exporter(sw, lcores=1):
     reasons = {smp.labels["reason"] for smp in fams["ina_switchd_drops"].samples}
     want_reasons = {n for n, k in {**kinds["lcore"], **kinds["port"], **kinds["pipeline"]}.items() if k == "kDrop"}
     check(reasons == want_reasons, f"one drops series per drop counter ({sorted(reasons ^ want_reasons)} differ)")
+    # The stage costs (/ina/runtime,<k>): one series per stage, the
+    # packets as telemetry counted them (nothing moves once settled).
+    rt = sw.telemetry("/ina/runtime,0")
+    stages = {k: v for k, v in rt.items() if isinstance(v, dict) and k != "total"}
+    wrong = [k for k, v in stages.items()
+             if value("ina_switchd_stage_packets", switch="sw1", lcore=0, stage=k) != v["packets"]]
+    check(stages and not wrong and fams["ina_switchd_stage_cycles"].type == "counter" and
+          value("ina_switchd_tsc_hz", switch="sw1") == rt["tsc_hz"],
+          f"per stage of lcore 0: {len(stages)} stages' packets as /ina/runtime,0 says ({wrong})")
     check(value("ina_exporter_up", source="sw1", kind="switchd") == 1 and
           value("ina_exporter_up", source="gone", kind="switchd") == 0,
           "ina_exporter_up: 1 for the switch, 0 for a prefix with no switch")
