@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every figure of perf/figures shares: the result it hands back, the
 table, the PNG, the verdict, and running a generated lab topology through
-`scripts/lab run --json`.
+`scripts/lab run --json`, or through the ns-3 model (`--sim`: the same
+topology planned by `scripts/sim-plan` and run by `ina-sim`, its report
+turned into the lab's).
 
 A figure is a function `run(ctx) -> Result`. Its points are (x, series,
 ours, paper, how): `paper` is the value the paper gives at that point
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAB = os.path.join(ROOT, "scripts", "lab")
+SIM_PLAN = os.path.join(ROOT, "scripts", "sim-plan")
 
 # Every ratio of ours within this of the paper's: the verdict's tolerance.
 TOLERANCE = 0.20
@@ -104,6 +107,7 @@ class Context:
     quick: bool
     prefix: str = "inalabfig"
     log: object = sys.stderr
+    sim: bool = False         # run the topologies in the ns-3 model, not the lab
 
 
 def median(xs):
@@ -202,7 +206,11 @@ def plot(res, path):
 
 def run_lab(ctx, topology, args=(), timeout=180):
     """`scripts/lab run TOPOLOGY ... --json`: the report, or {"error": why}.
-    One lab at a time, under this figure's prefix."""
+    One lab at a time, under this figure's prefix. With ctx.sim the ns-3
+    model runs the topology instead (run_sim; `args`, the lab's, are not
+    used)."""
+    if ctx.sim:
+        return run_sim(ctx, topology)
     cmd = ["/usr/bin/python3", LAB, "--prefix", ctx.prefix, "run", topology, "--build", ctx.build,
            "--json", "--timeout", str(timeout), *args]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -218,6 +226,54 @@ def run_lab(ctx, topology, args=(), timeout=180):
         return json.loads(out)
     except ValueError:
         return {"error": f"exit {p.returncode}: " + ((err.strip().splitlines() or ["no report"])[-1])}
+
+
+def sim_binary(build):
+    return os.path.join(build, "sim", "ns3", "ina-sim")
+
+
+def run_sim(ctx, topology, timeout=1800):
+    """The topology in the ns-3 model (docs/sim.md): the same plan and
+    worker keys as the lab's, every switch port at the topology's
+    rate_gbps, the hosts' own links unshaped (100 Gb/s, as the lab's
+    veths). The report in the lab's form (sim_report), or {"error": why}."""
+    with tempfile.TemporaryDirectory(prefix="figures-sim-") as d:
+        plan, out = os.path.join(d, "plan.json"), os.path.join(d, "sim.json")
+        p = subprocess.run(["/usr/bin/python3", SIM_PLAN, topology, "-o", plan],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            return {"error": "sim-plan: " + ((p.stderr.strip().splitlines() or ["failed"])[-1])}
+        cmd = [sim_binary(ctx.build), plan, "--json", out, "--host-rate-gbps", "100",
+               "--max-time-s", str(timeout)]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"ina-sim did not end within {timeout} s"}
+        if not os.path.exists(out):
+            return {"error": f"ina-sim exit {p.returncode}: " +
+                    ((p.stderr.strip().splitlines() or ["no report"])[-1])}
+        with open(out, encoding="utf-8") as f:
+            rep = json.load(f)
+    print(f"ina-sim: {rep.get('wall_s', 0):.1f} s wall for {rep.get('sim_end_ms', 0):.1f} ms simulated",
+          file=ctx.log, flush=True)
+    return sim_report(rep)
+
+
+def sim_report(rep):
+    """ina-sim's JSON as the lab's report: per job finished, within its bound
+    (the model checks every value exactly: bound 0), seconds (the sum of its
+    iterations), iteration_s, share_switch, ps_completed, retransmits,
+    collisions_switch (the fragments the PS saw collided)."""
+    jobs = []
+    for j in rep.get("jobs", []):
+        its = [ms / 1000 for ms in j.get("iteration_ms", [])]
+        jobs.append({"id": j["id"], "name": f"job{j['id']}", "finished": bool(j.get("done")),
+                     "within_bound": bool(j.get("exact")), "max_abs_error": j.get("wrong_values"),
+                     "error_bound": 0, "seconds": sum(its), "iteration_s": its,
+                     "share_switch": j.get("in_network_share"), "ps_completed": j.get("fragments_completed"),
+                     "retransmits": j.get("retransmits"), "collisions_switch": j.get("ps_collisions"),
+                     "ecn_marks": j.get("ecn_acks"), "goodput_gbps": None})
+    return {"jobs": jobs, "switches": rep.get("switches", []), "backend": "ns-3"}
 
 
 def stop_lab(p):
@@ -279,7 +335,12 @@ def in_switch(rep):
 
 
 def require_lab(ctx):
-    """Raises CannotRun unless a lab can run here (lab_can_run)."""
+    """Raises CannotRun unless a lab can run here (lab_can_run), or with
+    ctx.sim unless ina-sim is built."""
+    if ctx.sim:
+        if not os.path.exists(sim_binary(ctx.build)):
+            raise CannotRun(f"sim/ns3/ina-sim is not built in {ctx.build} (libns3-dev, docs/sim.md)")
+        return
     why = lab_can_run(ctx.build)
     if why:
         raise CannotRun(why)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The papers' figures re-run here, one command per figure (docs/figures.md).
 
-    perf/figures/figures.py FIGURE [--quick] [--json] [--allow-miss] [--out DIR] [--build DIR]
+    perf/figures/figures.py FIGURE [--quick] [--sim | --lab] [--json] [--allow-miss] [--out DIR] [--build DIR]
     perf/figures/figures.py --summary [--quick] [--json] [--allow-miss] [--build DIR]
     perf/figures/figures.py --list
 
@@ -12,7 +12,10 @@ verdict line: "same direction, every ratio within 20 % of the paper's", or
 which point is off and why. --quick: fewer points and smaller tensors, one
 iteration, about two minutes for a whole figure on a two-CPU machine.
 Figures that run the lab (atp_*, a2tp_*) need root; the goat_* ones replay
-sim/goat_sim and need only the build.
+sim/goat_sim and need only the build. --sim runs a lab figure's topologies
+in the ns-3 model instead (ina-sim: the same plans and worker keys, links
+at the topologies' rates, no CPU in the way); the figures of SIM_DEFAULT run
+there unless --lab (docs/figures.md says which and why).
 
 --summary runs every figure in turn and prints one table: figure, backend,
 the paper's claim, ours (the verdict), whether the direction held and how
@@ -43,13 +46,18 @@ import common  # noqa: E402
 import goat  # noqa: E402
 
 FIGURES = {**goat.FIGURES, **atp.FIGURES, **a2tp.FIGURES}
+# Figures whose mechanism the two-CPU lab cannot isolate, run in the ns-3
+# model by default (docs/figures.md, "Backends"): Fig. 14 compares index
+# policies at the switch-to-PS link's rate, where the lab's CPUs, not the
+# link, set the pace.
+SIM_DEFAULT = ("atp_fig14",)
 SKIP = 77
 
 
-def backend(name):
+def backend(name, sim=False):
     """Where a figure runs: the GOAT figures replay sim/goat_sim, the ATP
-    and A²TP ones the lab (scripts/lab)."""
-    return "goat-sim" if name.startswith("goat_") else "lab"
+    and A²TP ones the lab (scripts/lab), or with --sim the ns-3 model."""
+    return "goat-sim" if name.startswith("goat_") else "ns-3" if sim else "lab"
 
 
 def run_one(ctx, name):
@@ -70,13 +78,13 @@ def status(res, allow_miss):
     return 0 if res.direction_ok or allow_miss else 1
 
 
-def summary_row(name, res, rc):
+def summary_row(name, res, rc, sim):
     if res is None:
-        return {"figure": name, "backend": backend(name), "claim": FIGURES[name][1],
+        return {"figure": name, "backend": backend(name, sim), "claim": FIGURES[name][1],
                 "ours": "skipped" if rc == SKIP else "failed", "direction_ok": None,
                 "ratios_within": None, "ratios": None}
     within = sum(1 for r in res.ratios if r.within())
-    return {"figure": name, "backend": backend(name), "claim": res.direction, "ours": res.verdict(),
+    return {"figure": name, "backend": backend(name, sim), "claim": res.direction, "ours": res.verdict(),
             "direction_ok": res.direction_ok, "ratios_within": within, "ratios": len(res.ratios),
             "exact": res.exact}
 
@@ -84,8 +92,7 @@ def summary_row(name, res, rc):
 def summary(a):
     rows, worst = [], 0
     for name in sorted(FIGURES):
-        ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick,
-                             prefix=common.lab_prefix(name))
+        ctx = context(a, name)
         res, rc = run_one(ctx, name)
         if res is not None:
             common.plot(res, os.path.join(a.out, f"{name}.png"))
@@ -93,7 +100,7 @@ def summary(a):
         elif rc == SKIP:
             rc = 0
         worst = max(worst, rc)
-        rows.append(summary_row(name, res, rc))
+        rows.append(summary_row(name, res, rc, ctx.sim))
         print(f"figures.py: {name}: {rows[-1]['ours']}", file=sys.stderr, flush=True)
     if a.json:
         print(json.dumps({"quick": a.quick, "figures": rows}))
@@ -111,6 +118,12 @@ def summary(a):
     return worst
 
 
+def context(a, name):
+    sim = (a.sim or (name in SIM_DEFAULT and not a.lab)) and not name.startswith("goat_")
+    return common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick,
+                          prefix=common.lab_prefix(name), sim=sim)
+
+
 def main():
     ap = cli.parser("figures.py", __doc__)
     ap.add_argument("figure", nargs="?", choices=sorted(FIGURES), metavar="FIGURE",
@@ -121,6 +134,11 @@ def main():
                     help="exit 0 although a figure's direction is not the paper's")
     ap.add_argument("--quick", action="store_true",
                     help="fewer points, smaller tensors, one iteration (about 2 minutes a figure)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--sim", action="store_true",
+                       help="run a lab figure's topologies in the ns-3 model (ina-sim) instead of the lab")
+    where.add_argument("--lab", action="store_true",
+                       help="run a figure that uses the model by default (atp_fig14) in the lab")
     ap.add_argument("--json", action="store_true", help="print the result as one JSON object")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "figures"), help="directory for the PNG")
     ap.add_argument("--build", default=os.environ.get("INA_BUILD_DIR", os.path.join(ROOT, "build")),
@@ -136,14 +154,13 @@ def main():
         return summary(a)
     if not a.figure:
         ap.error("name a FIGURE (--list names them) or --summary")
-    ctx = common.Context(build=os.path.abspath(a.build), out=a.out, quick=a.quick,
-                         prefix=common.lab_prefix(a.figure))
+    ctx = context(a, a.figure)
     res, rc = run_one(ctx, a.figure)
     if res is None:
         return rc
     png = common.plot(res, os.path.join(a.out, f"{a.figure}.png"))
     if a.json:
-        print(json.dumps(dict(res.to_json(), png=png, quick=a.quick)))
+        print(json.dumps(dict(res.to_json(), png=png, quick=a.quick, backend=backend(a.figure, ctx.sim))))
     else:
         common.print_table(res)
         print(f"png: {png or 'not written (no matplotlib for this python)'}")

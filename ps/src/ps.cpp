@@ -418,7 +418,7 @@ struct PsPath {
 		uint32_t index = s.agg_index, remap = INA_NO_REMAP;
 		if (s.flags & kSawCollision) {
 			index = s.collided_index;
-			remap = aggregator_rehash(index, cfg.aggregators);
+			remap = aggregator_rehash(cfg.job, index, cfg.aggregators);
 		}
 		uint8_t level = (s.flags & kInNetwork) ? cfg.levels : 0;
 		InaHeader h = ina_header(cfg, flags, s.seq, index, remap, s.elems, level);

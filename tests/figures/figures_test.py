@@ -36,11 +36,13 @@ def run_figure(build, figure, out):
 
 
 def atp_fig14_checks(res):
-    """ATP Fig. 14: what reproduces here (docs/figures.md). Static finishes
-    nothing at the PS and carries more than hash wherever jobs share the switch.
-    Hash against linear is printed, not asserted: linear's jobs sometimes
-    fall into step (25 % in the switch at 4 jobs) and sometimes drift apart
-    (96 % at 2 jobs), so its side of the paper's direction is a coin here."""
+    """ATP Fig. 14, in the ns-3 model by default (figures.py SIM_DEFAULT;
+    the direction, hash above linear from 2 jobs on and at least 0.8 of
+    static, is asserted in main()). Static finishes nothing at the PS:
+    each job's window fits its own range. Hash keeps a single job whole in
+    the switch (its window slots take distinct aggregators) and, with jobs
+    sharing the switch, most of their fragments (70 % or more; 80-83 % in
+    the quick run)."""
     errs = []
     v = {(p["x"], p["series"]): p for p in res["points"]}
     for (x, series), p in sorted(v.items()):
@@ -50,9 +52,10 @@ def atp_fig14_checks(res):
         d = p["detail"]
         if series == "static" and (d["in switch %"] < 99.99 or d["collisions"] > d["retransmits"]):
             errs.append(f"static at {x} jobs fell back to the PS: {d}")
-        if series == "hash" and x >= 2 and not p["ours"] < v[(x, "static")]["ours"]:
-            errs.append(f"{x} jobs: hash {p['ours']:.3f} Gb/s not below static "
-                        f"{v[(x, 'static')]['ours']:.3f}, which never falls back to the PS")
+        if series == "hash" and x == 1 and d["in switch %"] < 99.99:
+            errs.append(f"one job, hash: {d['in switch %']:.1f} % in the switch, not all: {d}")
+        if series == "hash" and x >= 2 and d["in switch %"] < 70:
+            errs.append(f"{x} jobs, hash: {d['in switch %']:.1f} % in the switch, below 70 %")
     return errs
 
 
@@ -273,7 +276,7 @@ CHECKS = {"atp_fig10": atp_fig10_checks, "atp_fig13": atp_fig13_checks, "atp_fig
           "a2tp_fig10": a2tp_fig10_checks}
 # Figures whose direction is printed, not asserted: their checks assert
 # the part of it that reproduces here (docs/figures.md says why).
-DIRECTION_PRINTED = ("atp_fig13", "atp_fig13b", "atp_fig13c", "atp_fig14", "a2tp_fig12", "a2tp_fig9",
+DIRECTION_PRINTED = ("atp_fig13", "atp_fig13b", "atp_fig13c", "a2tp_fig12", "a2tp_fig9",
                      "a2tp_fig7", "a2tp_fig7b", "a2tp_fig10")
 
 

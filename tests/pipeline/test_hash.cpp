@@ -55,9 +55,11 @@ TEST(Hash, AggregatorIndexKnownValues)
 
 TEST(Hash, RehashKnownValues)
 {
-	EXPECT_EQ(ina::aggregator_rehash(5, 4096), 2963u);
-	EXPECT_EQ(ina::aggregator_rehash(4095, 4096), 3166u);
-	EXPECT_EQ(ina::aggregator_rehash(0, 64), 28u);
+	/* fmix32(zlib.crc32(struct.pack(">HI", job, index))) % n (murmur3 fmix32) */
+	EXPECT_EQ(ina::aggregator_rehash(1, 5, 4096), 2003u);
+	EXPECT_EQ(ina::aggregator_rehash(1, 4095, 4096), 1374u);
+	EXPECT_EQ(ina::aggregator_rehash(2, 0, 64), 46u);
+	EXPECT_NE(ina::aggregator_rehash(1, 5, 4096), ina::aggregator_rehash(2, 5, 4096));
 }
 
 TEST(Hash, IndexAlwaysInRange)
@@ -65,7 +67,7 @@ TEST(Hash, IndexAlwaysInRange)
 	for (uint32_t n : {1u, 7u, 62u, 4096u, 100000u})
 		for (uint32_t seq = 0; seq < 2000; seq += 13) {
 			EXPECT_LT(ina::aggregator_index(3, seq, n), n);
-			EXPECT_LT(ina::aggregator_rehash(seq, n), n);
+			EXPECT_LT(ina::aggregator_rehash(3, seq, n), n);
 		}
 }
 

@@ -218,7 +218,7 @@ TEST(PsDedupe, MultiLevelContributorSets)
 	EXPECT_EQ(acks[0].levels, 2);
 	/* The collision: index 11 re-hashed. */
 	EXPECT_EQ(acks[0].index, 11u);
-	EXPECT_EQ(acks[0].remap, aggregator_rehash(11, 512));
+	EXPECT_EQ(acks[0].remap, aggregator_rehash(3, 11, 512));
 	EXPECT_EQ(t.st(3).collisions, 1u);
 	EXPECT_EQ(t.st(3).remaps, 1u);
 	EXPECT_EQ(t.st(3).partial_packets, 3u); /* {0,1}, {2,3}, {0,1} */
@@ -303,7 +303,7 @@ TEST(PsCollision, RehashHintForEveryCollidedIndex)
 		auto acks = t.feed(p);
 		ASSERT_EQ(acks.size(), 1u);
 		EXPECT_EQ(acks[0].index, p.index);
-		EXPECT_EQ(acks[0].remap, aggregator_rehash(p.index, 4096));
+		EXPECT_EQ(acks[0].remap, aggregator_rehash(6, p.index, 4096));
 		EXPECT_LT(acks[0].remap, 4096u);
 	}
 	EXPECT_EQ(t.st(6).remaps, 200u);

@@ -157,7 +157,7 @@ TEST(PsShards, SumsCollisionsAndFloatPathAcrossShards)
 		EXPECT_EQ(a[0].values[0], int32_t(seq) + 1);
 		EXPECT_EQ(a[0].values[1], 0);
 		EXPECT_EQ(a[0].values[2], 2000000001);
-		EXPECT_EQ(a[0].remap, seq == 3 ? aggregator_rehash(aggregator_index(4, 3, 1000), 1000) : INA_NO_REMAP);
+		EXPECT_EQ(a[0].remap, seq == 3 ? aggregator_rehash(4, aggregator_index(4, 3, 1000), 1000) : INA_NO_REMAP);
 	}
 	for (uint32_t w = 0; w < 2; w++) {
 		Pkt p = from_worker(4, 5, w, {});

@@ -19,9 +19,61 @@ TEST(Hash, IndexIsCrcOfJobAndSeqBigEndian)
 {
 	const uint8_t key[6] = {0x00, 0x07, 0x00, 0x00, 0x01, 0x02}; /* job 7, seq 258 */
 	EXPECT_EQ(aggregator_index(7, 258, 1000), crc32(key, 6) % 1000);
-	RemapTable t(7, 1000, 4096);
-	EXPECT_EQ(t.original_index(258), crc32(key, 6) % 1000);
-	EXPECT_EQ(t.index(258), t.original_index(258));
+	/* A slot's: CRC-32 of <job, slot, salt>, then murmur3's fmix32. */
+	const uint8_t salted[8] = {0x00, 0x07, 0x00, 0x00, 0x01, 0x02, 0x00, 0x03}; /* salt 3 */
+	uint32_t h = crc32(salted, 8);
+	h ^= h >> 16, h *= 0x85ebca6bu, h ^= h >> 13, h *= 0xc2b2ae35u, h ^= h >> 16;
+	EXPECT_EQ(aggregator_slot_index(7, 258, 3, 1000), h % 1000);
+}
+
+/* ATP's end host: a fragment's slot is seq mod S (S = the in-flight span, at
+ * most N), the slot's index the hash of <job, slot>, salted past the indices
+ * the job's earlier slots took. */
+TEST(Hash, SlotsOfAJobTakeDistinctAggregators)
+{
+	for (uint32_t n : {64u, 1000u, 4096u}) {
+		RemapTable t(7, n, 256);
+		const uint32_t s = n < 256 ? n : 256;
+		ASSERT_EQ(t.slots(), s);
+		EXPECT_EQ(t.original_index(0), aggregator_slot_index(7, 0, 0, n));
+		std::set<uint32_t> seen;
+		for (uint32_t q = 0; q < s; q++) {
+			ASSERT_LT(t.original_index(q), n);
+			seen.insert(t.original_index(q));
+			/* seq and seq + S share their slot, so their aggregator. */
+			EXPECT_EQ(t.index(q + 5 * uint64_t(s)), t.index(q));
+		}
+		EXPECT_EQ(seen.size(), s) << n;
+	}
+}
+
+TEST(Hash, EveryWorkerOfAJobDrawsTheSameSlots)
+{
+	RemapTable a(9, 512, 256), b(9, 512, 256), other(10, 512, 256);
+	uint32_t differ = 0;
+	for (uint32_t q = 0; q < 256; q++) {
+		ASSERT_EQ(a.original_index(q), b.original_index(q));
+		differ += a.original_index(q) != other.original_index(q);
+	}
+	EXPECT_GT(differ, 200u); /* another job draws its own */
+}
+
+/* Modulo a power of two a bare CRC maps two jobs' slots onto the same
+ * aggregators or onto disjoint ones; mixed, they overlap as random sets of
+ * 256 in 512 do (about 128). */
+TEST(Hash, TwoJobsOverlapAsRandomSets)
+{
+	for (uint16_t other : {2, 3, 17}) {
+		RemapTable a(1, 512, 256), b(other, 512, 256);
+		std::set<uint32_t> mine;
+		for (uint32_t q = 0; q < 256; q++)
+			mine.insert(a.original_index(q));
+		uint32_t shared = 0;
+		for (uint32_t q = 0; q < 256; q++)
+			shared += mine.count(b.original_index(q));
+		EXPECT_GT(shared, 80u) << other;
+		EXPECT_LT(shared, 176u) << other;
+	}
 }
 
 TEST(Hash, IndicesSpreadOverTheTable)
@@ -55,7 +107,7 @@ TEST(Remap, HintMovesTheOriginalIndexTwoEpochsLater)
 	ASSERT_EQ(t.epoch_fragments(), kEpoch);
 	uint64_t seq = 17;
 	uint32_t orig = t.original_index(17);
-	uint32_t moved = aggregator_rehash(orig, 128);
+	uint32_t moved = aggregator_rehash(1, orig, 128);
 	ASSERT_NE(moved, orig);
 	EXPECT_TRUE(t.apply_hint(seq, moved));
 	EXPECT_FALSE(t.apply_hint(seq, moved)); /* already known */
@@ -73,7 +125,7 @@ TEST(Remap, HintMovesTheOriginalIndexTwoEpochsLater)
 			EXPECT_EQ(t.index(s), t.original_index(static_cast<uint32_t>(s)));
 		}
 	/* A collision at the new index (epoch 2) moves it again from epoch 4. */
-	uint32_t again = aggregator_rehash(moved, 128);
+	uint32_t again = aggregator_rehash(1, moved, 128);
 	EXPECT_TRUE(t.apply_hint(later, again));
 	EXPECT_EQ(t.index(later), moved);
 	EXPECT_EQ(t.index(same_original(t, seq, 4 * kEpoch)), again);
@@ -87,9 +139,9 @@ TEST(Remap, ArrivalOrderDoesNotMatter)
 	uint32_t orig = a.original_index(5);
 	uint64_t s1 = same_original(a, s0, kEpoch);        /* epoch 1 */
 	uint64_t s2 = same_original(a, s0, 3 * kEpoch);    /* epoch 3 */
-	uint32_t i2 = aggregator_rehash(orig, 64);          /* from epoch 2 */
-	uint32_t i3 = aggregator_rehash(i2, 64);            /* from epoch 3 (hint in epoch 1) */
-	uint32_t i5 = aggregator_rehash(i3, 64);            /* from epoch 5 */
+	uint32_t i2 = aggregator_rehash(1, orig, 64);          /* from epoch 2 */
+	uint32_t i3 = aggregator_rehash(1, i2, 64);            /* from epoch 3 (hint in epoch 1) */
+	uint32_t i5 = aggregator_rehash(1, i3, 64);            /* from epoch 5 */
 	EXPECT_TRUE(a.apply_hint(s0, i2));
 	EXPECT_TRUE(a.apply_hint(s1, i3));
 	EXPECT_TRUE(a.apply_hint(s2, i5));
@@ -114,7 +166,7 @@ TEST(Remap, OldChangesFoldWithoutLosingTheCurrentIndex)
 	for (uint32_t e = 0; e < 10; e++) {
 		uint64_t f = same_original(t, s, e * kEpoch);
 		ASSERT_LT(f, (e + 1) * kEpoch);
-		idx = aggregator_rehash(idx, 32);
+		idx = aggregator_rehash(1, idx, 32);
 		EXPECT_TRUE(t.apply_hint(f, idx));
 		/* The newest change is in force two epochs later. */
 		EXPECT_EQ(t.index(same_original(t, s, (e + 2) * kEpoch)), idx);

@@ -15,6 +15,24 @@ RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragme
 		epoch_shift_++;
 	for (uint32_t i = 0; i < n_; i++)
 		map_[i].base.store(i, std::memory_order_relaxed);
+	if (policy_.kind == IndexPolicy::Hash) {
+		/* S = the in-flight span, at most N: fragments s and s + S are never
+		 * in flight together, and S distinct indices exist. */
+		uint64_t s = epoch_fragments ? epoch_fragments : 1;
+		slot_index_.resize(static_cast<size_t>(s < n_ ? s : n_));
+		std::vector<bool> taken(n_);
+		for (uint32_t slot = 0; slot < slot_index_.size(); slot++) {
+			uint32_t idx = aggregator_slot_index(job_, slot, 0, n_);
+			/* Salted probes find a free index in about N / free tries;
+			 * past 2^16 of them (never for N <= 2^16) a linear scan. */
+			for (uint32_t salt = 1; taken[idx] && salt <= UINT16_MAX; salt++)
+				idx = aggregator_slot_index(job_, slot, static_cast<uint16_t>(salt), n_);
+			while (taken[idx])
+				idx = (idx + 1) % n_;
+			taken[idx] = true;
+			slot_index_[slot] = idx;
+		}
+	}
 }
 
 uint32_t RemapTable::original_index(uint32_t seq) const
@@ -27,7 +45,7 @@ uint32_t RemapTable::original_index(uint32_t seq) const
 	case IndexPolicy::Hash:
 		break;
 	}
-	return aggregator_index(job_, seq, n_);
+	return slot_index_[seq % slot_index_.size()];
 }
 
 uint32_t RemapTable::lookup(const Entry &e, uint32_t epoch) const

@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Aggregator index of a fragment at the worker (ATP §3.6): the CRC-32 hash of
- * <job, seq> modulo the aggregator count (ina/hash.h), rewritten by the PS's
- * collision hints.
+ * <job, slot> modulo the aggregator count (ina/hash.h), rewritten by the PS's
+ * collision hints. A fragment's slot is its seq modulo the job's in-flight
+ * span S (at most the aggregator count): ATP's end host hashes the position
+ * in its window, not the bare sequence number, and draws the S indices of a
+ * job without repeats (a salt is added to the key until the index is one the
+ * job does not use yet). So a job's fragments in flight never collide with
+ * one another, a job holds the same S aggregators all its life, and the PS's
+ * hints move those few until the jobs sharing a switch stop meeting: the
+ * convergence of ATP's Figure 13b. Hashing the bare sequence number instead
+ * made a job's own fragments collide (255 in flight over 256 aggregators
+ * leave a third in collision) and gave every window a fresh set to collide
+ * on, so the hints never converged (docs/worker.md, "Aggregator index").
  *
  * Every worker of a job must send a fragment to the same aggregator, or the
  * fragment splits over two aggregators that never complete. Hints reach the
  * workers at different moments, so a hint cannot take effect "now": the hint
  * carried by the ACK of fragment s (job-wide number) moves the original index
- * hash(job, s) mod N for the fragments of epoch(s) + 2 onwards, where an
+ * of s's slot for the fragments of epoch(s) + 2 onwards, where an
  * epoch is `epoch_fragments` consecutive fragment numbers (a power of two at
  * least the in-flight span: no worker sends fragment q before it has the ACK
  * of every fragment at or below q - span). Then every worker knows every hint
@@ -36,6 +46,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "ina/worker/index_policy.h"
 
@@ -50,8 +61,11 @@ public:
 
 	uint32_t aggregators() const { return n_; }
 	uint64_t epoch_fragments() const { return 1ull << epoch_shift_; }
-	/* The index before any remap: hash(job, seq) mod N, or the policy's. */
+	/* The index before any remap: the hash of seq's slot (above), or the
+	 * policy's. */
 	uint32_t original_index(uint32_t seq) const;
+	/* Hash policy: the slots S, seq mod S naming a fragment's slot. */
+	uint32_t slots() const { return static_cast<uint32_t>(slot_index_.size()); }
 	/* The index of fragment `frag` (job-wide number; its wire seq is
 	 * frag mod 2^32). */
 	uint32_t index(uint64_t frag) const;
@@ -77,6 +91,7 @@ private:
 	IndexPolicy policy_;
 	uint32_t epoch_shift_;
 	std::unique_ptr<Entry[]> map_;
+	std::vector<uint32_t> slot_index_; /* Hash: slot -> original index, no repeats */
 	std::atomic<uint32_t> version_{0}; /* odd while a hint is written */
 	std::mutex write_m_;
 };
