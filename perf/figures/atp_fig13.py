@@ -119,7 +119,7 @@ def fig13_direction(pts):
     d100, s100 = v.get((top, "dynamic")), v.get((top, "static"))
     if d100 and s100:
         ratios.append(Ratio(f"dynamic / static at {top} %", d100 / s100, 1.0,
-                            "hash at 100 % of PTA collides (atp_fig14: 46-62 % in the switch)"))
+                            "hash at 100 % of PTA leaves some fragments to the PS (atp_fig14: 83-85 % in the switch)"))
     dl, sl = v.get((low, "dynamic")), v.get((low, "static"))
     if d100 and s100 and dl is not None and sl is not None:
         kd, ks = dl / d100, sl / s100

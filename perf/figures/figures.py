@@ -47,10 +47,10 @@ import goat  # noqa: E402
 
 FIGURES = {**goat.FIGURES, **atp.FIGURES, **a2tp.FIGURES}
 # Figures whose mechanism the two-CPU lab cannot isolate, run in the ns-3
-# model by default (docs/figures.md, "Backends"): Fig. 14 compares index
-# policies at the switch-to-PS link's rate, where the lab's CPUs, not the
-# link, set the pace.
-SIM_DEFAULT = ("atp_fig14",)
+# model by default (docs/figures.md, "Backends"): Figs. 13a and 14 compare
+# aggregator allocations at the switch-to-PS link's rate, where the lab's
+# CPUs, not the link, set the pace.
+SIM_DEFAULT = ("atp_fig13", "atp_fig14")
 SKIP = 77
 
 
@@ -138,7 +138,7 @@ def main():
     where.add_argument("--sim", action="store_true",
                        help="run a lab figure's topologies in the ns-3 model (ina-sim) instead of the lab")
     where.add_argument("--lab", action="store_true",
-                       help="run a figure that uses the model by default (atp_fig14) in the lab")
+                       help="run a figure that uses the model by default (atp_fig13, atp_fig14) in the lab")
     ap.add_argument("--json", action="store_true", help="print the result as one JSON object")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "figures"), help="directory for the PNG")
     ap.add_argument("--build", default=os.environ.get("INA_BUILD_DIR", os.path.join(ROOT, "build")),
