@@ -63,6 +63,20 @@ def telemetry(prefix, cmd):
             time.sleep(0.2)
 
 
+def thread_cpu_ms(pid, comm):
+    """CPU time (ms, clock ticks) of process pid's threads named comm."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            if open(f"/proc/{pid}/task/{tid}/comm").read().strip() != comm:
+                continue
+            f = open(f"/proc/{pid}/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(f[11]) + int(f[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 class Scraper:
     """tools/ina-exporter against one switch, scraped every `every_s`
     seconds from a thread, as Prometheus would (--scrape-s)."""
@@ -344,6 +358,8 @@ def run(args, kind, n):
         wait_ready(dut, log, "] ready" if prefix else "forwarding", kind)
         scraper = Scraper(prefix, args.scrape_s, open(os.path.join(tmp, "exporter.log"), "w"), gen_cpus) \
             if kind == "scraped" else None
+        # What the scrapes cost switchd: its telemetry thread answers them.
+        tel_cpu0 = thread_cpu_ms(dut.pid, "telemetry-v2") if scraper else 0
         gen = subprocess.Popen(
             [args.gen, "-m", str(256 + 64 * n), "-l", ",".join(map(str, gen_cpus)), "--file-prefix",
              f"g{tag}"] + eal +
@@ -378,6 +394,7 @@ def run(args, kind, n):
         finally:
             if scraper:
                 scraper.stop()
+                tel_cpu = thread_cpu_ms(dut.pid, "telemetry-v2") - tel_cpu0
             # The device under test stops polling and closes first, then the generator.
             stop(dut)
             dut_out = open(log).read()
@@ -400,6 +417,7 @@ def run(args, kind, n):
             # them in the measured time), each with the job counters.
             r["scrapes"], r["scrape_failures"], r["scrape_lines"] = \
                 scraper.scrapes, scraper.failures, scraper.lines
+            r["telemetry_cpu_ms"] = tel_cpu
             if scraper.scrapes < max(1, args.duration / args.scrape_s / 2) or scraper.failures:
                 r["problems"].append(f"scraper: {scraper.scrapes} scrapes, {scraper.failures} failed")
         if prefix:
@@ -495,6 +513,8 @@ def main():
             r.update({"scraped_mpps": sc["mpps_in"], "scrape_s": args.scrape_s, "scrapes": sc["scrapes"],
                       "scrape_ratio": round(sc["mpps_in"] / r["mpps_in"], 3) if r["mpps_in"] else None,
                       "scraped_busy_ns_per_pkt": sc["busy_ns_per_pkt"],
+                      "telemetry_cpu_ms_per_scrape": round(sum(x["telemetry_cpu_ms"] for x in runs[("scraped", n)]) /
+                                                           max(1, sum(x["scrapes"] for x in runs[("scraped", n)])), 3),
                       "runs_scraped_busy_ns_per_pkt": [x["busy_ns_per_pkt"] for x in runs[("scraped", n)]],
                       "runs_scraped_mpps": [x["mpps_in"] for x in runs[("scraped", n)]]})
         results.append(r)
@@ -528,7 +548,8 @@ def print_table(args, p_ns, results):
         print(f"       steering: {r.get('steering', '?')}; handed off {r['lcore_handoff_out']}; "
               f"runs {r['runs_mpps_in']} vs ceiling {r['runs_ceiling_mpps']}")
         if "scrape_ratio" in r:
-            print(f"       scraped every {r['scrape_s']} s ({r['scrapes']} scrapes): {r['scraped_mpps']:.3f} Mpps, "
+            print(f"       scraped every {r['scrape_s']} s ({r['scrapes']} scrapes; switchd's telemetry thread "
+                  f"{r['telemetry_cpu_ms_per_scrape']} ms CPU per scrape): {r['scraped_mpps']:.3f} Mpps, "
                   f"{r['scrape_ratio']:.3f}x unscraped, busy ns/pkt {r['scraped_busy_ns_per_pkt']}; "
                   f"runs {r['runs_scraped_mpps']}, busy ns/pkt {r['runs_scraped_busy_ns_per_pkt']} "
                   f"(unscraped {r['runs_busy_ns_per_pkt']})")
