@@ -1,151 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "control.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <ctime>
 #include <thread>
 
-#include <rte_errno.h>
-#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <spdlog/spdlog.h>
 
 #include "control_gate.h"
+#include "goat_install.h"
 #include "ina/codec.h"
 #include "ina/control_auth.h"
 #include "ina/goat_wire.h"
 #include "lcore_loop.h"
+#include "links.h"
 #include "log_limit.h"
+#include "registration.h"
 #include "summary.h"
 
 namespace switchd {
-
-void publish_jobs(App &app, std::unique_ptr<JobTable> next)
-{
-	app.jobs.store(next.get(), std::memory_order_release);
-	/* Every lcore passes a quiescent state once per loop: after that none
-	 * holds a pointer into the previous table. */
-	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
-	app.jobs_owner = std::move(next);
-}
-
-void publish_goat(App &app, std::unique_ptr<GoatTable> next)
-{
-	app.goat.store(next.get(), std::memory_order_release);
-	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
-	app.goat_owner = std::move(next);
-}
-
-namespace {
-
-bool same_ranges(const std::vector<GoatRange> &a, const std::vector<GoatRange> &b)
-{
-	if (a.size() != b.size())
-		return false;
-	for (size_t i = 0; i < a.size(); i++)
-		if (a[i].first != b[i].first || a[i].end != b[i].end || a[i].fan_in != b[i].fan_in ||
-		    a[i].children != b[i].children)
-			return false;
-	return true;
-}
-
-} /* namespace */
-
-std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
-{
-	/* A PS repeats its assignment with its registration: the same one
-	 * again changes nothing and is not logged. */
-	const GoatAssignment *old = app.goat_owner->find(g.job);
-	if ((old && same_ranges(old->cfg.ranges, g.ranges)) || (!old && g.ranges.empty()))
-		return "";
-	std::string err;
-	std::unique_ptr<GoatTable> next =
-		g.ranges.empty() ? app.goat_owner->without(g.job) : app.goat_owner->with(g, &err);
-	if (!next)
-		return err;
-	publish_goat(app, std::move(next));
-	std::string ranges;
-	for (const GoatRange &r : g.ranges)
-		ranges += r.fan_in ? fmt::format(" [{}, {}) for {} workers (bits {:#x})", r.first, r.end, r.fan_in,
-						 r.children)
-				   : fmt::format(" [{}, {})", r.first, r.end);
-	std::string subs;
-	for (const std::string &s : g.submodels)
-		subs += (subs.empty() ? " sub-models " : ", ") + s;
-	spdlog::info("job {}: GOAT assignment ({}): switch {} aggregates{}{}{}", g.job, origin,
-		     app.cfg.switch_id, ranges.empty() ? " nothing (removed)" : " aggregators" + ranges,
-		     subs, g.plan.empty() ? "" : " from plan " + g.plan);
-	return "";
-}
-
-namespace {
-
-/* Does `b` describe the same job as `a` (a PS's periodic re-registration),
- * or a new one whose aggregators must not inherit a's partial sums? */
-bool same_registration(const JobConfig &a, const JobConfig &b)
-{
-	if (a.ps_ip != b.ps_ip || a.ps_mac != b.ps_mac || a.levels != b.levels || a.fan_in != b.fan_in ||
-	    a.workers.size() != b.workers.size())
-		return false;
-	for (size_t i = 0; i < a.workers.size(); i++)
-		if (a.workers[i].ip != b.workers[i].ip || a.workers[i].mac != b.workers[i].mac ||
-		    a.workers[i].bit != b.workers[i].bit)
-			return false;
-	return true;
-}
-
-/* The aggregators a job may hold: its [[job]]'s max_aggregators (also
- * when a PS registers it: the operator's limit holds), else the switch's
- * default (job_share). */
-uint32_t max_aggregators_of(const SwitchConfig &sw, uint16_t id)
-{
-	for (const JobConfig &j : sw.jobs)
-		if (j.id == id && j.max_aggregators)
-			return j.max_aggregators;
-	return default_max_aggregators(sw);
-}
-
-} /* namespace */
-
-void register_job(App &app, const JobConfig &request, const char *origin, uint8_t epoch, bool epoch_checked)
-{
-	JobConfig cfg = request;
-	if (!cfg.max_aggregators)
-		cfg.max_aggregators = max_aggregators_of(app.cfg, cfg.id);
-	const Job *old = app.jobs_owner->find(cfg.id);
-	if (old && old->epoch == epoch && old->epoch_checked == epoch_checked &&
-	    same_registration(old->cfg, cfg)) {
-		/* A refresh: same content, the lease (refresh_ms) may change. */
-		if (old->cfg.refresh_ms != cfg.refresh_ms || old->cfg.control_allowed != cfg.control_allowed) {
-			auto job = std::make_shared<Job>(*old);
-			job->cfg.refresh_ms = cfg.refresh_ms;
-			job->cfg.control_allowed = cfg.control_allowed;
-			publish_jobs(app, app.jobs_owner->with(std::move(job), false));
-		}
-		return;
-	}
-	auto job = build_job(cfg, *app.fwd, app.cfg.aggregators, static_cast<unsigned>(app.lcores.size()), epoch,
-			     epoch_checked);
-	for (const std::string &w : job->warnings)
-		spdlog::warn("job {}: {}", cfg.id, w);
-	std::string ports;
-	for (const McastTarget &t : job->mcast)
-		ports += fmt::format(" {}:{}", app.cfg.ports[t.port].name,
-				     t.unicast ? ipv4_str(t.ip) : std::string("group"));
-	std::string lease = "no lease";
-	if (cfg.refresh_ms && app.cfg.lease_refreshes)
-		lease = fmt::format("lease {} ms", uint64_t(cfg.refresh_ms) * app.cfg.lease_refreshes);
-	spdlog::info("job {} {}registered ({}): epoch {}, {} workers, levels {}, PS {}, {}, max {} of {} aggregators, "
-		     "parameter copies to{}",
-		     cfg.id, old ? "re-" : "", origin, epoch, cfg.workers.size(), cfg.levels, ipv4_str(cfg.ps_ip),
-		     lease, cfg.max_aggregators, app.cfg.aggregators, ports.empty() ? " none" : ports);
-	/* Replaced by different content: the lcores free what the old
-	 * registration holds before the new one's first packet. */
-	publish_jobs(app, app.jobs_owner->with(std::move(job), old != nullptr));
-}
 
 namespace {
 
@@ -485,119 +361,6 @@ private:
 	std::vector<bool> renewed_ = std::vector<bool>(65536, false);      /* job -> its run renewed since it began */
 	LogLimit log_bad_, log_auth_, log_replay_, log_denied_;
 };
-
-} /* namespace */
-
-std::string setup_control_tx(App &app)
-{
-	for (size_t p = 0; p < app.cfg.ports.size(); p++) {
-		const std::string name = "ina_ctl_tx" + std::to_string(p);
-		rte_ring *r = rte_ring_create(name.c_str(), 64, rte_eth_dev_socket_id(app.port_id[p]),
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (!r)
-			return "cannot create the control TX ring: " + std::string(rte_strerror(rte_errno));
-		app.control_tx.push_back(r);
-		app.lcores[0]->egress[p].set_inbox(r);
-	}
-	const SwitchConfig &cfg = app.cfg;
-	if (!cfg.control_key.empty())
-		spdlog::info("control messages: HMAC-SHA256 with the key of {}, counters within {} s",
-			     cfg.control_key_file, cfg.control_window_s);
-	else if (!cfg.control_auth)
-		spdlog::warn("control messages: control_auth = false, so any host on the network can "
-			     "register, replace or remove jobs (docs/security.md)");
-	else
-		spdlog::warn("control messages: no control_key_file, every control message is dropped "
-			     "(counted as control_auth_drops); jobs come from the config only");
-	if (!cfg.control_key_warning.empty())
-		spdlog::warn("{}", cfg.control_key_warning);
-	return "";
-}
-
-std::string control_summary(const App &app, const std::string &prefix)
-{
-	return fmt::format("{}control accepted {} malformed {} auth_drops {} replay_drops {} denied {} "
-			   "ring_drops {} acks {} ack_drops {} lease_expiries {}",
-			   prefix, app.control_ok.load(), app.control_bad.load(), app.control_auth_drops.load(),
-			   app.control_replay_drops.load(), app.control_denied.load(),
-			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks.load(), app.control_ack_drops.load(),
-			   app.lease_expiries.load());
-}
-
-PortCounters port_totals(const App &app, size_t port)
-{
-	PortCounters t;
-	for (const auto &lc : app.lcores)
-		for (size_t i = 0; i < PortCounters::size(); i++)
-			t.v[i] += lc->port_ctr[port].v[i];
-	return t;
-}
-
-LcoreCounters lcore_totals(const App &app)
-{
-	LcoreCounters t;
-	for (const auto &lc : app.lcores)
-		for (size_t i = 0; i < LcoreCounters::size(); i++)
-			t.v[i] += lc->ctr.v[i];
-	return t;
-}
-
-JobCounters job_totals(const App &app, uint16_t job)
-{
-	JobCounters t;
-	for (const auto &lc : app.lcores)
-		for (size_t i = 0; i < JobCounters::size(); i++) {
-			const uint64_t v = lc->job_ctr[job].v[i];
-			/* A gauge is a level, not a sum: the largest lcore's. */
-			if (kJobCounterKinds[i] == ina::CounterKind::kGauge)
-				t.v[i] = std::max(t.v[i], v);
-			else
-				t.v[i] += v;
-		}
-	return t;
-}
-
-ina::PipelineCounters pipeline_totals(const App &app)
-{
-	ina::PipelineCounters t;
-	for (const auto &lc : app.lcores)
-		for (size_t i = 0; i < ina::kCounterCount; i++)
-			t.v[i] += lc->pipeline.v[i];
-	return t;
-}
-
-uint64_t occupancy(const App &app)
-{
-	uint64_t n = 0;
-	for (const auto &lc : app.lcores)
-		n += lc->table->occupied();
-	return n;
-}
-
-namespace {
-
-/* A port counts as up after two consecutive checks saw it up (a memif
- * peer that has just connected has finished setting up its rings), as
- * down at once. */
-void check_links(App &app, std::vector<uint8_t> &seen_up)
-{
-	for (size_t p = 0; p < app.port_id.size(); p++) {
-		struct rte_eth_link link = {};
-		rte_eth_link_get_nowait(app.port_id[p], &link);
-		const bool up_now = link.link_status == RTE_ETH_LINK_UP;
-		const bool was = app.port_up[p].load(std::memory_order_relaxed);
-		if (!up_now) {
-			seen_up[p] = 0;
-			if (was) {
-				app.port_up[p].store(0, std::memory_order_relaxed);
-				spdlog::warn("port {}: link down", app.cfg.ports[p].name);
-			}
-		} else if (!was && ++seen_up[p] >= 2) {
-			app.port_up[p].store(1, std::memory_order_relaxed);
-			spdlog::info("port {}: link up", app.cfg.ports[p].name);
-		}
-	}
-}
 
 } /* namespace */
 

@@ -34,12 +34,14 @@
 
 #include "app.h"
 #include "control.h"
+#include "goat_install.h"
 #include "ina/cli.h"
 #include "ina/control_auth.h"
 #include "ina/vdev.h"
 #include "ina_build_config.h"
 #include "lcore_loop.h"
 #include "ports.h"
+#include "registration.h"
 #include "summary.h"
 #include "telemetry.h"
 

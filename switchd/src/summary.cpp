@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "summary.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <rte_cycles.h>
@@ -8,9 +9,68 @@
 #include <rte_ring.h>
 #include <spdlog/spdlog.h>
 
-#include "control.h"
 
 namespace switchd {
+
+PortCounters port_totals(const App &app, size_t port)
+{
+	PortCounters t;
+	for (const auto &lc : app.lcores)
+		for (size_t i = 0; i < PortCounters::size(); i++)
+			t.v[i] += lc->port_ctr[port].v[i];
+	return t;
+}
+
+LcoreCounters lcore_totals(const App &app)
+{
+	LcoreCounters t;
+	for (const auto &lc : app.lcores)
+		for (size_t i = 0; i < LcoreCounters::size(); i++)
+			t.v[i] += lc->ctr.v[i];
+	return t;
+}
+
+JobCounters job_totals(const App &app, uint16_t job)
+{
+	JobCounters t;
+	for (const auto &lc : app.lcores)
+		for (size_t i = 0; i < JobCounters::size(); i++) {
+			const uint64_t v = lc->job_ctr[job].v[i];
+			/* A gauge is a level, not a sum: the largest lcore's. */
+			if (kJobCounterKinds[i] == ina::CounterKind::kGauge)
+				t.v[i] = std::max(t.v[i], v);
+			else
+				t.v[i] += v;
+		}
+	return t;
+}
+
+ina::PipelineCounters pipeline_totals(const App &app)
+{
+	ina::PipelineCounters t;
+	for (const auto &lc : app.lcores)
+		for (size_t i = 0; i < ina::kCounterCount; i++)
+			t.v[i] += lc->pipeline.v[i];
+	return t;
+}
+
+uint64_t occupancy(const App &app)
+{
+	uint64_t n = 0;
+	for (const auto &lc : app.lcores)
+		n += lc->table->occupied();
+	return n;
+}
+
+std::string control_summary(const App &app, const std::string &prefix)
+{
+	return fmt::format("{}control accepted {} malformed {} auth_drops {} replay_drops {} denied {} "
+			   "ring_drops {} acks {} ack_drops {} lease_expiries {}",
+			   prefix, app.control_ok.load(), app.control_bad.load(), app.control_auth_drops.load(),
+			   app.control_replay_drops.load(), app.control_denied.load(),
+			   lcore_totals(app)[LcoreCtr::control_drops], app.control_acks.load(), app.control_ack_drops.load(),
+			   app.lease_expiries.load());
+}
 
 namespace {
 

@@ -40,6 +40,16 @@ struct Accounting {
 
 Accounting accounting(const App &app);
 
+/* Totals over lcores, for the summaries and telemetry. */
+PortCounters port_totals(const App &app, size_t port);
+LcoreCounters lcore_totals(const App &app);
+JobCounters job_totals(const App &app, uint16_t job);
+ina::PipelineCounters pipeline_totals(const App &app);
+uint64_t occupancy(const App &app);
+
+/* The control-message counters as one line, for the final log. */
+std::string control_summary(const App &app, const std::string &prefix);
+
 /* The periodic line: totals, then "drops N: name=N ..." over the switch and
  * "| lcore k: ...", "| port P: ...", "| job J: ..." for each with a non-zero
  * drop counter (lcores only when there are several; jobs: the registered

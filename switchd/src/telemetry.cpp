@@ -14,9 +14,9 @@
 #include <rte_telemetry.h>
 
 #include "app.h"
-#include "control.h"
 #include "lcore_loop.h"
 #include "stats.h"
+#include "summary.h"
 
 namespace switchd {
 
