@@ -181,10 +181,11 @@ void admission_burst(const AdmissionCtx &c, const Burst &in, PipelineBurst *pipe
 			fwd->push(m);
 			continue;
 		}
-		if (!(d.ina.flags & INA_F_ACK)) {
+		if (c.premark && !(d.ina.flags & INA_F_ACK)) {
 			/* Congestion on the way to the PS: tell the aggregator
 			 * before it sees the packet, so that the mark survives
-			 * aggregation. */
+			 * aggregation. Without an ECN threshold on any port the
+			 * next hop's lookup is skipped. */
 			const NextHop *h = c.fwd->by_ip(d.dst_ip);
 			if (h && c.egress[h->port].above_threshold() && !(d.ina.flags & INA_F_ECN) &&
 			    ecn_mark(frame, m->data_len, &d.ina) >= 0) {

@@ -115,6 +115,7 @@ struct AdmissionCtx {
 	const GoatTable *goat;
 	const ForwardingTable *fwd;
 	const EgressQueue *egress; /* per config port */
+	bool premark;              /* some port marks ECN: look up the next hop's queue */
 	uint32_t switch_ip;
 	uint16_t switch_id;
 	LcoreCounters *ctr;

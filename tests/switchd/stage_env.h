@@ -193,7 +193,8 @@ struct Switch {
 	switchd::ClassifyCtx classify() { return {port_index.data(), 3, false, kSwitchIp, &ctr, &pipeline}; }
 	switchd::AdmissionCtx admission()
 	{
-		return {jobs.get(), &goat, fwd.get(), queues.data(), kSwitchIp, 1, &ctr, port_ctr, job_ctr.data()};
+		return {jobs.get(), &goat, fwd.get(), queues.data(), cfg.ports[1].egress.ecn_threshold > 0,
+			kSwitchIp, 1, &ctr, port_ctr, job_ctr.data()};
 	}
 	switchd::PipelineCtx pipeline_ctx(uint64_t now = 1)
 	{
