@@ -280,7 +280,8 @@ class Lab:
         spaces = netns.list_namespaces(self.prefix)
         out = {"prefix": self.prefix, "run_dir": self.run.path, "namespaces": spaces,
                "topology": state.get("name"), "datapath": state.get("datapath"),
-               "driver": state.get("driver"), "processes": {}, "switches": {}}
+               "driver": state.get("driver"), "processes": {}, "switches": {},
+               "metrics": state.get("metrics")}
         for name, pid in state.get("pids", {}).items():
             out["processes"][name] = {"pid": pid, "alive": procs.pid_alive(pid)}
         for fp in state.get("file_prefixes", []):
