@@ -23,12 +23,7 @@ namespace ina {
 
 namespace {
 
-uint64_t now_ns()
-{
-	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-					     std::chrono::steady_clock::now().time_since_epoch())
-					     .count());
-}
+uint64_t now_ns() { return ps_clock_ns<std::chrono::steady_clock>(); }
 
 /* How long a full transport is retried before the rest of a batch is
  * dropped (a lost parameter packet costs its workers a retransmission

@@ -16,12 +16,7 @@ namespace ina {
 namespace {
 
 /* The wall clock, for control-message counters (docs/protocol.md). */
-uint64_t wall_ns()
-{
-	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-					     std::chrono::system_clock::now().time_since_epoch())
-					     .count());
-}
+uint64_t wall_ns() { return ps_clock_ns<std::chrono::system_clock>(); }
 
 /* How long the unregistration at exit may take. */
 constexpr uint64_t kUnregisterTimeoutUs = 1000000;

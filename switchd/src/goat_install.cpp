@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "goat_install.h"
 
-#include <rte_rcu_qsbr.h>
 #include <spdlog/spdlog.h>
 
-namespace switchd {
+#include "registration.h"
 
-void publish_goat(App &app, std::unique_ptr<GoatTable> next)
-{
-	app.goat.store(next.get(), std::memory_order_release);
-	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
-	app.goat_owner = std::move(next);
-}
+namespace switchd {
 
 namespace {
 
@@ -40,7 +34,7 @@ std::string install_goat(App &app, const GoatJobConfig &g, const char *origin)
 		g.ranges.empty() ? app.goat_owner->without(g.job) : app.goat_owner->with(g, &err);
 	if (!next)
 		return err;
-	publish_goat(app, std::move(next));
+	rcu_publish(app, app.goat, app.goat_owner, std::move(next));
 	std::string ranges;
 	for (const GoatRange &r : g.ranges)
 		ranges += r.fan_in ? fmt::format(" [{}, {}) for {} workers (bits {:#x})", r.first, r.end, r.fan_in,

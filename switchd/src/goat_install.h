@@ -2,7 +2,7 @@
  *
  * GOAT assignments on this switch (goat_assign.h): one job's ranges from
  * the config or from a PS's control message installed into a new GoatTable
- * and published to the lcores with RCU, as registration.h publishes jobs.
+ * and published to the lcores with RCU (rcu_publish(), registration.h).
  */
 #ifndef INA_SWITCHD_GOAT_INSTALL_H
 #define INA_SWITCHD_GOAT_INSTALL_H
@@ -14,8 +14,6 @@
 
 namespace switchd {
 
-/* Publishes `next` as the current GOAT table (as publish_jobs). */
-void publish_goat(App &app, std::unique_ptr<GoatTable> next);
 /* Installs (no ranges: removes) a job's GOAT assignment and logs it;
  * empty, or why not (ranges overlapping another job's). */
 std::string install_goat(App &app, const GoatJobConfig &g, const char *origin);

@@ -1,19 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "registration.h"
 
-#include <rte_rcu_qsbr.h>
 #include <spdlog/spdlog.h>
 
 namespace switchd {
-
-void publish_jobs(App &app, std::unique_ptr<JobTable> next)
-{
-	app.jobs.store(next.get(), std::memory_order_release);
-	/* Every lcore passes a quiescent state once per loop: after that none
-	 * holds a pointer into the previous table. */
-	rte_rcu_qsbr_synchronize(app.rcu, RTE_QSBR_THRID_INVALID);
-	app.jobs_owner = std::move(next);
-}
 
 namespace {
 

@@ -21,6 +21,7 @@
 #define INA_PS_DAEMON_H
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -168,6 +169,13 @@ int ps_size_for_interface(std::vector<PsJobConfig> &jobs, const std::string &dev
 /* The CPU time of the calling thread, of the process. */
 double ps_thread_cpu_seconds();
 double ps_process_cpu_seconds();
+/* A clock in nanoseconds: the steady clock for intervals, the system
+ * clock for control-message counters (docs/protocol.md). */
+template <typename Clock> uint64_t ps_clock_ns()
+{
+	return static_cast<uint64_t>(
+		std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+}
 /* The steady clock in microseconds. */
 uint64_t ps_now_us();
 
