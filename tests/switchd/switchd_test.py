@@ -905,6 +905,42 @@ def case_malformed(sw, lcores=1):
     check(after["no_route"] == before["no_route"], "nothing counted under no_route")
 
 
+def case_runtime(sw, lcores=1):
+    # /ina/runtime (docs/switchd.md, "The chain"): per stage, the packets
+    # the chain took, on each lcore and summed. Four fragments of three
+    # workers: every gradient through classify, admission and the pipeline;
+    # one result per fragment through forward and egress.
+    before = sw.telemetry("/ina/runtime")
+    seqs = [21, 22, 23, 24]
+    sends = [("h0" if w == 0 else "h1", gradient(w, seq, [w + 1] * 62, bit=w)) for seq in seqs for w in range(3)]
+    got = exchange(None, ["h2"], sends, want={"h2": len(seqs)})["h2"]
+    check(len([p for p in got if p["job"] == JOB]) == len(seqs), "one result per fragment")
+    after = sw.telemetry("/ina/runtime")
+    stages = ["rx", "classify", "handoff", "admission", "pipeline", "netreduce", "control", "forward",
+              "replicate", "egress", "tx", "total"]
+    check(all(k in after for k in stages) and after["lcores"] == lcores and after["tsc_hz"] > 0,
+          f"/ina/runtime names every stage ({sorted(k for k in after if isinstance(after[k], dict))})")
+    d = {k: {f: after[k][f] - before[k][f] for f in ("calls", "packets", "cycles")} for k in stages}
+    n = len(sends)
+    # ARP or other host traffic may come in the window too: at least ours.
+    check(d["classify"]["packets"] >= n, f"classify took the {n} gradients ({d['classify']['packets']})")
+    # rx counts the RX queues' bursts and, with several lcores, the hand-off
+    # rings' too: at least what classify took.
+    check(d["rx"]["packets"] >= d["classify"]["packets"], "rx took what classify did")
+    check(d["admission"]["packets"] >= n and d["pipeline"]["packets"] >= n,
+          f"admission and the pipeline took every gradient ({d['admission']['packets']}, "
+          f"{d['pipeline']['packets']})")
+    check(d["forward"]["packets"] >= len(seqs) and d["egress"]["packets"] >= len(seqs),
+          f"forward and egress took every result ({d['forward']['packets']}, {d['egress']['packets']})")
+    for k in stages:
+        if d[k]["packets"]:
+            check(d[k]["calls"] > 0 and d[k]["cycles"] > 0, f"{k}: calls and cycles with its packets")
+    check(d["netreduce"]["packets"] == 0, "no RoCEv2 here: netreduce idle")
+    one = [sw.telemetry(f"/ina/runtime,{k}") for k in range(lcores)]
+    check(sum(x["pipeline"]["packets"] for x in one) == after["pipeline"]["packets"],
+          "the lcores' rows sum to /ina/runtime's")
+
+
 def case_too_wide(sw, lcores=1):
     """Gradients wider than the switch's elements (62): 100 elements from
     each of the three workers reach the PS unaggregated, RESEND | COLLISION
@@ -2076,6 +2112,7 @@ CASES = {
     # frames, so the links carry a 3000-byte MTU and af_packet 3 KiB slots (a
     # whole number of them per block: the PMD walks the ring at frame stride).
     "too_wide": (case_too_wide, {}),
+    "runtime": (case_runtime, {}),
     "exporter": (case_exporter, {}),
     "jumbo": (case_jumbo, {"elements": 700, "mtu": 3000, "vdev_extra": ",blocksz=12288,framesz=3072"}),
 }
