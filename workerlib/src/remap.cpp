@@ -24,7 +24,8 @@ RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragme
 		for (uint32_t slot = 0; slot < slot_index_.size(); slot++) {
 			uint32_t idx = aggregator_slot_index(job_, slot, 0, n_);
 			/* Salted probes find a free index in about N / free tries;
-			 * past 2^16 of them (never for N <= 2^16) a linear scan. */
+			 * past 2^16 of them (a large table nearly full) the next
+			 * free index up. */
 			for (uint32_t salt = 1; taken[idx] && salt <= UINT16_MAX; salt++)
 				idx = aggregator_slot_index(job_, slot, static_cast<uint16_t>(salt), n_);
 			while (taken[idx])

@@ -15,8 +15,11 @@ namespace ina {
 /* CRC-32 of a byte string (ISA-L's crc32_gzip_refl). */
 uint32_t crc32(const void *data, uint32_t len);
 
-/* Index of fragment <job, seq>: CRC-32 over job (2 bytes) then seq
- * (4 bytes), both big endian, modulo the switch's aggregator count. */
+/* Index of fragment <job, seq> as ATP's text writes it: CRC-32 over job
+ * (2 bytes) then seq (4 bytes), both big endian, modulo the switch's
+ * aggregator count. The workers hash their window slots instead
+ * (aggregator_slot_index); tests and benchmarks use this one to spread
+ * made-up fragments over a table. */
 uint32_t aggregator_index(uint16_t job, uint32_t seq, uint32_t aggregators);
 
 /* The worker's index of a job's window slot (ina/worker/remap.h): CRC-32
