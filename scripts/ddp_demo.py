@@ -38,6 +38,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -314,9 +315,10 @@ def main():
         if len(plan["jobs"]) != 1:
             raise DemoError(f"topology {a.topology}: want one job, it has {len(plan['jobs'])}")
         lab.up(plan, driver=a.driver, build_dirs=build_dirs)
-        os.makedirs(outdir, exist_ok=True)
-        for f in os.listdir(outdir):
-            os.unlink(os.path.join(outdir, f))
+        # A run before this one in the same lab left its rank outputs and,
+        # with torchrun, one log folder per worker: start from an empty folder.
+        shutil.rmtree(outdir, ignore_errors=True)
+        os.makedirs(outdir)
         ps = start_ps(lab, plan, build_dirs)
         t0 = time.monotonic()
         log(f"ddp: {a.steps} steps through the switch (ina.ddp hook)")
