@@ -13,9 +13,13 @@ two-jobs  the ns-3 model: two jobs of four workers on one switch of 256
           (its second half, once the windows have settled) within 1.1x of A
           alone while under ATP it is slower; gamma_A >= 0.9, gamma_B <= 0.5.
 fig13     scripts/sim-a2tp-fig13 (--quick: its 4 x 4 x 12 leaf-spine) with
-          --stragglers 0, 0.1, 0.25. Checks: with stragglers A²TP's average
-          iteration <= 0.9x ATP's and <= SwitchML's in every row; without,
-          <= 1.05x ATP's.
+          --stragglers 0, 0.1, 0.25, each job --fig13-iterations (8) of
+          --fig13-tensor (65536) floats: A²TP's windows change once per
+          round, and the script's own defaults give a job one round per
+          iteration (--quick: 8192 floats) and two iterations, which its
+          control loop cannot act on (docs/worker.md, "A²TP"). Checks: with
+          stragglers A²TP's average iteration <= 0.9x ATP's and <=
+          SwitchML's in every row; without, <= 1.05x ATP's.
 lab       (root) scripts/lab run single-rack --size 16M --iterations 2, ATP
           then A²TP in the same minute. Checks: A²TP within 1.2x ATP's time,
           >= 95 % in the switch, bypass <= 1 % of the packets, retransmits
@@ -105,7 +109,8 @@ def part_fig13(a, d, checks):
     for frac in (0.0, 0.1, 0.25):
         out = os.path.join(d, f"fig13-{frac}.json")
         cmd = [os.path.join(ROOT, "scripts", "sim-a2tp-fig13"), "--build", a.build, "--json", out,
-               "--stragglers", str(frac)] + (["--quick"] if a.quick else [])
+               "--stragglers", str(frac), "--iterations", str(a.fig13_iterations),
+               "--tensor", str(a.fig13_tensor)] + (["--quick"] if a.quick else [])
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"a2tp_bench: sim-a2tp-fig13 --stragglers {frac} failed: {r.stdout[-400:]}")
@@ -163,7 +168,9 @@ def main():
     ap.add_argument("--parts", default="two-jobs,fig13,lab", help="comma list of two-jobs, fig13, lab")
     ap.add_argument("--quick", action="store_true", help="fig13 on its quick leaf-spine")
     ap.add_argument("--level", type=float, default=0.2, help="job B's straggler: its link rate as a fraction")
-    ap.add_argument("--iterations", type=int, default=8, help="two-jobs: iterations per job")
+    ap.add_argument("--iterations", type=int, default=16, help="two-jobs: iterations per job")
+    ap.add_argument("--fig13-iterations", type=int, default=8, help="fig13: iterations per job")
+    ap.add_argument("--fig13-tensor", type=int, default=65536, help="fig13: floats per worker and iteration")
     ap.add_argument("--json", help="write the figures and checks here")
     a = ap.parse_args()
     parts = [p for p in a.parts.split(",") if p]
