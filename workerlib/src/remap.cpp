@@ -16,8 +16,11 @@ RemapTable::RemapTable(uint16_t job, uint32_t aggregators, uint64_t epoch_fragme
 	for (uint32_t i = 0; i < n_; i++)
 		map_[i].base.store(i, std::memory_order_relaxed);
 	if (policy_.kind == IndexPolicy::Hash) {
-		/* S = the in-flight span, at most N: fragments s and s + S are never
-		 * in flight together, and S distinct indices exist. */
+		/* S = the in-flight span, at most N, so that S distinct indices
+		 * exist. Fragments s and s + S are in flight together only when
+		 * the span is capped at N and the window passes N: then the job
+		 * has more fragments out than the switch has aggregators, and the
+		 * later one goes to the PS as any fragment without one does. */
 		uint64_t s = epoch_fragments ? epoch_fragments : 1;
 		slot_index_.resize(static_cast<size_t>(s < n_ ? s : n_));
 		std::vector<bool> taken(n_);
