@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ina/netreduce.h"
+#include "ina/nr_codec.h"
 
 namespace {
 
@@ -41,7 +42,8 @@ uint32_t frame_len(uint32_t payload, uint32_t k)
 	return kEthIpUdp + ROCE_BTH_LEN + (k == 0 ? ROCE_RETH_LEN : 0) + payload + ROCE_ICRC_LEN;
 }
 
-/* Writes frame i for message `msg` (headers, values, ICRC). */
+/* Writes frame i for message `msg` (headers, values, ICRC); the NetReduce
+ * header through the protocol's codec, as the workers write it. */
 void put_frame(RoceTraffic &t, size_t i, const RoceBenchOptions &o, uint32_t payload, uint32_t msg)
 {
 	uint8_t *f = &t.frames[t.offset[i]];
@@ -75,12 +77,13 @@ void put_frame(RoceTraffic &t, size_t i, const RoceBenchOptions &o, uint32_t pay
 	}
 	uint32_t n = payload / 4;
 	if (k == 0) {
-		ina_store32(p, NR_MAGIC);
-		ina_store32(p + 4, msg);
-		ina_store16(p + 8, static_cast<uint16_t>(o.msg_len));
-		ina_store16(p + 10, static_cast<uint16_t>(g + 1));
-		p[12] = static_cast<uint8_t>(r);
-		p[13] = NR_DTYPE_FLOAT32;
+		ina::NrHeader h;
+		h.msg_id = msg;
+		h.msg_len = static_cast<uint16_t>(o.msg_len);
+		h.ring_id = static_cast<uint16_t>(g + 1);
+		h.rank = static_cast<uint8_t>(r);
+		h.dtype = NR_DTYPE_FLOAT32;
+		ina::nr_hdr_write(h, p);
 		p += NR_HDR_LEN;
 		n -= NR_HDR_LEN / 4;
 	}

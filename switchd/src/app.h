@@ -21,6 +21,7 @@
 #include "goat_assign.h"
 #include "jobs.h"
 #include "lcore.h"
+#include "lcore_shared.h"
 
 namespace switchd {
 
@@ -89,11 +90,12 @@ struct App {
 	/* Set by the signal handler (a lock-free atomic store is
 	 * async-signal-safe), read by every lcore and the control thread. */
 	std::atomic<bool> quit{false};
+	/* What the lcores read of the above (pointers into it), filled by
+	 * main() once it is all set up, before the lcores start; each Lcore
+	 * points here and never to the App. */
+	LcoreShared lcore_shared;
 };
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores to App::quit");
-
-/* The run-to-completion loop (lcore_loop.cpp); arg is the Lcore. */
-int lcore_main(void *arg);
 
 } /* namespace switchd */
 

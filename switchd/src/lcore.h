@@ -3,6 +3,8 @@
  * Everything one lcore owns: its aggregator table, counters, egress queues
  * and hand-off rings. Allocated on the lcore's NUMA node (numa.h), the
  * containers and the aggregator registers too; written only by that lcore.
+ * The shared state it reads comes through LcoreShared, not the App that
+ * holds the lcores (app.h includes this file).
  */
 #ifndef INA_SWITCHD_LCORE_H
 #define INA_SWITCHD_LCORE_H
@@ -15,14 +17,13 @@
 #include "egress.h"
 #include "ina/netreduce.h"
 #include "ina/pipeline.h"
+#include "lcore_shared.h"
 #include "numa.h"
 #include "runtime.h"
 #include "stats.h"
 #include "trace.h"
 
 namespace switchd {
-
-struct App;
 
 /* One RX queue an lcore polls. */
 struct RxQueueRef {
@@ -35,7 +36,9 @@ struct alignas(64) Lcore {
 	explicit Lcore(int socket);
 
 	NodeMemory mem; /* first: the containers below allocate from it */
-	App *app = nullptr;
+	/* What this lcore reads of the shared state, the same for every lcore
+	 * (lcore_shared.h); set before the lcores start. */
+	const LcoreShared *shared = nullptr;
 	unsigned index = 0;   /* 0..n_lcores-1: owns aggregators with index % n == index */
 	unsigned lcore_id = 0;
 	std::unique_ptr<ina::AggregatorTable> table;

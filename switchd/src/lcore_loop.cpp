@@ -14,28 +14,27 @@
 
 namespace switchd {
 
-LcoreLoop::LcoreLoop(App &app, Lcore &lc)
-	: app_(app), lc_(lc), n_(static_cast<unsigned>(app.lcores.size())),
-	  burst_(std::min<uint16_t>(app.cfg.burst, kMaxBurst)),
-	  classify_{app.port_index.data(), static_cast<uint16_t>(app.port_index.size()),
-		    !app.cfg.netreduce.rings.empty(), app.cfg.ip, &lc.ctr, &lc.pipeline},
-	  handoff_{lc.index, n_, app.cfg.netreduce_lcore},
+LcoreLoop::LcoreLoop(Lcore &lc)
+	: sh_(*lc.shared), lc_(lc), n_(sh_.n_lcores),
+	  burst_(std::min<uint16_t>(sh_.cfg->burst, kMaxBurst)),
+	  classify_{sh_.port_index, sh_.port_ids, !sh_.cfg->netreduce.rings.empty(), sh_.cfg->ip, &lc.ctr,
+		    &lc.pipeline},
+	  handoff_{lc.index, n_, sh_.cfg->netreduce_lcore},
 	  admission_{nullptr,
 		     nullptr,
-		     app.fwd.get(),
+		     sh_.fwd,
 		     lc.egress.data(),
-		     std::any_of(app.cfg.ports.begin(), app.cfg.ports.end(),
+		     std::any_of(sh_.cfg->ports.begin(), sh_.cfg->ports.end(),
 				 [](const PortConfig &p) { return p.egress.ecn_threshold > 0; }),
-		     app.cfg.ip,
-		     app.cfg.switch_id,
+		     sh_.cfg->ip,
+		     sh_.cfg->switch_id,
 		     &lc.ctr,
 		     lc.port_ctr.data(),
 		     lc.job_ctr.data()},
 	  pipeline_{lc.table.get(), &lc.pipeline, lc.index, 0, &lc.ctr, lc.job_ctr.data()},
-	  netreduce_{lc.nr.get(), &lc.nr_ctr, app.pool, 0, &lc.ctr},
-	  forward_{app.fwd.get(), app.port_mac.data(), app.cfg.ip, &lc.ctr},
-	  replicate_{app.pool, app.hdr_pool, app.ind_pool, app.port_multiseg.data(),
-		     static_cast<uint16_t>(app.port_id.size()), &lc.ctr},
+	  netreduce_{lc.nr.get(), &lc.nr_ctr, sh_.pool, 0, &lc.ctr},
+	  forward_{sh_.fwd, sh_.port_mac, sh_.cfg->ip, &lc.ctr},
+	  replicate_{sh_.pool, sh_.hdr_pool, sh_.ind_pool, sh_.port_multiseg, sh_.ports, &lc.ctr},
 	  egress_{lc.egress.data(), &lc.rng, lc.job_ctr.data()},
 	  trace_ctr_{&lc.ctr, &lc.pipeline, lc.port_ctr.data(), lc.job_ctr.data()}
 {
@@ -44,11 +43,11 @@ LcoreLoop::LcoreLoop(App &app, Lcore &lc)
 
 void LcoreLoop::run()
 {
-	rte_rcu_qsbr_thread_register(app_.rcu, lc_.index);
-	rte_rcu_qsbr_thread_online(app_.rcu, lc_.index);
-	const uint32_t idle_sleep = app_.cfg.idle_sleep_us;
+	rte_rcu_qsbr_thread_register(sh_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_online(sh_.rcu, lc_.index);
+	const uint32_t idle_sleep = sh_.cfg->idle_sleep_us;
 	BusyClock clock(rte_get_tsc_hz());
-	while (!app_.quit.load(std::memory_order_relaxed)) {
+	while (!sh_.quit->load(std::memory_order_relaxed)) {
 		const uint64_t now = rte_rdtsc();
 		uint32_t queued = 0;
 		const uint32_t received = round(now, &queued);
@@ -58,22 +57,22 @@ void LcoreLoop::run()
 		if (idle_sleep && !received && !queued)
 			rte_delay_us_sleep(idle_sleep);
 	}
-	rte_rcu_qsbr_thread_offline(app_.rcu, lc_.index);
-	rte_rcu_qsbr_thread_unregister(app_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_offline(sh_.rcu, lc_.index);
+	rte_rcu_qsbr_thread_unregister(sh_.rcu, lc_.index);
 }
 
 uint32_t LcoreLoop::round(uint64_t now, uint32_t *queued)
 {
-	jobs_ = app_.jobs.load(std::memory_order_acquire);
+	jobs_ = sh_.jobs->load(std::memory_order_acquire);
 	admission_.jobs = jobs_;
-	admission_.goat = app_.goat.load(std::memory_order_acquire);
+	admission_.goat = sh_.goat->load(std::memory_order_acquire);
 	pipeline_.now = netreduce_.now = now;
 	if (jobs_->purges() != lc_.seen_purges)
 		purge_stale();
 	const uint32_t received = receive(burst_) + receive_handoffs(burst_);
 	drain(now, queued);
 	sweep(now);
-	rte_rcu_qsbr_quiescent(app_.rcu, lc_.index);
+	rte_rcu_qsbr_quiescent(sh_.rcu, lc_.index);
 	return received;
 }
 
@@ -84,7 +83,7 @@ uint32_t LcoreLoop::drain(uint64_t now, uint32_t *queued)
 	uint32_t sent = 0;
 	for (size_t p = 0; p < lc_.egress.size(); p++) {
 		EgressQueue &e = lc_.egress[p];
-		if (app_.port_up[p].load(std::memory_order_relaxed))
+		if (sh_.port_up[p].load(std::memory_order_relaxed))
 			sent += e.drain(now); /* down: the queue fills, then tail-drops (counted) */
 		else
 			e.show_depth(); /* what drain() would say: the packets it holds */
@@ -101,7 +100,7 @@ uint32_t LcoreLoop::receive(uint16_t burst)
 {
 	uint32_t total = 0;
 	for (const RxQueueRef &rx : lc_.rx) {
-		if (!app_.port_up[rx.port].load(std::memory_order_relaxed))
+		if (!sh_.port_up[rx.port].load(std::memory_order_relaxed))
 			continue;
 		uint64_t t = rte_rdtsc();
 		const uint16_t nb = rte_eth_rx_burst(rx.port_id, rx.queue, pkts_, burst);
@@ -168,7 +167,7 @@ void LcoreLoop::chain_classified(uint64_t t)
 		pipe_.clear();
 	}
 	if (control_.n) {
-		control_burst(app_.control_ring, control_, &lc_.ctr);
+		control_burst(sh_.control_ring, control_, &lc_.ctr);
 		lap(Stage::control, control_.n, &t);
 		control_.clear();
 	}
@@ -314,20 +313,20 @@ void LcoreLoop::sweep(uint64_t now)
 {
 	/* NetReduce: idle connections leave the CLT, a pass over it every
 	 * tenth of the timeout. */
-	const uint64_t timeout = app_.nr_clt_timeout_cycles;
+	const uint64_t timeout = sh_.nr_clt_timeout_cycles;
 	if (lc_.nr && timeout && now >= lc_.nr_next_expiry) {
 		lc_.nr_next_expiry = now + timeout / 10;
 		lc_.nr->expire(now, timeout, lc_.nr_ctr);
 	}
-	if (app_.cfg.sweep_slots)
-		lc_.table->sweep(&lc_.sweep_cursor, app_.cfg.sweep_slots, now, lc_.table->config().gc_timeout,
+	if (sh_.cfg->sweep_slots)
+		lc_.table->sweep(&lc_.sweep_cursor, sh_.cfg->sweep_slots, now, lc_.table->config().gc_timeout,
 				 count_swept, &lc_);
 }
 
 int lcore_main(void *arg)
 {
 	Lcore *lc = static_cast<Lcore *>(arg);
-	LcoreLoop loop(*lc->app, *lc);
+	LcoreLoop loop(*lc);
 	loop.run();
 	return 0;
 }

@@ -27,7 +27,8 @@
 
 #include <rte_mbuf.h>
 
-#include "app.h"
+#include "lcore.h"
+#include "lcore_shared.h"
 #include "packet_desc.h"
 #include "runtime.h"
 #include "stages.h"
@@ -36,7 +37,7 @@ namespace switchd {
 
 class LcoreLoop {
 public:
-	LcoreLoop(App &app, Lcore &lc);
+	explicit LcoreLoop(Lcore &lc);
 	void run();
 
 private:
@@ -66,7 +67,8 @@ private:
 	void purge_stale();
 	void sweep(uint64_t now);
 
-	App &app_;
+	/* A copy, set once: a field is one load away, as it was in the App. */
+	const LcoreShared sh_;
 	Lcore &lc_;
 	const unsigned n_;
 	const JobTable *jobs_ = nullptr; /* this round's job table (RCU) */
@@ -90,6 +92,9 @@ private:
 	TxBurst tx_;
 	std::vector<Burst> out_; /* hand-off bursts per lcore */
 };
+
+/* The run-to-completion loop; arg is the Lcore, its `shared` set. */
+int lcore_main(void *arg);
 
 } /* namespace switchd */
 

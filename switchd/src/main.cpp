@@ -342,7 +342,6 @@ void create_lcores(App &app, const std::vector<unsigned> &lcore_ids)
 		LcorePtr lc = make_lcore(static_cast<int>(rte_lcore_to_socket_id(lcore_ids[k])));
 		if (!lc)
 			fail(app, "no DPDK memory left for the lcores' state; give DPDK more memory (-m)");
-		lc->app = &app;
 		lc->index = k;
 		lc->lcore_id = lcore_ids[k];
 		ina::PipelineConfig pc;
@@ -427,9 +426,37 @@ void log_lcore_memory(const App &app)
 	}
 }
 
+/* What the lcores read of the App, once it is all set up (lcore_shared.h):
+ * they get these pointers, not the App. */
+void share_with_lcores(App &app)
+{
+	LcoreShared &sh = app.lcore_shared;
+	sh.cfg = &app.cfg;
+	sh.fwd = app.fwd.get();
+	sh.n_lcores = static_cast<unsigned>(app.lcores.size());
+	sh.port_index = app.port_index.data();
+	sh.port_ids = static_cast<uint16_t>(app.port_index.size());
+	sh.ports = static_cast<uint16_t>(app.port_id.size());
+	sh.port_mac = app.port_mac.data();
+	sh.port_multiseg = app.port_multiseg.data();
+	sh.port_up = app.port_up.get();
+	sh.pool = app.pool;
+	sh.hdr_pool = app.hdr_pool;
+	sh.ind_pool = app.ind_pool;
+	sh.control_ring = app.control_ring;
+	sh.rcu = app.rcu;
+	sh.jobs = &app.jobs;
+	sh.goat = &app.goat;
+	sh.nr_clt_timeout_cycles = app.nr_clt_timeout_cycles;
+	sh.quit = &app.quit;
+	for (auto &lc : app.lcores)
+		lc->shared = &sh;
+}
+
 /* The control thread and the lcores, until SIGINT / SIGTERM. */
 void run(App &app, const std::vector<unsigned> &lcore_ids)
 {
+	share_with_lcores(app);
 	/* The control plane runs on the CPUs the data path does not use
 	 * (rte_ctrl_thread_create picks them); it sleeps when idle. */
 	pthread_t control;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Builds RoCEv2 RC frames for the NetReduce tests and the benchmark, with a
- * bitwise CRC-32 of its own for the ICRC (independent of ISA-L and of
- * roce_icrc()).
+ * Builds RoCEv2 RC frames for the NetReduce and RoCE transport tests, with
+ * a bitwise CRC-32 of its own for the ICRC (independent of ISA-L and of
+ * roce_icrc()). The NetReduce header comes from the protocol's codec
+ * (ina/nr_codec.h), whose layout nr_codec_layout checks byte by byte, so
+ * that its wire layout is written in one place.
  */
 #ifndef TESTS_ROCE_FRAME_H
 #define TESTS_ROCE_FRAME_H
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "ina/nr_codec.h"
 #include "ina/roce.h"
 
 namespace roce_test {
@@ -121,13 +124,14 @@ inline std::vector<uint8_t> frame(const Conn &c, const Msg &m, uint32_t k, uint3
 		q += 16;
 	}
 	if (first) {
-		ina_store32(q, NR_MAGIC);
-		ina_store32(q + 4, m.msg_id);
-		ina_store16(q + 8, m.msg_len);
-		ina_store16(q + 10, c.ring);
-		q[12] = c.rank;
-		q[13] = m.dtype;
-		q += 16;
+		ina::NrHeader h;
+		h.msg_id = m.msg_id;
+		h.msg_len = m.msg_len;
+		h.ring_id = c.ring;
+		h.rank = c.rank;
+		h.dtype = m.dtype;
+		ina::nr_hdr_write(h, q);
+		q += NR_HDR_LEN;
 	}
 	std::memcpy(q, values.data(), 4 * values.size());
 	const uint32_t crc = icrc_reference(p, len);

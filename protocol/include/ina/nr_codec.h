@@ -5,7 +5,9 @@
  * neighbours exchange before their RC queue pairs can talk. The worker's
  * RoCE transport (transport/src/roce_msg.cpp) and the switch's RoCE stage
  * (pipeline/src/nr_process.cpp) read and write these bytes only through this
- * file; tests/protocol/test_nr_codec.cpp checks the layout byte by byte.
+ * file, and so do the tests' frames (tests/roce/roce_frame.h) and the bench's
+ * (perf/pipeline_bench/roce_bench.cpp); tests/protocol/test_nr_codec.cpp
+ * checks the layout byte by byte.
  *
  * The header's codec is inline, with no allocation and no system calls: the
  * switch reads it on its per-packet path.
